@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal declarations of nvsvm.ko shared between its files.
+ *
+ * Objects and their locks, outermost first:
+ *   nvsvm_file->lock    the file's svmm pointer and channel table
+ *   nvsvm_svmm->mutex   the svmm's GPU page tables (struct nvsvm_vmm) and
+ *                       the notifier sequence check before PTE writes
+ *   nvsvm_device->inval_lock   the invalidate/replay register sequence
+ * The fault worker takes only svmm->mutex (and the channel xarray's lock).
+ */
+#ifndef _NVSVM_CORE_H
+#define _NVSVM_CORE_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/miscdevice.h>
+#include <linux/mmu_notifier.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "nvsvm_gpu.h"
+#include "nvsvm_mirror.h"
+#include "nvsvm_vmm.h"
+#include "uapi/nvsvm.h"
+
+#define NVSVM_MAX_DEVICES	32
+/* The unmanaged window must end at or below this (40-bit engines). */
+#define NVSVM_UNMANAGED_LIMIT	(1ULL << 40)
+
+/* Counters shown in debugfs, one file each. */
+enum nvsvm_stat {
+	NVSVM_STAT_PT_BYTES,	/* GPU page-table memory in use */
+	NVSVM_STAT_PAGES_MAPPED,	/* valid 4 KiB PTEs */
+	NVSVM_STAT_FAULTS,	/* fault-buffer entries read */
+	NVSVM_STAT_FAULT_DUPS,	/* entries dropped as duplicates */
+	NVSVM_STAT_BATCHES,	/* fault batches serviced */
+	NVSVM_STAT_RANGES,	/* coalesced ranges served */
+	NVSVM_STAT_FAULT_PAGES,	/* pages mapped by the fault path */
+	NVSVM_STAT_REPLAYS,	/* REPLAY_GLOBAL written */
+	NVSVM_STAT_CANCELS,	/* CANCEL_TARGETED written */
+	NVSVM_STAT_INVALIDATES,	/* TLB invalidates written */
+	NVSVM_STAT_OVERFLOWS,	/* fault buffer overflows seen */
+	NVSVM_STAT_STALE,	/* faults found already served or moot */
+	NVSVM_STAT_COUNT
+};
+
+/**
+ * struct nvsvm_fault - one decoded replayable fault
+ * @inst: instance block address of the faulting channel
+ * @addr: page address
+ * @time: GPU timestamp
+ * @gpc: GPC id
+ * @client: client id
+ * @access: NVSVM_ACCESS_*
+ * @type: hardware fault type
+ * @hub: a hub client faulted
+ * @svmm: area of the channel, set by the fault worker (a reference)
+ */
+struct nvsvm_fault {
+	u64 inst;
+	u64 addr;
+	u64 time;
+	u8 gpc;
+	u8 client;
+	u8 access;
+	u8 type;
+	bool hub;
+	struct nvsvm_svmm *svmm;
+};
+
+struct nvsvm_fault_batch;
+
+/**
+ * struct nvsvm_device - core state of one registered GPU
+ * @gpu: the provider's GPU
+ * @index: N of /dev/nvsvmN
+ * @name: "nvsvmN"
+ * @misc: the character device
+ * @stats: counters, see enum nvsvm_stat
+ * @chans: channels by instance block address >> 12, for the fault path
+ * @inval_lock: serialises writes to the invalidate registers
+ * @null_pd: an empty PD3 for channels without an SVM area
+ * @fault: fault buffer and worker state, see fault.c
+ * @debugfs: the device's debugfs directory
+ */
+struct nvsvm_device {
+	struct nvsvm_gpu *gpu;
+	int index;
+	char name[16];
+	struct miscdevice misc;
+	atomic64_t stats[NVSVM_STAT_COUNT];
+	struct xarray chans;
+	spinlock_t inval_lock;
+	struct {
+		void *cpu;
+		dma_addr_t dma;
+	} null_pd;
+	struct {
+		void *cpu;
+		dma_addr_t dma;
+		u32 entries;
+		u32 get;
+		struct work_struct work;
+		spinlock_t lock;	/* protects wq against the interrupt */
+		struct workqueue_struct *wq;
+		struct nvsvm_fault_batch *batch;
+	} fault;
+	struct dentry *debugfs;
+};
+
+static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
+				  enum nvsvm_stat stat, s64 v)
+{
+	atomic64_add(v, &ndev->stats[stat]);
+}
+
+/**
+ * struct nvsvm_svmm - an SVM area: one mm mirrored on one GPU
+ * @ndev: the GPU
+ * @mm: the mirrored address space (mmgrab'd)
+ * @kref: the file and the fault worker hold references
+ * @notifier: interval notifiers below and above the unmanaged window
+ * @unmanaged_start: the unmanaged window, never mirrored
+ * @unmanaged_end: end of the window (exclusive)
+ * @limit: end of the mirrored address space
+ * @use: held for read while MAP or the fault worker use the mirror, for
+ *	write by fini to wait them out before the notifiers go
+ * @mutex: protects @vmm; PTEs are written only under it, after checking
+ *	the notifier sequence
+ * @dead: set by fini under @use; the mirror is not used after it
+ * @vmm: the GPU page tables
+ */
+struct nvsvm_svmm {
+	struct nvsvm_device *ndev;
+	struct mm_struct *mm;
+	struct kref kref;
+	struct nvsvm_mirror_notifier notifier[2];
+	u64 unmanaged_start;
+	u64 unmanaged_end;
+	u64 limit;
+	struct rw_semaphore use;
+	struct mutex mutex;
+	bool dead;
+	struct nvsvm_vmm vmm;
+};
+
+/**
+ * struct nvsvm_file - one open /dev/nvsvmN
+ * @ndev: the GPU
+ * @mm: address space of the opener; every ioctl but GET_INFO must come
+ *	from it
+ * @lock: protects @svmm and @chans
+ * @svmm: the SVM area, or NULL
+ * @chans: channels by handle
+ */
+struct nvsvm_file {
+	struct nvsvm_device *ndev;
+	struct mm_struct *mm;
+	struct mutex lock;
+	struct nvsvm_svmm *svmm;
+	struct xarray chans;
+};
+
+/**
+ * struct nvsvm_core_chan - a channel and its instance block
+ * @pub: what the provider sees
+ * @kref: the file's table and each EXEC hold one
+ * @file: owner
+ * @svmm: area joined, or NULL; written under the device's chans xa_lock
+ * @inst: CPU address of the instance block
+ * @flags: NVSVM_CHAN_*
+ */
+struct nvsvm_core_chan {
+	struct nvsvm_chan pub;
+	struct kref kref;
+	struct nvsvm_file *file;
+	struct nvsvm_svmm *svmm;
+	void *inst;
+	u32 flags;
+};
+
+/* file.c */
+extern const struct file_operations nvsvm_fops;
+
+/* chan.c */
+long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg);
+long nvsvm_ioctl_chan_destroy(struct nvsvm_file *nf, void __user *uarg);
+long nvsvm_ioctl_exec(struct nvsvm_file *nf, void __user *uarg);
+void nvsvm_chan_destroy_all(struct nvsvm_file *nf);
+void nvsvm_chan_detach_svmm(struct nvsvm_file *nf, struct nvsvm_svmm *svmm);
+struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
+				       u64 inst_addr);
+
+/* svmm.c */
+long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg);
+long nvsvm_ioctl_area_fini(struct nvsvm_file *nf, void __user *uarg);
+long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg);
+long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg);
+long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg);
+void nvsvm_svmm_fini(struct nvsvm_file *nf);
+void nvsvm_svmm_put(struct nvsvm_svmm *svmm);
+bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end);
+
+/* mirror.c */
+int nvsvm_mirror_init(struct nvsvm_svmm *svmm);
+void nvsvm_mirror_fini(struct nvsvm_svmm *svmm);
+long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
+		      u32 flags, u64 *mapped);
+void nvsvm_mirror_unmap_locked(struct nvsvm_svmm *svmm, u64 start, u64 end);
+
+/* gp100.c */
+extern const struct nvsvm_vmm_desc gp100_vmm_desc;
+u32 gp100_chipset(struct nvsvm_device *ndev);
+void gp100_inst_write(void *inst, dma_addr_t pd, bool replay);
+void gp100_invalidate(struct nvsvm_device *ndev, dma_addr_t pdb);
+void gp100_invalidate_all(struct nvsvm_device *ndev);
+void gp100_replay(struct nvsvm_device *ndev);
+void gp100_cancel(struct nvsvm_device *ndev, u32 gpc, u32 client, bool hub);
+int gp100_fault_buffer_init(struct nvsvm_device *ndev);
+unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
+			       struct nvsvm_fault *out, unsigned int max,
+			       bool *overflow);
+void gp100_fault_buffer_fini(struct nvsvm_device *ndev);
+
+/* fault.c */
+int nvsvm_fault_init(struct nvsvm_device *ndev);
+void nvsvm_fault_fini(struct nvsvm_device *ndev);
+
+/* debugfs.c */
+void nvsvm_debugfs_init(void);
+void nvsvm_debugfs_fini(void);
+void nvsvm_debugfs_add(struct nvsvm_device *ndev);
+void nvsvm_debugfs_remove(struct nvsvm_device *ndev);
+
+#endif /* _NVSVM_CORE_H */

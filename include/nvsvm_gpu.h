@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The GPU provider interface: what a GPU driver (the virtual GP100, or a
+ * nouveau hook for real Pascal hardware) registers with nvsvm.ko.
+ *
+ * The core programs the GPU only through ->rd32()/->wr32() (BAR0 offsets of
+ * GP100.md) and through memory it allocates with the DMA API on ->dev
+ * (page tables, fault buffer, instance blocks). It never asks whether the
+ * GPU is virtual.
+ */
+#ifndef _NVSVM_GPU_H
+#define _NVSVM_GPU_H
+
+#include <linux/device.h>
+#include <linux/types.h>
+
+struct nvsvm_gpu;
+struct nvsvm_chan;
+struct nvsvm_exec;
+struct nvsvm_device;
+
+/**
+ * struct nvsvm_gpu_ops - provider callbacks
+ * @rd32: read a 32-bit BAR0 register
+ * @wr32: write a 32-bit BAR0 register
+ * @chan_init: optional; make the engine aware of a new channel whose
+ *	instance block (@chan->inst_addr) the core has written
+ * @chan_fini: optional; the channel is going away; no access of it may be
+ *	in flight when this returns
+ * @exec: optional; run the program described by @args (user pointers in
+ *	it) on @chan and wait; fills the (out) fields of @args. Returns 0 or
+ *	a negative errno for bad input or a signal.
+ */
+struct nvsvm_gpu_ops {
+	u32 (*rd32)(struct nvsvm_gpu *gpu, u32 reg);
+	void (*wr32)(struct nvsvm_gpu *gpu, u32 reg, u32 val);
+	int (*chan_init)(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
+	void (*chan_fini)(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
+	int (*exec)(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
+		    struct nvsvm_exec *args);
+};
+
+/**
+ * struct nvsvm_gpu - one GPU, filled by the provider before registering
+ * @dev: device for the DMA API; its driver owns the GPU
+ * @owner: module of the provider (THIS_MODULE)
+ * @ops: callbacks
+ * @vram_size: bytes of video memory the core may use for device-private
+ *	pages (0 for none)
+ * @gpc_count: graphics processing clusters (for GET_INFO)
+ * @exec_caps: NVSVM_CAP_EXEC when @ops->exec is set, plus NVSVM_CAP_ATOMICS
+ *	when the engine can run atomics on system memory
+ * @priv: core state, set by nvsvm_gpu_register()
+ */
+struct nvsvm_gpu {
+	struct device *dev;
+	struct module *owner;
+	const struct nvsvm_gpu_ops *ops;
+	u64 vram_size;
+	u32 gpc_count;
+	u32 exec_caps;
+	struct nvsvm_device *priv;
+};
+
+/**
+ * struct nvsvm_chan - a channel, as the provider sees it
+ * @gpu: the GPU
+ * @inst_addr: DMA address of the 4 KiB instance block (aperture: coherent
+ *	system memory); written by the core, read by the GPU
+ * @id: handle returned to user space, unique per file
+ * @provider_data: for the provider
+ */
+struct nvsvm_chan {
+	struct nvsvm_gpu *gpu;
+	dma_addr_t inst_addr;
+	u32 id;
+	void *provider_data;
+};
+
+int nvsvm_gpu_register(struct nvsvm_gpu *gpu);
+void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu);
+void nvsvm_gpu_fault_intr(struct nvsvm_gpu *gpu);
+
+#endif /* _NVSVM_GPU_H */

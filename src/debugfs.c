@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters in debugfs: /sys/kernel/debug/nvsvm/nvsvmN/<counter>, one
+ * decimal number each. They hold counts and byte totals only, never an
+ * address.
+ */
+#include <linux/debugfs.h>
+
+#include "nvsvm_core.h"
+
+static struct dentry *nvsvm_debugfs_root;
+
+static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
+	[NVSVM_STAT_PT_BYTES] = "pt_bytes",
+	[NVSVM_STAT_PAGES_MAPPED] = "pages_mapped",
+	[NVSVM_STAT_FAULTS] = "faults",
+	[NVSVM_STAT_FAULT_DUPS] = "fault_dups",
+	[NVSVM_STAT_BATCHES] = "batches",
+	[NVSVM_STAT_RANGES] = "ranges",
+	[NVSVM_STAT_FAULT_PAGES] = "fault_pages",
+	[NVSVM_STAT_REPLAYS] = "replays",
+	[NVSVM_STAT_CANCELS] = "cancels",
+	[NVSVM_STAT_INVALIDATES] = "invalidates",
+	[NVSVM_STAT_OVERFLOWS] = "overflows",
+	[NVSVM_STAT_STALE] = "stale",
+};
+
+static int nvsvm_stat_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(nvsvm_stat_fops, nvsvm_stat_get, NULL, "%llu\n");
+
+/**
+ * nvsvm_debugfs_add() - create a device's counter files
+ * @ndev: device, with its name set
+ */
+void nvsvm_debugfs_add(struct nvsvm_device *ndev)
+{
+	int i;
+
+	ndev->debugfs = debugfs_create_dir(ndev->name, nvsvm_debugfs_root);
+	for (i = 0; i < NVSVM_STAT_COUNT; i++)
+		debugfs_create_file_unsafe(nvsvm_stat_names[i], 0444,
+					   ndev->debugfs, &ndev->stats[i],
+					   &nvsvm_stat_fops);
+}
+
+/**
+ * nvsvm_debugfs_remove() - remove a device's counter files
+ * @ndev: device
+ */
+void nvsvm_debugfs_remove(struct nvsvm_device *ndev)
+{
+	debugfs_remove_recursive(ndev->debugfs);
+	ndev->debugfs = NULL;
+}
+
+/** nvsvm_debugfs_init() - create the nvsvm directory */
+void nvsvm_debugfs_init(void)
+{
+	nvsvm_debugfs_root = debugfs_create_dir("nvsvm", NULL);
+}
+
+/** nvsvm_debugfs_fini() - remove the nvsvm directory */
+void nvsvm_debugfs_fini(void)
+{
+	debugfs_remove_recursive(nvsvm_debugfs_root);
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The replayable fault pipeline.
+ *
+ * The fault interrupt queues the device's fault work. The work drains the
+ * fault buffer in batches, sorts each batch by (instance, address, access
+ * priority), finds each instance's SVM area, coalesces the faults of one
+ * area inside one 2 MiB block into a range served by one hmm_range_fault()
+ * loop, then writes at most one TLB invalidate (only when a valid PTE
+ * changed), the cancels of the accesses that cannot be served, and one
+ * REPLAY_GLOBAL.
+ */
+#include <linux/hmm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "nvsvm_core.h"
+
+#define NVSVM_FAULT_BATCH	256
+
+/**
+ * struct nvsvm_fault_batch - the fault worker's scratch space
+ * @faults: decoded entries
+ * @cancel: per entry: the access must be cancelled
+ * @pfns: hmm output for one range
+ * @req: hmm requests for one range
+ */
+struct nvsvm_fault_batch {
+	struct nvsvm_fault faults[NVSVM_FAULT_BATCH];
+	bool cancel[NVSVM_FAULT_BATCH];
+	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
+	unsigned long req[NVSVM_RANGE_MAX_PAGES];
+};
+
+/* Higher serves more: one mapping that satisfies them all. */
+static int nvsvm_fault_priority(u8 access)
+{
+	switch (access) {
+	case NVSVM_ACCESS_ATOMIC:
+		return 3;
+	case NVSVM_ACCESS_WRITE:
+		return 2;
+	case NVSVM_ACCESS_READ:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int nvsvm_fault_cmp(const void *a, const void *b)
+{
+	const struct nvsvm_fault *fa = a, *fb = b;
+
+	if (fa->inst != fb->inst)
+		return fa->inst < fb->inst ? -1 : 1;
+	if (fa->addr != fb->addr)
+		return fa->addr < fb->addr ? -1 : 1;
+	return nvsvm_fault_priority(fb->access) -
+	       nvsvm_fault_priority(fa->access);
+}
+
+static unsigned long nvsvm_fault_hmm_flags(u8 access)
+{
+	switch (access) {
+	case NVSVM_ACCESS_ATOMIC:
+	case NVSVM_ACCESS_WRITE:
+		return HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE;
+	default:
+		return HMM_PFN_REQ_FAULT;
+	}
+}
+
+/* Serve one page at the access of faults[i]; 0 or an hmm errno. */
+static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
+			    struct nvsvm_fault_batch *b, unsigned int i,
+			    bool *changed)
+{
+	struct nvsvm_range_req req = {
+		.start = b->faults[i].addr,
+		.end = b->faults[i].addr + PAGE_SIZE,
+		.pfns = b->pfns,
+		.req = b->req,
+	};
+	int ret;
+
+	b->req[0] = nvsvm_fault_hmm_flags(b->faults[i].access);
+	ret = nvsvm_mirror_range(svmm, &req);
+	*changed |= req.changed;
+	return ret;
+}
+
+/*
+ * Serve faults [first, last) of one area and one 2 MiB block. When the
+ * range as a whole fails, go page by page to find the faults to cancel.
+ */
+static void nvsvm_fault_range(struct nvsvm_device *ndev,
+			      struct nvsvm_svmm *svmm,
+			      struct nvsvm_fault_batch *b, unsigned int first,
+			      unsigned int last, bool *changed)
+{
+	u64 start = b->faults[first].addr;
+	struct nvsvm_range_req req = {
+		.start = start,
+		.end = b->faults[last - 1].addr + PAGE_SIZE,
+		.pfns = b->pfns,
+		.req = b->req,
+	};
+	unsigned int i;
+	int ret;
+
+	memset(b->req, 0, ((req.end - start) >> PAGE_SHIFT) * sizeof(*b->req));
+	for (i = last; i-- > first;)
+		b->req[(b->faults[i].addr - start) >> PAGE_SHIFT] =
+			nvsvm_fault_hmm_flags(b->faults[i].access);
+	ret = nvsvm_mirror_range(svmm, &req);
+	*changed |= req.changed;
+	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
+	if (!ret) {
+		nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_PAGES, req.mapped);
+		return;
+	}
+	if (ret != -EFAULT && ret != -EPERM)
+		return;	/* -EBUSY, -ENOMEM: the replay makes them fault again */
+
+	for (i = first; i < last; i++) {
+		struct nvsvm_fault *f = &b->faults[i];
+
+		/* Faults on one page are sorted by priority: first is best. */
+		if (i > first && f->addr == f[-1].addr &&
+		    !b->cancel[i - 1] && nvsvm_fault_priority(f[-1].access) >=
+		    nvsvm_fault_priority(f->access))
+			continue;
+		if (nvsvm_fault_page(svmm, b, i, changed))
+			b->cancel[i] = f->access != NVSVM_ACCESS_PREFETCH;
+	}
+}
+
+/* Serve the faults [first, last) of one instance block. */
+static void nvsvm_fault_inst(struct nvsvm_device *ndev,
+			     struct nvsvm_fault_batch *b, unsigned int first,
+			     unsigned int last, bool *changed)
+{
+	struct nvsvm_svmm *svmm;
+	unsigned int i, j;
+
+	svmm = nvsvm_chan_svmm_get(ndev, b->faults[first].inst);
+	if (!svmm || !mmget_not_zero(svmm->mm)) {
+		/* No area, or its process is exiting: nothing to serve. */
+		for (i = first; i < last; i++)
+			b->cancel[i] = b->faults[i].access !=
+				       NVSVM_ACCESS_PREFETCH;
+		if (svmm)
+			nvsvm_svmm_put(svmm);
+		return;
+	}
+
+	down_read(&svmm->use);
+	for (i = first; i < last; i = j) {
+		u64 block = ALIGN_DOWN(b->faults[i].addr, NVSVM_RANGE_MAX_BYTES);
+		u64 addr = b->faults[i].addr;
+
+		if (svmm->dead) {
+			/* Torn down: the channel is detached, the replay
+			 * finds it without an area.
+			 */
+			nvsvm_stat_add(ndev, NVSVM_STAT_STALE, last - i);
+			break;
+		}
+		if (!nvsvm_svmm_managed(svmm, addr, addr + PAGE_SIZE)) {
+			b->cancel[i] = b->faults[i].access !=
+				       NVSVM_ACCESS_PREFETCH;
+			j = i + 1;
+			continue;
+		}
+		/* Same block, and on the same side of the window. */
+		for (j = i + 1; j < last; j++) {
+			u64 a = b->faults[j].addr;
+
+			if (ALIGN_DOWN(a, NVSVM_RANGE_MAX_BYTES) != block ||
+			    !nvsvm_svmm_managed(svmm, addr, a + PAGE_SIZE))
+				break;
+		}
+		nvsvm_fault_range(ndev, svmm, b, i, j, changed);
+	}
+	up_read(&svmm->use);
+	mmput(svmm->mm);
+	nvsvm_svmm_put(svmm);
+}
+
+static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
+			       struct nvsvm_fault_batch *b, unsigned int n)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < n; i++) {
+		struct nvsvm_fault *f = &b->faults[i];
+		bool done = false;
+
+		if (!b->cancel[i])
+			continue;
+		/* One cancel per client: it fails all its stalled accesses. */
+		for (k = 0; k < i && !done; k++)
+			done = b->cancel[k] && b->faults[k].gpc == f->gpc &&
+			       b->faults[k].client == f->client &&
+			       b->faults[k].hub == f->hub;
+		if (done)
+			continue;
+		dev_dbg(ndev->gpu->dev, "cancel gpc %u client %u access %u\n",
+			f->gpc, f->client, f->access);
+		gp100_cancel(ndev, f->gpc, f->client, f->hub);
+	}
+}
+
+static void nvsvm_fault_service(struct nvsvm_device *ndev,
+				struct nvsvm_fault_batch *b, unsigned int n)
+{
+	bool changed = false;
+	unsigned int i, j, dups = 0;
+
+	nvsvm_stat_add(ndev, NVSVM_STAT_FAULTS, n);
+	nvsvm_stat_add(ndev, NVSVM_STAT_BATCHES, 1);
+	sort(b->faults, n, sizeof(b->faults[0]), nvsvm_fault_cmp, NULL);
+	memset(b->cancel, 0, n * sizeof(b->cancel[0]));
+	for (i = 1; i < n; i++)
+		dups += b->faults[i].inst == b->faults[i - 1].inst &&
+			b->faults[i].addr == b->faults[i - 1].addr;
+	nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_DUPS, dups);
+
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n; j++)
+			if (b->faults[j].inst != b->faults[i].inst)
+				break;
+		nvsvm_fault_inst(ndev, b, i, j, &changed);
+	}
+
+	if (changed)
+		gp100_invalidate_all(ndev);
+	nvsvm_fault_cancel(ndev, b, n);
+	gp100_replay(ndev);
+}
+
+static void nvsvm_fault_work(struct work_struct *work)
+{
+	struct nvsvm_device *ndev = container_of(work, struct nvsvm_device,
+						 fault.work);
+	struct nvsvm_fault_batch *b = ndev->fault.batch;
+	bool overflow;
+	unsigned int n;
+
+	for (;;) {
+		n = gp100_fault_drain(ndev, b->faults, NVSVM_FAULT_BATCH,
+				      &overflow);
+		if (overflow)
+			nvsvm_stat_add(ndev, NVSVM_STAT_OVERFLOWS, 1);
+		if (n)
+			nvsvm_fault_service(ndev, b, n);
+		else if (overflow)
+			gp100_replay(ndev);	/* the dropped faults come back */
+		else
+			break;
+		cond_resched();
+	}
+}
+
+/**
+ * nvsvm_gpu_fault_intr() - the replayable fault interrupt
+ * @gpu: the GPU whose fault buffer PUT moved or overflowed
+ *
+ * Context: any, including hard interrupt.
+ */
+void nvsvm_gpu_fault_intr(struct nvsvm_gpu *gpu)
+{
+	struct nvsvm_device *ndev = gpu->priv;
+	unsigned long flags;
+
+	if (!ndev)
+		return;
+	spin_lock_irqsave(&ndev->fault.lock, flags);
+	if (ndev->fault.wq)
+		queue_work(ndev->fault.wq, &ndev->fault.work);
+	spin_unlock_irqrestore(&ndev->fault.lock, flags);
+}
+EXPORT_SYMBOL_GPL(nvsvm_gpu_fault_intr);
+
+/**
+ * nvsvm_fault_init() - set up the fault buffer and its worker
+ * @ndev: device
+ *
+ * Return: 0 or an errno.
+ */
+int nvsvm_fault_init(struct nvsvm_device *ndev)
+{
+	struct workqueue_struct *wq;
+	int ret;
+
+	spin_lock_init(&ndev->fault.lock);
+	INIT_WORK(&ndev->fault.work, nvsvm_fault_work);
+	ndev->fault.batch = kvzalloc(sizeof(*ndev->fault.batch), GFP_KERNEL);
+	if (!ndev->fault.batch)
+		return -ENOMEM;
+	wq = alloc_ordered_workqueue("nvsvm_fault", WQ_HIGHPRI);
+	if (!wq) {
+		ret = -ENOMEM;
+		goto err_batch;
+	}
+	ret = gp100_fault_buffer_init(ndev);
+	if (ret)
+		goto err_wq;
+	spin_lock_irq(&ndev->fault.lock);
+	ndev->fault.wq = wq;
+	spin_unlock_irq(&ndev->fault.lock);
+	return 0;
+
+err_wq:
+	destroy_workqueue(wq);
+err_batch:
+	kvfree(ndev->fault.batch);
+	return ret;
+}
+
+/**
+ * nvsvm_fault_fini() - stop the worker, disable and free the fault buffer
+ * @ndev: device
+ */
+void nvsvm_fault_fini(struct nvsvm_device *ndev)
+{
+	struct workqueue_struct *wq;
+
+	spin_lock_irq(&ndev->fault.lock);
+	wq = ndev->fault.wq;
+	ndev->fault.wq = NULL;
+	spin_unlock_irq(&ndev->fault.lock);
+	if (wq)
+		destroy_workqueue(wq);
+	gp100_fault_buffer_fini(ndev);
+	kvfree(ndev->fault.batch);
+	ndev->fault.batch = NULL;
+}

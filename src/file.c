@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/nvsvmN: open, release and the ioctl dispatcher.
+ *
+ * An open file belongs to the address space that opened it. Every ioctl
+ * but GET_INFO is refused with -EPERM from any other address space, so an
+ * inherited or received descriptor can never reach the opener's memory.
+ */
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "nvsvm_core.h"
+
+static int nvsvm_open(struct inode *inode, struct file *file)
+{
+	struct miscdevice *misc = file->private_data;
+	struct nvsvm_device *ndev = container_of(misc, struct nvsvm_device,
+						 misc);
+	struct nvsvm_file *nf;
+
+	if (!current->mm)
+		return -EINVAL;
+	/* The provider cannot go while its GPU is open. */
+	if (!try_module_get(ndev->gpu->owner))
+		return -ENODEV;
+	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	if (!nf) {
+		module_put(ndev->gpu->owner);
+		return -ENOMEM;
+	}
+	nf->ndev = ndev;
+	nf->mm = current->mm;
+	mmgrab(nf->mm);
+	mutex_init(&nf->lock);
+	xa_init_flags(&nf->chans, XA_FLAGS_ALLOC1);
+	file->private_data = nf;
+	return 0;
+}
+
+static int nvsvm_release(struct inode *inode, struct file *file)
+{
+	struct nvsvm_file *nf = file->private_data;
+	struct module *owner = nf->ndev->gpu->owner;
+
+	mutex_lock(&nf->lock);
+	nvsvm_chan_destroy_all(nf);
+	nvsvm_svmm_fini(nf);
+	mutex_unlock(&nf->lock);
+	xa_destroy(&nf->chans);
+	mmdrop(nf->mm);
+	kfree(nf);
+	module_put(owner);
+	return 0;
+}
+
+static long nvsvm_ioctl_get_info(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_device *ndev = nf->ndev;
+	struct nvsvm_gpu *gpu = ndev->gpu;
+	struct nvsvm_get_info info = {
+		.api_version = NVSVM_API_VERSION,
+		.chipset = gp100_chipset(ndev),
+		.va_bits = 49,
+		.page_sizes = SZ_4K | SZ_64K | SZ_2M,
+		.vram_size = gpu->vram_size,
+		.fault_buffer_entries = ndev->fault.entries,
+		.gpc_count = gpu->gpc_count,
+		.caps = gpu->exec_caps & (NVSVM_CAP_EXEC | NVSVM_CAP_ATOMICS),
+	};
+
+	if (ndev->fault.entries)
+		info.caps |= NVSVM_CAP_REPLAYABLE_FAULTS;
+	if (IS_ENABLED(CONFIG_DEVICE_PRIVATE) && gpu->vram_size)
+		info.caps |= NVSVM_CAP_DEVICE_PRIVATE;
+	if (copy_to_user(uarg, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+static long nvsvm_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg)
+{
+	static const struct {
+		long (*fn)(struct nvsvm_file *nf, void __user *uarg);
+		unsigned int cmd;
+	} ioctls[] = {
+#define NVSVM_IOCTL_DEF(c, f) [_IOC_NR(c)] = { .fn = (f), .cmd = (c) }
+		NVSVM_IOCTL_DEF(NVSVM_IOCTL_GET_INFO, nvsvm_ioctl_get_info),
+		NVSVM_IOCTL_DEF(NVSVM_IOCTL_AREA_INIT, nvsvm_ioctl_area_init),
+		NVSVM_IOCTL_DEF(NVSVM_IOCTL_AREA_FINI, nvsvm_ioctl_area_fini),
+		NVSVM_IOCTL_DEF(NVSVM_IOCTL_MAP, nvsvm_ioctl_map),
+		NVSVM_IOCTL_DEF(NVSVM_IOCTL_UNMAP, nvsvm_ioctl_unmap),
+		NVSVM_IOCTL_DEF(NVSVM_IOCTL_QUERY, nvsvm_ioctl_query),
+		NVSVM_IOCTL_DEF(NVSVM_IOCTL_CHAN_CREATE, nvsvm_ioctl_chan_create),
+		NVSVM_IOCTL_DEF(NVSVM_IOCTL_CHAN_DESTROY,
+				nvsvm_ioctl_chan_destroy),
+		NVSVM_IOCTL_DEF(NVSVM_IOCTL_EXEC, nvsvm_ioctl_exec),
+#undef NVSVM_IOCTL_DEF
+	};
+	struct nvsvm_file *nf = file->private_data;
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (_IOC_TYPE(cmd) != NVSVM_IOCTL_BASE || nr >= ARRAY_SIZE(ioctls) ||
+	    !ioctls[nr].fn)
+		return -ENOTTY;
+	/* Same number, other size or direction: an ABI mismatch. */
+	if (cmd != ioctls[nr].cmd)
+		return -EINVAL;
+	if (cmd != NVSVM_IOCTL_GET_INFO && current->mm != nf->mm)
+		return -EPERM;
+	return ioctls[nr].fn(nf, (void __user *)arg);
+}
+
+const struct file_operations nvsvm_fops = {
+	.owner = THIS_MODULE,
+	.open = nvsvm_open,
+	.release = nvsvm_release,
+	.unlocked_ioctl = nvsvm_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};

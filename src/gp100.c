@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GP100 (Pascal): page-table formats, instance block, fault buffer and
+ * invalidate/replay/cancel registers, as docs/gp100.md describes them.
+ */
+#include <linux/bits.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/iopoll.h>
+
+#include "nvsvm_core.h"
+
+#define NV_PMC_BOOT_0			0x000000
+
+#define NV_FAULT_BUF_LO			0x002a70
+#define  NV_FAULT_BUF_LO_ENABLE		BIT(0)
+#define NV_FAULT_BUF_HI			0x002a74
+#define NV_FAULT_BUF_SIZE		0x002a78
+#define NV_FAULT_BUF_GET		0x002a7c
+#define NV_FAULT_BUF_PUT		0x002a80
+#define  NV_FAULT_BUF_OVERFLOW		BIT(31)
+
+#define GP100_FAULT_ENTRY_BYTES		32
+#define GP100_FAULT_MAX_ENTRIES		(1U << 20)
+#define GP100_FAULT_INFO_VALID		BIT(31)
+
+#define NV_MMU_INVALIDATE_PDB_LO	0x100cb8
+#define NV_MMU_INVALIDATE_PDB_HI	0x100cec
+#define NV_MMU_INVALIDATE		0x100cbc
+#define  NV_MMU_INVALIDATE_TRIGGER	BIT(31)
+#define  NV_MMU_INVALIDATE_PAGE_ALL	BIT(0)
+#define  NV_MMU_INVALIDATE_ALL_PDB	BIT(1)
+#define  NV_MMU_INVALIDATE_REPLAY_START	(1U << 3)
+#define  NV_MMU_INVALIDATE_REPLAY_CANCEL (3U << 3)
+#define  NV_MMU_INVALIDATE_CLIENT(c)	(((c) & 0x3f) << 9)
+#define  NV_MMU_INVALIDATE_GPC(g)	(((g) & 0x1f) << 15)
+#define  NV_MMU_INVALIDATE_HUB		BIT(20)
+#define NV_MMU_CTRL			0x100c80
+#define  NV_MMU_CTRL_SLOTS		GENMASK(23, 16)
+#define  NV_MMU_CTRL_QUEUED		BIT(15)
+
+/* PTE/PDE fields. */
+#define GP100_VALID		BIT_ULL(0)
+#define GP100_APER_VRAM		(0ULL << 1)
+#define GP100_APER_SYS_COH	(2ULL << 1)
+#define GP100_APER_MASK		(3ULL << 1)
+#define GP100_VOL		BIT_ULL(3)
+#define GP100_READ_ONLY		BIT_ULL(6)
+#define GP100_ATOMIC_DISABLE	BIT_ULL(7)
+#define GP100_ADDR_MASK		GENMASK_ULL(55, 8)
+
+/* Instance block. */
+#define GP100_INST_PDB			0x200
+#define  GP100_INST_VOL			BIT_ULL(2)
+#define  GP100_INST_REPLAY_TEX		BIT_ULL(4)
+#define  GP100_INST_REPLAY_GCC		BIT_ULL(5)
+#define  GP100_INST_VER2		BIT_ULL(10)
+#define  GP100_INST_BIG_64K		BIT_ULL(11)
+#define GP100_INST_LIMIT		0x208
+#define GP100_VA_BITS			49
+
+static const struct nvsvm_vmm_level gp100_levels[] = {
+	{ .shift = 47, .bits = 2, .entry_bytes = 8 },	/* PD3 */
+	{ .shift = 38, .bits = 9, .entry_bytes = 8 },	/* PD2 */
+	{ .shift = 29, .bits = 9, .entry_bytes = 8 },	/* PD1 */
+	/* PD0: dual entries; the small-page table pointer is the high half. */
+	{ .shift = 21, .bits = 8, .entry_bytes = 16, .ptr_offset = 8 },
+	{ .shift = 12, .bits = 9, .entry_bytes = 8 },	/* SPT */
+};
+
+static u64 gp100_pde(dma_addr_t table)
+{
+	return GP100_APER_SYS_COH | GP100_VOL | ((u64)table >> 4);
+}
+
+static u64 gp100_pte(u64 addr, u32 flags)
+{
+	u64 pte = GP100_VALID | ((addr >> 4) & GP100_ADDR_MASK);
+
+	if (flags & NVSVM_PTE_VRAM)
+		pte |= GP100_APER_VRAM;
+	else
+		pte |= GP100_APER_SYS_COH | GP100_VOL;
+	if (!(flags & NVSVM_PTE_WRITE))
+		pte |= GP100_READ_ONLY;
+	if (!(flags & NVSVM_PTE_ATOMIC))
+		pte |= GP100_ATOMIC_DISABLE;
+	return pte;
+}
+
+static u64 gp100_pte_invalid(u64 pte)
+{
+	return pte & ~GP100_VALID;
+}
+
+static u32 gp100_pte_flags(u64 pte)
+{
+	u32 flags = 0;
+
+	if (pte & GP100_VALID)
+		flags |= NVSVM_PTE_VALID;
+	if (!(pte & GP100_READ_ONLY))
+		flags |= NVSVM_PTE_WRITE;
+	if (!(pte & GP100_ATOMIC_DISABLE))
+		flags |= NVSVM_PTE_ATOMIC;
+	if ((pte & GP100_APER_MASK) == GP100_APER_VRAM)
+		flags |= NVSVM_PTE_VRAM;
+	return flags;
+}
+
+static u64 gp100_pte_addr(u64 pte)
+{
+	return (pte & GP100_ADDR_MASK) << 4;
+}
+
+const struct nvsvm_vmm_desc gp100_vmm_desc = {
+	.levels = gp100_levels,
+	.nlevels = ARRAY_SIZE(gp100_levels),
+	.table_bytes = 4096,
+	.pde = gp100_pde,
+	.pte = gp100_pte,
+	.pte_invalid = gp100_pte_invalid,
+	.pte_flags = gp100_pte_flags,
+	.pte_addr = gp100_pte_addr,
+};
+
+static u32 nv_rd32(struct nvsvm_device *ndev, u32 reg)
+{
+	return ndev->gpu->ops->rd32(ndev->gpu, reg);
+}
+
+static void nv_wr32(struct nvsvm_device *ndev, u32 reg, u32 val)
+{
+	ndev->gpu->ops->wr32(ndev->gpu, reg, val);
+}
+
+/**
+ * gp100_chipset() - read the chipset from PMC_BOOT_0
+ * @ndev: device
+ *
+ * Return: 0x130 for GP100, and so on.
+ */
+u32 gp100_chipset(struct nvsvm_device *ndev)
+{
+	return (nv_rd32(ndev, NV_PMC_BOOT_0) >> 20) & 0x1ff;
+}
+
+/**
+ * gp100_inst_write() - point an instance block at a page directory
+ * @inst: CPU address of the instance block
+ * @pd: DMA address of PD3 (coherent system memory)
+ * @replay: enable replayable faults for the channel
+ */
+void gp100_inst_write(void *inst, dma_addr_t pd, bool replay)
+{
+	u64 pdb = (u64)pd | (GP100_APER_SYS_COH >> 1) | GP100_INST_VOL |
+		  GP100_INST_VER2 | GP100_INST_BIG_64K;
+	__le32 *w = inst;
+	u64 limit = BIT_ULL(GP100_VA_BITS) - 1;
+
+	if (replay)
+		pdb |= GP100_INST_REPLAY_TEX | GP100_INST_REPLAY_GCC;
+	w[GP100_INST_LIMIT / 4] = cpu_to_le32(lower_32_bits(limit));
+	w[GP100_INST_LIMIT / 4 + 1] = cpu_to_le32(upper_32_bits(limit));
+	w[GP100_INST_PDB / 4 + 1] = cpu_to_le32(upper_32_bits(pdb));
+	/* The low word carries the flags: publish it last. */
+	dma_wmb();
+	WRITE_ONCE(w[GP100_INST_PDB / 4], cpu_to_le32(lower_32_bits(pdb)));
+}
+
+static u32 nv_rd32_ctrl(struct nvsvm_device *ndev)
+{
+	return nv_rd32(ndev, NV_MMU_CTRL);
+}
+
+/* Wait for a free invalidate slot, write the PDB and the trigger. */
+static void gp100_invalidate_write(struct nvsvm_device *ndev, dma_addr_t pdb,
+				   u32 type)
+{
+	unsigned long flags;
+	u32 v;
+
+	spin_lock_irqsave(&ndev->inval_lock, flags);
+	if (readx_poll_timeout_atomic(nv_rd32_ctrl, ndev, v,
+				      v & NV_MMU_CTRL_SLOTS, 1, 100000))
+		dev_err_ratelimited(ndev->gpu->dev, "no invalidate slot\n");
+	nv_wr32(ndev, NV_MMU_INVALIDATE_PDB_LO,
+		lower_32_bits((u64)pdb >> 8) | (u32)GP100_APER_SYS_COH);
+	nv_wr32(ndev, NV_MMU_INVALIDATE_PDB_HI, upper_32_bits(pdb) >> 8);
+	nv_wr32(ndev, NV_MMU_INVALIDATE, NV_MMU_INVALIDATE_TRIGGER | type);
+	if (readx_poll_timeout_atomic(nv_rd32_ctrl, ndev, v,
+				      v & NV_MMU_CTRL_QUEUED, 1, 100000))
+		dev_err_ratelimited(ndev->gpu->dev, "invalidate not queued\n");
+	spin_unlock_irqrestore(&ndev->inval_lock, flags);
+}
+
+/**
+ * gp100_invalidate() - invalidate the GPU TLBs for one page directory
+ * @ndev: device
+ * @pdb: DMA address of the PD3 whose translations go
+ *
+ * Every level of the walk caches goes too. May be called in atomic context.
+ */
+void gp100_invalidate(struct nvsvm_device *ndev, dma_addr_t pdb)
+{
+	gp100_invalidate_write(ndev, pdb, NV_MMU_INVALIDATE_PAGE_ALL);
+	nvsvm_stat_add(ndev, NVSVM_STAT_INVALIDATES, 1);
+}
+
+/**
+ * gp100_invalidate_all() - invalidate the GPU TLBs for every directory
+ * @ndev: device
+ */
+void gp100_invalidate_all(struct nvsvm_device *ndev)
+{
+	gp100_invalidate_write(ndev, 0, NV_MMU_INVALIDATE_PAGE_ALL |
+			       NV_MMU_INVALIDATE_ALL_PDB);
+	nvsvm_stat_add(ndev, NVSVM_STAT_INVALIDATES, 1);
+}
+
+/**
+ * gp100_replay() - REPLAY_GLOBAL: every stalled faulting access retries
+ * @ndev: device
+ */
+void gp100_replay(struct nvsvm_device *ndev)
+{
+	gp100_invalidate_write(ndev, 0, NV_MMU_INVALIDATE_PAGE_ALL |
+			       NV_MMU_INVALIDATE_ALL_PDB |
+			       NV_MMU_INVALIDATE_REPLAY_START);
+	nvsvm_stat_add(ndev, NVSVM_STAT_REPLAYS, 1);
+}
+
+/**
+ * gp100_cancel() - CANCEL_TARGETED: fail the stalled accesses of a client
+ * @ndev: device
+ * @gpc: GPC id from the fault entry
+ * @client: client id from the fault entry
+ * @hub: the client is a hub client
+ */
+void gp100_cancel(struct nvsvm_device *ndev, u32 gpc, u32 client, bool hub)
+{
+	u32 type = NV_MMU_INVALIDATE_PAGE_ALL | NV_MMU_INVALIDATE_ALL_PDB |
+		   NV_MMU_INVALIDATE_REPLAY_CANCEL |
+		   NV_MMU_INVALIDATE_GPC(gpc) | NV_MMU_INVALIDATE_CLIENT(client);
+
+	if (hub)
+		type |= NV_MMU_INVALIDATE_HUB;
+	gp100_invalidate_write(ndev, 0, type);
+	nvsvm_stat_add(ndev, NVSVM_STAT_CANCELS, 1);
+}
+
+static u64 gp100_fault_entry_inst(const __le32 *w)
+{
+	return ((u64)le32_to_cpu(w[1]) << 32) | (le32_to_cpu(w[0]) & ~0xfffU);
+}
+
+/**
+ * gp100_fault_drain() - read new entries from the replayable fault buffer
+ * @ndev: device
+ * @out: where to decode them
+ * @max: room in @out
+ * @overflow: set when the buffer overflowed (the flag is cleared)
+ *
+ * Reads from GET up to PUT, clears each entry's VALID bit and writes GET.
+ *
+ * Return: entries decoded.
+ */
+unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
+			       struct nvsvm_fault *out, unsigned int max,
+			       bool *overflow)
+{
+	u32 put = nv_rd32(ndev, NV_FAULT_BUF_PUT);
+	u32 get = ndev->fault.get;
+	unsigned int n = 0;
+
+	*overflow = put & NV_FAULT_BUF_OVERFLOW;
+	put &= ~NV_FAULT_BUF_OVERFLOW;
+	if (put >= ndev->fault.entries)
+		put = get;	/* never trust an index we did not expect */
+	/* Entries are written before PUT moves. */
+	dma_rmb();
+	while (get != put && n < max) {
+		__le32 *w = ndev->fault.cpu + get * GP100_FAULT_ENTRY_BYTES;
+		u32 info = le32_to_cpu(READ_ONCE(w[7]));
+		struct nvsvm_fault *f = &out[n];
+
+		if (!(info & GP100_FAULT_INFO_VALID))
+			break;
+		f->inst = gp100_fault_entry_inst(w);
+		f->addr = ((u64)le32_to_cpu(w[3]) << 32) |
+			  (le32_to_cpu(w[2]) & PAGE_MASK);
+		f->time = ((u64)le32_to_cpu(w[5]) << 32) | le32_to_cpu(w[4]);
+		f->gpc = (info >> 24) & 0x1f;
+		f->hub = !!(info & BIT(20));
+		f->access = (info >> 16) & 0xf;
+		f->client = (info >> 8) & 0x7f;
+		f->type = info & 0x1f;
+		WRITE_ONCE(w[7], cpu_to_le32(info & ~GP100_FAULT_INFO_VALID));
+		if (++get == ndev->fault.entries)
+			get = 0;
+		n++;
+	}
+	ndev->fault.get = get;
+	nv_wr32(ndev, NV_FAULT_BUF_GET,
+		get | (*overflow ? NV_FAULT_BUF_OVERFLOW : 0));
+	return n;
+}
+
+/**
+ * gp100_fault_buffer_init() - allocate and enable the fault buffer
+ * @ndev: device
+ *
+ * Return: 0, or -ENOMEM, or -ENODEV when the GPU has no fault buffer.
+ */
+int gp100_fault_buffer_init(struct nvsvm_device *ndev)
+{
+	u32 entries = nv_rd32(ndev, NV_FAULT_BUF_SIZE);
+	dma_addr_t dma;
+
+	if (!entries || entries > GP100_FAULT_MAX_ENTRIES)
+		return -ENODEV;
+	ndev->fault.cpu = dma_alloc_coherent(ndev->gpu->dev,
+					     entries * GP100_FAULT_ENTRY_BYTES,
+					     &dma, GFP_KERNEL);
+	if (!ndev->fault.cpu)
+		return -ENOMEM;
+	ndev->fault.dma = dma;
+	ndev->fault.entries = entries;
+	ndev->fault.get = nv_rd32(ndev, NV_FAULT_BUF_PUT) &
+			  ~NV_FAULT_BUF_OVERFLOW;
+	if (ndev->fault.get >= entries)
+		ndev->fault.get = 0;
+	nv_wr32(ndev, NV_FAULT_BUF_GET, ndev->fault.get | NV_FAULT_BUF_OVERFLOW);
+	nv_wr32(ndev, NV_FAULT_BUF_HI, upper_32_bits(dma));
+	nv_wr32(ndev, NV_FAULT_BUF_LO,
+		(lower_32_bits(dma) & PAGE_MASK) | NV_FAULT_BUF_LO_ENABLE);
+	return 0;
+}
+
+/**
+ * gp100_fault_buffer_fini() - disable and free the fault buffer
+ * @ndev: device
+ */
+void gp100_fault_buffer_fini(struct nvsvm_device *ndev)
+{
+	if (!ndev->fault.cpu)
+		return;
+	nv_wr32(ndev, NV_FAULT_BUF_LO, 0);
+	nv_wr32(ndev, NV_FAULT_BUF_HI, 0);
+	dma_free_coherent(ndev->gpu->dev,
+			  ndev->fault.entries * GP100_FAULT_ENTRY_BYTES,
+			  ndev->fault.cpu, ndev->fault.dma);
+	ndev->fault.cpu = NULL;
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvsvm: shared virtual memory for NVIDIA Pascal GPUs.
+ *
+ * Module entry points and the provider registration interface: each GPU a
+ * provider registers becomes /dev/nvsvmN.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "nvsvm_core.h"
+
+static DEFINE_IDA(nvsvm_ida);
+
+/* Chipsets from GP100 on have a replayable fault buffer. */
+static bool nvsvm_chipset_supported(u32 chipset)
+{
+	return chipset >= 0x130 && chipset <= 0x13b;
+}
+
+/**
+ * nvsvm_gpu_register() - make a GPU available as /dev/nvsvmN
+ * @gpu: filled by the provider: @dev, @owner, @ops (rd32 and wr32 at
+ *	least), @vram_size, @gpc_count, @exec_caps
+ *
+ * Context: process context; the provider keeps @gpu alive until
+ * nvsvm_gpu_unregister().
+ *
+ * Return: 0, -ENODEV for a chip without replayable faults, or an errno.
+ */
+int nvsvm_gpu_register(struct nvsvm_gpu *gpu)
+{
+	struct nvsvm_device *ndev;
+	u32 chipset;
+	int ret;
+
+	if (!gpu->dev || !gpu->ops || !gpu->ops->rd32 || !gpu->ops->wr32)
+		return -EINVAL;
+
+	ndev = kzalloc(sizeof(*ndev), GFP_KERNEL);
+	if (!ndev)
+		return -ENOMEM;
+	ndev->gpu = gpu;
+	gpu->priv = ndev;
+	xa_init(&ndev->chans);
+	spin_lock_init(&ndev->inval_lock);
+
+	chipset = gp100_chipset(ndev);
+	if (!nvsvm_chipset_supported(chipset)) {
+		dev_err(gpu->dev, "chipset 0x%03x is not a Pascal GPU\n",
+			chipset);
+		ret = -ENODEV;
+		goto err_free;
+	}
+
+	ndev->null_pd.cpu = dma_alloc_coherent(gpu->dev, PAGE_SIZE,
+					       &ndev->null_pd.dma, GFP_KERNEL);
+	if (!ndev->null_pd.cpu) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	ret = nvsvm_fault_init(ndev);
+	if (ret)
+		goto err_null_pd;
+
+	ret = ida_alloc_max(&nvsvm_ida, NVSVM_MAX_DEVICES - 1, GFP_KERNEL);
+	if (ret < 0)
+		goto err_fault;
+	ndev->index = ret;
+	snprintf(ndev->name, sizeof(ndev->name), "nvsvm%d", ndev->index);
+	nvsvm_debugfs_add(ndev);
+
+	ndev->misc.minor = MISC_DYNAMIC_MINOR;
+	ndev->misc.name = ndev->name;
+	ndev->misc.fops = &nvsvm_fops;
+	ndev->misc.parent = gpu->dev;
+	ndev->misc.mode = 0660;
+	ret = misc_register(&ndev->misc);
+	if (ret)
+		goto err_ida;
+
+	dev_info(gpu->dev, "%s: chipset 0x%03x, %u fault buffer entries\n",
+		 ndev->name, chipset, ndev->fault.entries);
+	return 0;
+
+err_ida:
+	nvsvm_debugfs_remove(ndev);
+	ida_free(&nvsvm_ida, ndev->index);
+err_fault:
+	nvsvm_fault_fini(ndev);
+err_null_pd:
+	dma_free_coherent(gpu->dev, PAGE_SIZE, ndev->null_pd.cpu,
+			  ndev->null_pd.dma);
+err_free:
+	gpu->priv = NULL;
+	kfree(ndev);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(nvsvm_gpu_register);
+
+/**
+ * nvsvm_gpu_unregister() - remove a GPU registered with nvsvm_gpu_register()
+ * @gpu: the GPU
+ *
+ * Every open file of the GPU holds a reference on the provider module, so
+ * this only runs once all files are closed.
+ */
+void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu)
+{
+	struct nvsvm_device *ndev = gpu->priv;
+
+	if (!ndev)
+		return;
+	misc_deregister(&ndev->misc);
+	nvsvm_debugfs_remove(ndev);
+	ida_free(&nvsvm_ida, ndev->index);
+	nvsvm_fault_fini(ndev);
+	WARN_ON(!xa_empty(&ndev->chans));
+	xa_destroy(&ndev->chans);
+	dma_free_coherent(gpu->dev, PAGE_SIZE, ndev->null_pd.cpu,
+			  ndev->null_pd.dma);
+	gpu->priv = NULL;
+	kfree(ndev);
+}
+EXPORT_SYMBOL_GPL(nvsvm_gpu_unregister);
+
+static int __init nvsvm_init(void)
+{
+	nvsvm_debugfs_init();
+	return 0;
+}
+
+static void __exit nvsvm_exit(void)
+{
+	nvsvm_debugfs_fini();
+	ida_destroy(&nvsvm_ida);
+}
+
+module_init(nvsvm_init);
+module_exit(nvsvm_exit);
+MODULE_DESCRIPTION("Shared virtual memory for NVIDIA Pascal GPUs (HMM)");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SVM areas: one file's mirror of its process's address space on the GPU,
+ * with an unmanaged window left to driver-managed buffers, and the
+ * MAP/UNMAP/QUERY ioctls over it.
+ */
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "nvsvm_core.h"
+
+/* QUERY results are copied out in chunks of this many pages. */
+#define NVSVM_QUERY_CHUNK	512
+
+static void nvsvm_svmm_release(struct kref *kref)
+{
+	struct nvsvm_svmm *svmm = container_of(kref, typeof(*svmm), kref);
+
+	nvsvm_vmm_fini(&svmm->vmm);
+	mmdrop(svmm->mm);
+	kfree(svmm);
+}
+
+/**
+ * nvsvm_svmm_put() - drop a reference on an area
+ * @svmm: area
+ */
+void nvsvm_svmm_put(struct nvsvm_svmm *svmm)
+{
+	kref_put(&svmm->kref, nvsvm_svmm_release);
+}
+
+/**
+ * nvsvm_svmm_managed() - is [start, end) mirrored?
+ * @svmm: area
+ * @start: first address
+ * @end: end, exclusive, above @start
+ *
+ * Return: true when the range is below the mirror's limit and does not
+ * touch the unmanaged window.
+ */
+bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end)
+{
+	if (end > svmm->limit)
+		return false;
+	return end <= svmm->unmanaged_start || start >= svmm->unmanaged_end;
+}
+
+long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_area_init args;
+	struct nvsvm_svmm *svmm;
+	u64 end;
+	int ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags || args.reserved)
+		return -EINVAL;
+	if (!PAGE_ALIGNED(args.unmanaged_addr) ||
+	    !PAGE_ALIGNED(args.unmanaged_size) ||
+	    check_add_overflow(args.unmanaged_addr, args.unmanaged_size, &end) ||
+	    end > NVSVM_UNMANAGED_LIMIT)
+		return -EINVAL;
+
+	svmm = kzalloc(sizeof(*svmm), GFP_KERNEL);
+	if (!svmm)
+		return -ENOMEM;
+	svmm->ndev = nf->ndev;
+	svmm->mm = nf->mm;
+	mmgrab(svmm->mm);
+	kref_init(&svmm->kref);
+	init_rwsem(&svmm->use);
+	mutex_init(&svmm->mutex);
+	svmm->unmanaged_start = args.unmanaged_addr;
+	svmm->unmanaged_end = end;
+	svmm->limit = min_t(u64, svmm->mm->task_size, BIT_ULL(49));
+	ret = nvsvm_vmm_init(&svmm->vmm, nf->ndev->gpu->dev, &gp100_vmm_desc,
+			     &nf->ndev->stats[NVSVM_STAT_PT_BYTES]);
+	if (ret) {
+		mmdrop(svmm->mm);
+		kfree(svmm);
+		return ret;
+	}
+
+	mutex_lock(&nf->lock);
+	if (nf->svmm) {
+		ret = -EBUSY;
+		goto err_unlock;
+	}
+	ret = nvsvm_mirror_init(svmm);
+	if (ret)
+		goto err_unlock;
+	nf->svmm = svmm;
+	mutex_unlock(&nf->lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&nf->lock);
+	nvsvm_svmm_put(svmm);
+	return ret;
+}
+
+/**
+ * nvsvm_svmm_fini() - tear down a file's area, if it has one
+ * @nf: file, locked
+ *
+ * Channels lose access first (their instance blocks point at the empty
+ * directory and the TLB is invalidated); then the mirror stops and every
+ * GPU mapping is released.
+ */
+void nvsvm_svmm_fini(struct nvsvm_file *nf)
+{
+	struct nvsvm_svmm *svmm = nf->svmm;
+
+	if (!svmm)
+		return;
+	nf->svmm = NULL;
+	nvsvm_chan_detach_svmm(nf, svmm);
+
+	down_write(&svmm->use);
+	svmm->dead = true;
+	up_write(&svmm->use);
+	nvsvm_mirror_fini(svmm);
+
+	mutex_lock(&svmm->mutex);
+	nvsvm_mirror_unmap_locked(svmm, 0, svmm->limit);
+	mutex_unlock(&svmm->mutex);
+	nvsvm_svmm_put(svmm);
+}
+
+long nvsvm_ioctl_area_fini(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_area_fini args;
+	long ret = 0;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags || args.reserved)
+		return -EINVAL;
+	mutex_lock(&nf->lock);
+	if (nf->svmm)
+		nvsvm_svmm_fini(nf);
+	else
+		ret = -EINVAL;
+	mutex_unlock(&nf->lock);
+	return ret;
+}
+
+/*
+ * Take a reference on the file's area for an ioctl on [addr, addr + size),
+ * after checking the range: page aligned, non-empty, not wrapping, mirrored.
+ */
+static long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
+				 struct nvsvm_svmm **psvmm)
+{
+	struct nvsvm_svmm *svmm;
+	u64 end;
+
+	if (!PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size) || !size ||
+	    check_add_overflow(addr, size, &end))
+		return -EINVAL;
+	mutex_lock(&nf->lock);
+	svmm = nf->svmm;
+	if (svmm)
+		kref_get(&svmm->kref);
+	mutex_unlock(&nf->lock);
+	if (!svmm)
+		return -EINVAL;
+	if (!nvsvm_svmm_managed(svmm, addr, end)) {
+		nvsvm_svmm_put(svmm);
+		return -EINVAL;
+	}
+	*psvmm = svmm;
+	return 0;
+}
+
+long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_svmm *svmm;
+	struct nvsvm_map args;
+	long ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags & ~NVSVM_MAP_FLAGS || args.reserved || args.mapped)
+		return -EINVAL;
+	ret = nvsvm_svmm_get_range(nf, args.addr, args.size, &svmm);
+	if (ret)
+		return ret;
+	ret = nvsvm_mirror_map(svmm, args.addr, args.addr + args.size,
+			       args.flags, &args.mapped);
+	nvsvm_svmm_put(svmm);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+}
+
+long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_svmm *svmm;
+	struct nvsvm_unmap args;
+	long ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags || args.reserved)
+		return -EINVAL;
+	ret = nvsvm_svmm_get_range(nf, args.addr, args.size, &svmm);
+	if (ret)
+		return ret;
+	mutex_lock(&svmm->mutex);
+	nvsvm_mirror_unmap_locked(svmm, args.addr, args.addr + args.size);
+	mutex_unlock(&svmm->mutex);
+	nvsvm_svmm_put(svmm);
+	return 0;
+}
+
+static u32 nvsvm_query_bits(struct nvsvm_svmm *svmm, u64 pte)
+{
+	u32 flags = svmm->vmm.desc->pte_flags(pte);
+	u32 bits = 0;
+
+	if (!(flags & NVSVM_PTE_VALID))
+		return 0;
+	bits = NVSVM_QUERY_VALID | (PAGE_SHIFT << 8);
+	if (flags & NVSVM_PTE_WRITE)
+		bits |= NVSVM_QUERY_WRITE;
+	if (flags & NVSVM_PTE_ATOMIC)
+		bits |= NVSVM_QUERY_ATOMIC;
+	if (flags & NVSVM_PTE_VRAM)
+		bits |= NVSVM_QUERY_VRAM;
+	return bits;
+}
+
+long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_svmm *svmm;
+	struct nvsvm_query args;
+	u32 __user *uentries;
+	u64 done = 0;
+	u32 *buf;
+	long ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags || args.reserved || !args.npages ||
+	    args.npages > NVSVM_QUERY_MAX)
+		return -EINVAL;
+	ret = nvsvm_svmm_get_range(nf, args.addr, args.npages << PAGE_SHIFT,
+				   &svmm);
+	if (ret)
+		return ret;
+	buf = kmalloc_array(NVSVM_QUERY_CHUNK, sizeof(*buf), GFP_KERNEL);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	uentries = u64_to_user_ptr(args.entries);
+	while (done < args.npages) {
+		unsigned int i, n = min_t(u64, args.npages - done,
+					  NVSVM_QUERY_CHUNK);
+		u64 addr = args.addr + (done << PAGE_SHIFT);
+
+		mutex_lock(&svmm->mutex);
+		for (i = 0; i < n; i++)
+			buf[i] = nvsvm_query_bits(svmm,
+				nvsvm_vmm_lookup(&svmm->vmm,
+						 addr + ((u64)i << PAGE_SHIFT)));
+		mutex_unlock(&svmm->mutex);
+		if (copy_to_user(uentries + done, buf, n * sizeof(*buf))) {
+			ret = -EFAULT;
+			break;
+		}
+		done += n;
+	}
+	kfree(buf);
+out_put:
+	nvsvm_svmm_put(svmm);
+	return ret;
+}

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * nvsvm: shared virtual memory between a process and an NVIDIA Pascal GPU.
+ *
+ * Each GPU appears as /dev/nvsvmN. An open file is bound to the address
+ * space (mm) of the process that opened it: every ioctl except
+ * NVSVM_IOCTL_GET_INFO fails with EPERM when called from another address
+ * space (a forked child, or a process that received the fd over a socket).
+ * A process can therefore only ever make its own memory visible to the GPU.
+ *
+ * Life of a file:
+ *  1. NVSVM_IOCTL_AREA_INIT mirrors the caller's address space on the GPU,
+ *     except an "unmanaged window" kept for driver-managed buffers. Once per
+ *     file (EBUSY after), until NVSVM_IOCTL_AREA_FINI or close.
+ *  2. Channels (work submission queues) are created with
+ *     NVSVM_IOCTL_CHAN_CREATE; with NVSVM_CHAN_JOIN_AREA their GPU page
+ *     directory is the area's, so any valid CPU pointer is a valid GPU
+ *     pointer. GPU accesses to unmapped addresses raise replayable faults
+ *     that the driver serves by asking HMM for the CPU pages.
+ *  3. NVSVM_IOCTL_MAP/UNMAP fill or clear the GPU page tables ahead of time;
+ *     NVSVM_IOCTL_QUERY reports what the GPU page tables say.
+ *  4. NVSVM_IOCTL_EXEC runs a program of memory operations on a channel
+ *     (providers with NVSVM_CAP_EXEC: the virtual GP100).
+ *
+ * Conventions: every struct has fixed-width fields; user pointers travel as
+ * __u64; fields marked (in) are read, (out) are written, (in/out) both.
+ * Reserved fields and flags bits must be zero (EINVAL otherwise). The
+ * ioctl number encodes the struct size: a mismatch fails with EINVAL, an
+ * unknown number with ENOTTY. Addresses and sizes are bytes, page aligned
+ * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise).
+ * No physical address or pfn ever crosses this interface.
+ */
+#ifndef _UAPI_NVSVM_H
+#define _UAPI_NVSVM_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define NVSVM_API_VERSION		1
+
+/* Capability flags reported by GET_INFO. */
+#define NVSVM_CAP_DEVICE_PRIVATE	(1U << 0) /* MIGRATE to VRAM works */
+#define NVSVM_CAP_ATOMICS		(1U << 1) /* GPU atomics on sysmem */
+#define NVSVM_CAP_EXEC			(1U << 2) /* NVSVM_IOCTL_EXEC works */
+#define NVSVM_CAP_REPLAYABLE_FAULTS	(1U << 3) /* fault buffer present */
+
+/**
+ * struct nvsvm_get_info - describe the GPU
+ * @api_version: (out) NVSVM_API_VERSION
+ * @chipset: (out) PMC_BOOT_0 chipset field (0x130 for GP100)
+ * @va_bits: (out) GPU virtual address bits (49)
+ * @caps: (out) NVSVM_CAP_* flags
+ * @page_sizes: (out) bit mask of supported GPU page sizes (1 << shift)
+ * @vram_size: (out) bytes of device memory
+ * @fault_buffer_entries: (out) replayable fault buffer entries
+ * @gpc_count: (out) graphics processing clusters
+ * @reserved: (out) zero
+ */
+struct nvsvm_get_info {
+	__u32 api_version;
+	__u32 chipset;
+	__u32 va_bits;
+	__u32 caps;
+	__u64 page_sizes;
+	__u64 vram_size;
+	__u32 fault_buffer_entries;
+	__u32 gpc_count;
+	__u64 reserved[4];
+};
+
+/**
+ * struct nvsvm_area_init - mirror the caller's address space
+ * @unmanaged_addr: (in) start of the unmanaged window (page aligned)
+ * @unmanaged_size: (in) size of the window; may be 0. The window must end
+ *	at or below 1 << 40.
+ * @flags: (in) zero
+ * @reserved: (in) zero
+ */
+struct nvsvm_area_init {
+	__u64 unmanaged_addr;
+	__u64 unmanaged_size;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/**
+ * struct nvsvm_area_fini - stop mirroring; joined channels lose all access
+ * @flags: (in) zero
+ * @reserved: (in) zero
+ */
+struct nvsvm_area_fini {
+	__u32 flags;
+	__u32 reserved;
+};
+
+#define NVSVM_MAP_WRITE		(1U << 0) /* ask for write access */
+#define NVSVM_MAP_FAULT		(1U << 1) /* fault pages in; else present only */
+#define NVSVM_MAP_FLAGS		(NVSVM_MAP_WRITE | NVSVM_MAP_FAULT)
+
+/**
+ * struct nvsvm_map - map a virtual range of the caller on the GPU
+ * @addr: (in) start, page aligned, outside the unmanaged window
+ * @size: (in) bytes, page aligned, non-zero
+ * @flags: (in) NVSVM_MAP_*
+ * @reserved: (in) zero
+ * @mapped: (out) pages mapped
+ *
+ * Without NVSVM_MAP_FAULT only pages the CPU already has are mapped, and
+ * holes are skipped. With it, every page is faulted in, and a page that
+ * cannot be (no VMA, PROT_NONE, write to read-only) fails with EFAULT.
+ */
+struct nvsvm_map {
+	__u64 addr;
+	__u64 size;
+	__u32 flags;
+	__u32 reserved;
+	__u64 mapped;
+};
+
+/**
+ * struct nvsvm_unmap - remove a range from the GPU page tables
+ * @addr: (in) start, page aligned
+ * @size: (in) bytes, page aligned, non-zero
+ * @flags: (in) zero
+ * @reserved: (in) zero
+ */
+struct nvsvm_unmap {
+	__u64 addr;
+	__u64 size;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/* Per-page result of NVSVM_IOCTL_QUERY. */
+#define NVSVM_QUERY_VALID		(1U << 0)
+#define NVSVM_QUERY_WRITE		(1U << 1)
+#define NVSVM_QUERY_ATOMIC		(1U << 2)
+#define NVSVM_QUERY_VRAM		(1U << 3) /* video memory aperture */
+#define NVSVM_QUERY_SHIFT(x)		(((x) >> 8) & 0xff) /* page shift */
+
+/**
+ * struct nvsvm_query - read back the GPU page tables
+ * @addr: (in) start, page aligned
+ * @npages: (in) number of 4 KiB pages, 1 to NVSVM_QUERY_MAX
+ * @entries: (in) user pointer to @npages __u32, filled with NVSVM_QUERY_*
+ * @flags: (in) zero
+ * @reserved: (in) zero
+ */
+struct nvsvm_query {
+	__u64 addr;
+	__u64 npages;
+	__u64 entries;
+	__u32 flags;
+	__u32 reserved;
+};
+
+#define NVSVM_QUERY_MAX		(1U << 20)
+
+#define NVSVM_CHAN_JOIN_AREA	(1U << 0) /* use the file's SVM area */
+#define NVSVM_CHAN_NO_REPLAY	(1U << 1) /* faults are fatal, not replayed */
+#define NVSVM_CHAN_FLAGS	(NVSVM_CHAN_JOIN_AREA | NVSVM_CHAN_NO_REPLAY)
+
+/**
+ * struct nvsvm_chan_create - create a channel
+ * @flags: (in) NVSVM_CHAN_*; JOIN_AREA needs AREA_INIT first (EINVAL)
+ * @handle: (out) channel handle for EXEC and CHAN_DESTROY
+ */
+struct nvsvm_chan_create {
+	__u32 flags;
+	__u32 handle;
+};
+
+/**
+ * struct nvsvm_chan_destroy - destroy a channel
+ * @handle: (in) from CHAN_CREATE
+ * @flags: (in) zero
+ */
+struct nvsvm_chan_destroy {
+	__u32 handle;
+	__u32 flags;
+};
+
+/* Operations of an EXEC program (struct nvsvm_op.code). */
+enum nvsvm_opcode {
+	NVSVM_OP_NOP = 0,
+	NVSVM_OP_READ,		/* result = u64 at addr */
+	NVSVM_OP_WRITE,		/* u64 at addr = value */
+	NVSVM_OP_FILL,		/* every u64 of [addr, addr + len) = value */
+	NVSVM_OP_COPY,		/* [addr, addr + len) = [src, src + len) */
+	NVSVM_OP_ATOMIC_ADD,	/* result = old u64 at addr; it += value */
+	NVSVM_OP_CHASE,		/* follow pointers, see below */
+	NVSVM_OP_SUM,		/* result = sum of the u64 in [addr, addr + len) */
+	NVSVM_OP_COUNT
+};
+
+/**
+ * struct nvsvm_op - one memory operation of a program
+ * @code: (in) enum nvsvm_opcode
+ * @flags: (in) zero
+ * @addr: (in) GPU virtual address, 8-byte aligned
+ * @src: (in) COPY source, 8-byte aligned
+ * @len: (in) bytes for FILL, COPY and SUM (multiple of 8, at most 1 GiB);
+ *	most nodes to visit for CHASE (at most 1 << 24)
+ * @value: (in) WRITE value, FILL pattern, ATOMIC_ADD operand, CHASE
+ *	increment added to each node's data word
+ * @off_next: (in) CHASE: offset of the next pointer in a node
+ * @off_data: (in) CHASE: offset of the u64 data word in a node
+ * @result: (out) READ, ATOMIC_ADD, SUM as above; CHASE: nodes visited
+ *
+ * CHASE starts at node @addr and, until the next pointer is 0 or @len
+ * nodes were visited, adds @value to the data word and follows the next
+ * pointer: a linked list built by the CPU with malloc, walked by the GPU.
+ */
+struct nvsvm_op {
+	__u32 code;
+	__u32 flags;
+	__u64 addr;
+	__u64 src;
+	__u64 len;
+	__u64 value;
+	__u32 off_next;
+	__u32 off_data;
+	__u64 result;
+};
+
+#define NVSVM_EXEC_MAX_OPS	4096
+#define NVSVM_GPC_ANY		0xffffffffU
+
+/* struct nvsvm_exec.status */
+enum nvsvm_exec_status {
+	NVSVM_EXEC_OK = 0,
+	NVSVM_EXEC_FAULT,	/* an access was cancelled: see fault_* */
+	NVSVM_EXEC_FATAL,	/* non-replayable fault: see fault_* */
+	NVSVM_EXEC_TIMEOUT,	/* timeout_ms passed; the program was stopped */
+	NVSVM_EXEC_CHANNEL_ERROR, /* channel already in error state */
+};
+
+/* struct nvsvm_exec.fault_access, as the GP100 fault buffer reports it. */
+#define NVSVM_ACCESS_READ	0
+#define NVSVM_ACCESS_WRITE	1
+#define NVSVM_ACCESS_ATOMIC	2
+#define NVSVM_ACCESS_PREFETCH	3
+
+/**
+ * struct nvsvm_exec - run a program on a channel and wait for it
+ * @handle: (in) channel
+ * @gpc: (in) GPC to run on, or NVSVM_GPC_ANY
+ * @ops: (in) user pointer to @nops struct nvsvm_op; results written back
+ * @nops: (in) 1 to NVSVM_EXEC_MAX_OPS
+ * @timeout_ms: (in) 1 to 600000
+ * @status: (out) enum nvsvm_exec_status
+ * @done: (out) operations completed
+ * @fault_addr: (out) address of the failed access (FAULT, FATAL)
+ * @fault_access: (out) NVSVM_ACCESS_* of the failed access
+ * @flags: (in) zero
+ */
+struct nvsvm_exec {
+	__u32 handle;
+	__u32 gpc;
+	__u64 ops;
+	__u32 nops;
+	__u32 timeout_ms;
+	__u32 status;
+	__u32 done;
+	__u64 fault_addr;
+	__u32 fault_access;
+	__u32 flags;
+};
+
+#define NVSVM_MIGRATE_TO_VRAM	0
+#define NVSVM_MIGRATE_TO_SYSMEM	1
+
+/**
+ * struct nvsvm_migrate - move pages between system memory and VRAM
+ * @addr: (in) start, page aligned
+ * @size: (in) bytes, page aligned, non-zero
+ * @target: (in) NVSVM_MIGRATE_TO_*
+ * @flags: (in) zero
+ * @moved: (out) pages moved (best effort)
+ */
+struct nvsvm_migrate {
+	__u64 addr;
+	__u64 size;
+	__u32 target;
+	__u32 flags;
+	__u64 moved;
+};
+
+#define NVSVM_IOCTL_BASE	'V'
+#define NVSVM_IOCTL_GET_INFO	_IOR(NVSVM_IOCTL_BASE, 0x00, struct nvsvm_get_info)
+#define NVSVM_IOCTL_AREA_INIT	_IOW(NVSVM_IOCTL_BASE, 0x01, struct nvsvm_area_init)
+#define NVSVM_IOCTL_AREA_FINI	_IOW(NVSVM_IOCTL_BASE, 0x02, struct nvsvm_area_fini)
+#define NVSVM_IOCTL_MAP		_IOWR(NVSVM_IOCTL_BASE, 0x03, struct nvsvm_map)
+#define NVSVM_IOCTL_UNMAP	_IOW(NVSVM_IOCTL_BASE, 0x04, struct nvsvm_unmap)
+#define NVSVM_IOCTL_QUERY	_IOW(NVSVM_IOCTL_BASE, 0x05, struct nvsvm_query)
+#define NVSVM_IOCTL_CHAN_CREATE	_IOWR(NVSVM_IOCTL_BASE, 0x06, struct nvsvm_chan_create)
+#define NVSVM_IOCTL_CHAN_DESTROY _IOW(NVSVM_IOCTL_BASE, 0x07, struct nvsvm_chan_destroy)
+#define NVSVM_IOCTL_EXEC	_IOWR(NVSVM_IOCTL_BASE, 0x08, struct nvsvm_exec)
+#define NVSVM_IOCTL_MIGRATE	_IOWR(NVSVM_IOCTL_BASE, 0x09, struct nvsvm_migrate)
+
+#endif /* _UAPI_NVSVM_H */
