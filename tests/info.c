@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GET_INFO fields and the generic ioctl rules of uapi/nvsvm.h: unknown
+ * numbers fail with ENOTTY, a size that does not match the struct with
+ * EINVAL, non-zero flags or reserved fields with EINVAL (and change
+ * nothing), bad user pointers with EFAULT.
+ */
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#include "libnvsvm.h"
+#include "ktap.h"
+
+#define WIN_ADDR	(1ULL << 36)
+#define WIN_SIZE	(1ULL << 30)
+#define PAGE		4096UL
+
+static struct nvsvm_get_info info;
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+#define OPEN_DEV(fd) do {						\
+	fd = nvsvm_open(0);						\
+	if (fd < 0)							\
+		KTAP_FAIL_MSG("open /dev/nvsvm0: %s", strerror(-fd));	\
+} while (0)
+
+/* An open file with an SVM area. */
+#define OPEN_AREA(fd) do {						\
+	OPEN_DEV(fd);							\
+	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
+} while (0)
+
+static int get_info_raw(struct nvsvm_get_info *gi)
+{
+	int fd, ret;
+
+	fd = nvsvm_open(0);
+	if (fd < 0)
+		return fd;
+	memset(gi, 0xa5, sizeof(*gi));
+	ret = xioctl(fd, NVSVM_IOCTL_GET_INFO, gi);
+	close(fd);
+	return ret;
+}
+
+static int info_api_version(void)
+{
+	struct nvsvm_get_info gi;
+
+	EXPECT_OK(get_info_raw(&gi));
+	EXPECT_EQ(gi.api_version, NVSVM_API_VERSION);
+	return KTAP_PASS;
+}
+
+static int info_chipset(void)
+{
+	struct nvsvm_get_info gi;
+
+	EXPECT_OK(get_info_raw(&gi));
+	EXPECT_EQ(gi.chipset, 0x130);
+	return KTAP_PASS;
+}
+
+static int info_va_bits(void)
+{
+	struct nvsvm_get_info gi;
+
+	EXPECT_OK(get_info_raw(&gi));
+	EXPECT_EQ(gi.va_bits, 49);
+	return KTAP_PASS;
+}
+
+static int info_page_sizes(void)
+{
+	uint64_t want = (1ULL << 12) | (1ULL << 16) | (1ULL << 21);
+	struct nvsvm_get_info gi;
+
+	EXPECT_OK(get_info_raw(&gi));
+	EXPECT_EQ(gi.page_sizes & want, want);
+	return KTAP_PASS;
+}
+
+static int info_fault_buffer(void)
+{
+	struct nvsvm_get_info gi;
+
+	EXPECT_OK(get_info_raw(&gi));
+	EXPECT_TRUE(gi.fault_buffer_entries > 0, "got %u",
+		    gi.fault_buffer_entries);
+	return KTAP_PASS;
+}
+
+static int info_gpc_count(void)
+{
+	struct nvsvm_get_info gi;
+
+	EXPECT_OK(get_info_raw(&gi));
+	EXPECT_EQ(gi.gpc_count, 4);	/* nvsvm_vgpu default */
+	return KTAP_PASS;
+}
+
+static int info_vram_size(void)
+{
+	struct nvsvm_get_info gi;
+
+	EXPECT_OK(get_info_raw(&gi));
+	EXPECT_TRUE(gi.vram_size > 0, "got %llu",
+		    (unsigned long long)gi.vram_size);
+	return KTAP_PASS;
+}
+
+static int info_caps(void)
+{
+	uint32_t want = NVSVM_CAP_EXEC | NVSVM_CAP_REPLAYABLE_FAULTS;
+	struct nvsvm_get_info gi;
+
+	EXPECT_OK(get_info_raw(&gi));
+	EXPECT_EQ(gi.caps & want, want);
+	EXPECT_EQ(gi.caps & ~0xfU, 0);		/* no undefined bit */
+	return KTAP_PASS;
+}
+
+static int info_reserved_zero(void)
+{
+	struct nvsvm_get_info gi;
+	int i;
+
+	/* get_info_raw() filled the struct with 0xa5 first. */
+	EXPECT_OK(get_info_raw(&gi));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(gi.reserved[i], 0);
+	return KTAP_PASS;
+}
+
+static int ioctl_unknown_nr(void)
+{
+	struct nvsvm_get_info gi;
+	int fd;
+
+	OPEN_DEV(fd);
+	EXPECT_ERR(xioctl(fd, _IOR('V', 0x0a, struct nvsvm_get_info), &gi),
+		   ENOTTY);
+	EXPECT_ERR(xioctl(fd, _IOWR('V', 0x7f, struct nvsvm_get_info), &gi),
+		   ENOTTY);
+	EXPECT_ERR(xioctl(fd, _IO('V', 0x3c), NULL), ENOTTY);
+	return KTAP_PASS;
+}
+
+static int ioctl_unknown_type(void)
+{
+	struct nvsvm_get_info gi;
+	int fd;
+
+	OPEN_DEV(fd);
+	EXPECT_ERR(xioctl(fd, _IOR('Z', 0x00, struct nvsvm_get_info), &gi),
+		   ENOTTY);
+	EXPECT_ERR(xioctl(fd, _IOWR(0xc4, 0x03, struct nvsvm_map), &gi),
+		   ENOTTY);
+	return KTAP_PASS;
+}
+
+static const unsigned long all_cmds[] = {
+	NVSVM_IOCTL_GET_INFO, NVSVM_IOCTL_AREA_INIT, NVSVM_IOCTL_AREA_FINI,
+	NVSVM_IOCTL_MAP, NVSVM_IOCTL_UNMAP, NVSVM_IOCTL_QUERY,
+	NVSVM_IOCTL_CHAN_CREATE, NVSVM_IOCTL_CHAN_DESTROY, NVSVM_IOCTL_EXEC,
+	NVSVM_IOCTL_MIGRATE,
+};
+
+static unsigned long resize(unsigned long cmd, int delta)
+{
+	return _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd),
+		    _IOC_SIZE(cmd) + delta);
+}
+
+static int ioctl_wrong_size(void)
+{
+	uint64_t buf[64];
+	unsigned int i;
+	int fd;
+
+	OPEN_DEV(fd);
+	for (i = 0; i < KTAP_ARRAY_SIZE(all_cmds); i++) {
+		memset(buf, 0, sizeof(buf));
+		if (xioctl(fd, resize(all_cmds[i], 8), buf) != -EINVAL ||
+		    xioctl(fd, resize(all_cmds[i], -4), buf) != -EINVAL)
+			KTAP_FAIL_MSG("ioctl nr %#lx with size %lu+8 or -4: not EINVAL (%s)",
+				      _IOC_NR(all_cmds[i]),
+				      _IOC_SIZE(all_cmds[i]), strerror(errno));
+	}
+	/* Nothing happened: the area can still be created once. */
+	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
+	return KTAP_PASS;
+}
+
+static int area_init_reserved(void)
+{
+	struct nvsvm_area_init a = { .unmanaged_addr = WIN_ADDR,
+				     .unmanaged_size = WIN_SIZE };
+	int fd;
+
+	OPEN_DEV(fd);
+	a.reserved = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_AREA_INIT, &a), EINVAL);
+	a.reserved = 0;
+	a.flags = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_AREA_INIT, &a), EINVAL);
+	a.flags = 1U << 31;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_AREA_INIT, &a), EINVAL);
+	a.flags = 0;
+	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_AREA_INIT, &a));
+	return KTAP_PASS;
+}
+
+static int area_fini_reserved(void)
+{
+	struct nvsvm_area_fini f = { .reserved = 1 };
+	int fd;
+
+	OPEN_AREA(fd);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_AREA_FINI, &f), EINVAL);
+	f.reserved = 0;
+	f.flags = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_AREA_FINI, &f), EINVAL);
+	/* The area survived both. */
+	EXPECT_ERR(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE), EBUSY);
+	EXPECT_OK(nvsvm_area_fini(fd));
+	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
+	return KTAP_PASS;
+}
+
+static int map_reserved(void)
+{
+	struct nvsvm_map m = { .size = 4 * PAGE, .flags = NVSVM_MAP_FAULT };
+	uint32_t q[4];
+	char *buf;
+	int fd, i;
+
+	OPEN_AREA(fd);
+	buf = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_MAP(buf);
+	memset(buf, 1, 4 * PAGE);
+	m.addr = nvsvm_ptr(buf);
+	m.reserved = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
+	m.reserved = 0;
+	m.flags = NVSVM_MAP_FAULT | (1U << 2);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
+	m.flags = 1U << 31;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
+	EXPECT_OK(nvsvm_query(fd, m.addr, 4, q));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(q[i] & NVSVM_QUERY_VALID, 0);
+	return KTAP_PASS;
+}
+
+static int unmap_reserved(void)
+{
+	struct nvsvm_unmap u = { .size = 4 * PAGE, .reserved = 1 };
+	uint64_t mapped;
+	uint32_t q[4];
+	char *buf;
+	int fd, i;
+
+	OPEN_AREA(fd);
+	buf = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_MAP(buf);
+	memset(buf, 1, 4 * PAGE);
+	u.addr = nvsvm_ptr(buf);
+	EXPECT_OK(nvsvm_map(fd, u.addr, 4 * PAGE,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	EXPECT_EQ(mapped, 4);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_UNMAP, &u), EINVAL);
+	u.reserved = 0;
+	u.flags = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_UNMAP, &u), EINVAL);
+	EXPECT_OK(nvsvm_query(fd, u.addr, 4, q));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(q[i] & NVSVM_QUERY_VALID, NVSVM_QUERY_VALID);
+	return KTAP_PASS;
+}
+
+static int query_reserved(void)
+{
+	uint32_t q[4] = { 0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef };
+	struct nvsvm_query a = { .npages = 4, .reserved = 1 };
+	static char buf[4 * PAGE] __attribute__((aligned(4096)));
+	int fd, i;
+
+	OPEN_AREA(fd);
+	a.addr = nvsvm_ptr(buf);
+	a.entries = nvsvm_ptr(q);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_QUERY, &a), EINVAL);
+	a.reserved = 0;
+	a.flags = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_QUERY, &a), EINVAL);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(q[i], 0xdeadbeef);
+	return KTAP_PASS;
+}
+
+static int chan_create_flags(void)
+{
+	uint32_t h;
+	int fd;
+
+	OPEN_AREA(fd);
+	EXPECT_ERR(nvsvm_chan_create(fd, 1U << 2, &h), EINVAL);
+	EXPECT_ERR(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA | (1U << 31), &h),
+		   EINVAL);
+	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &h));
+	EXPECT_OK(nvsvm_chan_destroy(fd, h));
+	return KTAP_PASS;
+}
+
+static int chan_destroy_flags(void)
+{
+	struct nvsvm_chan_destroy d = { .flags = 1 };
+	int fd;
+
+	OPEN_AREA(fd);
+	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &d.handle));
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_CHAN_DESTROY, &d), EINVAL);
+	/* Still there: destroyed once, then gone. */
+	EXPECT_OK(nvsvm_chan_destroy(fd, d.handle));
+	EXPECT_ERR(nvsvm_chan_destroy(fd, d.handle), ENOENT);
+	return KTAP_PASS;
+}
+
+static int exec_flags(void)
+{
+	static volatile uint64_t var;
+	struct nvsvm_exec e = { .gpc = NVSVM_GPC_ANY, .timeout_ms = 10000 };
+	struct nvsvm_op ops[2];
+	int fd;
+
+	if (!(info.caps & NVSVM_CAP_EXEC))
+		SKIP("no NVSVM_CAP_EXEC");
+	OPEN_AREA(fd);
+	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &e.handle));
+	var = 0;
+	ops[0] = nvsvm_op_write(nvsvm_ptr(&var), 7);
+	ops[1] = nvsvm_op_nop();
+	e.ops = nvsvm_ptr(ops);
+	e.nops = 2;
+	e.flags = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EINVAL);
+	e.flags = 0;
+	ops[1].flags = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EINVAL);
+	EXPECT_EQ(var, 0);		/* op 0 never ran */
+	ops[1].flags = 0;
+	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_EXEC, &e));
+	EXPECT_EQ(e.status, NVSVM_EXEC_OK);
+	EXPECT_EQ(var, 7);
+	return KTAP_PASS;
+}
+
+static int migrate_flags(void)
+{
+	static char buf[4 * PAGE] __attribute__((aligned(4096)));
+	struct nvsvm_migrate m = { .size = sizeof(buf), .flags = 1,
+				   .target = NVSVM_MIGRATE_TO_SYSMEM };
+	int fd;
+
+	OPEN_AREA(fd);
+	m.addr = nvsvm_ptr(buf);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	return KTAP_PASS;
+}
+
+static int bad_pointer_efault(void)
+{
+	void *ro;
+	int fd;
+
+	OPEN_DEV(fd);
+	ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_MAP(ro);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_GET_INFO, NULL), EFAULT);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_GET_INFO, ro), EFAULT);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_AREA_INIT, (void *)8), EFAULT);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_CHAN_CREATE, NULL), EFAULT);
+	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, NULL), EFAULT);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_QUERY, (void *)-4096L), EFAULT);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, NULL), EFAULT);
+	return KTAP_PASS;
+}
+
+static int exec_bad_ops_pointer(void)
+{
+	struct nvsvm_exec e = { .gpc = NVSVM_GPC_ANY, .timeout_ms = 1000,
+				.nops = 1 };
+	int fd;
+
+	if (!(info.caps & NVSVM_CAP_EXEC))
+		SKIP("no NVSVM_CAP_EXEC");
+	OPEN_AREA(fd);
+	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &e.handle));
+	e.ops = 0;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EFAULT);
+	e.ops = 1ULL << 47;	/* above the user address space */
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EFAULT);
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(info_api_version),
+	KTAP_CASE(info_chipset),
+	KTAP_CASE(info_va_bits),
+	KTAP_CASE(info_page_sizes),
+	KTAP_CASE(info_fault_buffer),
+	KTAP_CASE(info_gpc_count),
+	KTAP_CASE(info_vram_size),
+	KTAP_CASE(info_caps),
+	KTAP_CASE(info_reserved_zero),
+	KTAP_CASE(ioctl_unknown_nr),
+	KTAP_CASE(ioctl_unknown_type),
+	KTAP_CASE(ioctl_wrong_size),
+	KTAP_CASE(area_init_reserved),
+	KTAP_CASE(area_fini_reserved),
+	KTAP_CASE(map_reserved),
+	KTAP_CASE(unmap_reserved),
+	KTAP_CASE(query_reserved),
+	KTAP_CASE(chan_create_flags),
+	KTAP_CASE(chan_destroy_flags),
+	KTAP_CASE(exec_flags),
+	KTAP_CASE(migrate_flags),
+	KTAP_CASE(bad_pointer_efault),
+	KTAP_CASE(exec_bad_ops_pointer),
+};
+
+int main(void)
+{
+	int fd, ret;
+
+	fd = nvsvm_open(0);
+	if (fd < 0)
+		ktap_skip_all("/dev/nvsvm0: %s", strerror(-fd));
+	ret = nvsvm_get_info(fd, &info);
+	close(fd);
+	if (ret)
+		ktap_skip_all("GET_INFO: %s", strerror(-ret));
+
+	return ktap_run(cases, KTAP_ARRAY_SIZE(cases));
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A tiny KTAP harness for the nvsvm test programs.
+ *
+ * A program declares an array of struct ktap_case and calls ktap_run().
+ * Each case runs in its own forked process (so a crash, a hang or a leaked
+ * mapping cannot spoil the next case) under an alarm, and returns
+ * KTAP_PASS, KTAP_FAIL or KTAP_SKIP. The EXPECT_* macros record what was
+ * expected and what was seen, and return KTAP_FAIL from the case; that
+ * message is printed as "# " lines after "not ok N name".
+ *
+ * Output:  KTAP version 1 / 1..N / ok N name / not ok N name /
+ *          ok N name # SKIP reason
+ * Exit:    0 all passed or skipped, 1 any failure, KTAP_EXIT_SKIP (4) when
+ *          ktap_skip_all() found a capability missing.
+ */
+#ifndef _NVSVM_KTAP_H
+#define _NVSVM_KTAP_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define KTAP_EXIT_SKIP	4
+#define KTAP_MSG_SIZE	4096
+
+enum { KTAP_PASS = 0, KTAP_FAIL = 1, KTAP_SKIP = 2 };
+
+struct ktap_case {
+	const char *name;
+	int (*fn)(void);
+	unsigned int timeout_s;		/* 0: KTAP_DEFAULT_TIMEOUT */
+};
+
+#define KTAP_DEFAULT_TIMEOUT	120
+#define KTAP_CASE(fn)		{ #fn, fn, 0 }
+#define KTAP_CASE_T(fn, t)	{ #fn, fn, t }
+#define KTAP_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Shared with the case's process: diagnostics and skip reason. */
+static char *ktap_msg;
+
+static inline void __attribute__((format(printf, 1, 2)))
+ktap_note(const char *fmt, ...)
+{
+	size_t len;
+	va_list ap;
+
+	if (!ktap_msg)
+		return;
+	len = strlen(ktap_msg);
+	if (len && len < KTAP_MSG_SIZE - 1)
+		ktap_msg[len++] = '\n';
+	if (len >= KTAP_MSG_SIZE - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(ktap_msg + len, KTAP_MSG_SIZE - len, fmt, ap);
+	va_end(ap);
+}
+
+#define KTAP_FAIL_MSG(fmt, ...) do {					\
+	ktap_note("%s:%d: " fmt, __FILE__, __LINE__, ##__VA_ARGS__);	\
+	return KTAP_FAIL;						\
+} while (0)
+
+#define SKIP(fmt, ...) do {						\
+	ktap_note(fmt, ##__VA_ARGS__);					\
+	return KTAP_SKIP;						\
+} while (0)
+
+#define EXPECT_TRUE(cond, fmt, ...) do {				\
+	if (!(cond))							\
+		KTAP_FAIL_MSG("expected %s: " fmt, #cond, ##__VA_ARGS__); \
+} while (0)
+
+#define EXPECT_EQ(got, exp) do {					\
+	unsigned long long __g = (unsigned long long)(got);		\
+	unsigned long long __e = (unsigned long long)(exp);		\
+	if (__g != __e)							\
+		KTAP_FAIL_MSG("%s: expected %s = %#llx (%lld), got %#llx (%lld)", \
+			      #got, #exp, __e, (long long)__e, __g,	\
+			      (long long)__g);				\
+} while (0)
+
+#define EXPECT_NE(got, bad) do {					\
+	unsigned long long __g = (unsigned long long)(got);		\
+	unsigned long long __b = (unsigned long long)(bad);		\
+	if (__g == __b)							\
+		KTAP_FAIL_MSG("%s: expected anything but %s = %#llx",	\
+			      #got, #bad, __b);				\
+} while (0)
+
+/* @ret is 0 or a negative errno value (the libnvsvm convention). */
+#define EXPECT_ERR(ret, err) do {					\
+	int __r = (ret);						\
+	if (__r != -(err))						\
+		KTAP_FAIL_MSG("%s: expected -%s (%s), got %d (%s)", #ret, \
+			      #err, strerror(err), __r,			\
+			      __r ? strerror(-__r) : "success");	\
+} while (0)
+
+#define EXPECT_OK(ret)	EXPECT_ERR(ret, 0)
+
+/* For calls returning -1 and setting errno (raw ioctl, mmap helpers). */
+#define EXPECT_SYS_ERR(call, err) do {					\
+	int __r = (call);						\
+	int __e = __r < 0 ? errno : 0;					\
+	if (__r != -1 || __e != (err))					\
+		KTAP_FAIL_MSG("%s: expected -1/%s (%s), got %d/%s", #call, \
+			      #err, strerror(err), __r,			\
+			      __e ? strerror(__e) : "no error");	\
+} while (0)
+
+#define ASSERT_SYS(call) do {						\
+	if ((long)(call) < 0)						\
+		KTAP_FAIL_MSG("%s failed: %s", #call, strerror(errno));	\
+} while (0)
+
+#define ASSERT_MAP(p) do {						\
+	if ((void *)(p) == MAP_FAILED || !(p))				\
+		KTAP_FAIL_MSG("%s failed: %s", #p, strerror(errno));	\
+} while (0)
+
+/* Map a shared anonymous area usable by a case and its own children. */
+static inline void *ktap_shared(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static inline void ktap_print_msg(void)
+{
+	char *line = ktap_msg, *nl;
+
+	while (line && *line) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		printf("# %s\n", line);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+/* The whole program cannot run: print an empty plan and exit 4. */
+static inline void __attribute__((noreturn, format(printf, 1, 2)))
+ktap_skip_all(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("KTAP version 1\n1..0 # SKIP ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	exit(KTAP_EXIT_SKIP);
+}
+
+static inline int ktap_run_one(const struct ktap_case *c)
+{
+	int status;
+	pid_t pid;
+
+	memset(ktap_msg, 0, KTAP_MSG_SIZE);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ktap_note("fork: %s", strerror(errno));
+		return KTAP_FAIL;
+	}
+	if (!pid) {
+		alarm(c->timeout_s ? c->timeout_s : KTAP_DEFAULT_TIMEOUT);
+		_exit(c->fn());
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			ktap_note("waitpid: %s", strerror(errno));
+			return KTAP_FAIL;
+		}
+	}
+	if (WIFSIGNALED(status)) {
+		ktap_note("case killed by signal %d (%s)%s", WTERMSIG(status),
+			  strsignal(WTERMSIG(status)),
+			  WTERMSIG(status) == SIGALRM ? ": timed out" : "");
+		return KTAP_FAIL;
+	}
+	if (WEXITSTATUS(status) > KTAP_SKIP) {
+		ktap_note("case exited with %d", WEXITSTATUS(status));
+		return KTAP_FAIL;
+	}
+	return WEXITSTATUS(status);
+}
+
+/* Run every case, print KTAP, return the exit code for main(). */
+static inline int ktap_run(const struct ktap_case *cases, size_t n)
+{
+	unsigned int failed = 0;
+	size_t i;
+	int ret;
+
+	ktap_msg = ktap_shared(KTAP_MSG_SIZE);
+	if (!ktap_msg) {
+		perror("mmap");
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("KTAP version 1\n1..%zu\n", n);
+	for (i = 0; i < n; i++) {
+		ret = ktap_run_one(&cases[i]);
+		ktap_msg[KTAP_MSG_SIZE - 1] = '\0';
+		if (ret == KTAP_SKIP) {
+			printf("ok %zu %s # SKIP %s\n", i + 1, cases[i].name,
+			       *ktap_msg ? strtok(ktap_msg, "\n") : "");
+			continue;
+		}
+		printf("%sok %zu %s\n", ret == KTAP_PASS ? "" : "not ",
+		       i + 1, cases[i].name);
+		ktap_print_msg();
+		if (ret != KTAP_PASS)
+			failed++;
+	}
+	printf("# %u failed, %zu cases\n", failed, n);
+
+	return failed ? 1 : 0;
+}
+
+#endif /* _NVSVM_KTAP_H */
