@@ -29,7 +29,9 @@
 
 #define NVSVM_MAX_DEVICES	32
 /* The unmanaged window must end at or below this (40-bit engines). */
-#define NVSVM_UNMANAGED_LIMIT	(1ULL << 40)
+#define NVSVM_UNMANAGED_LIMIT	BIT_ULL(40)
+/* Fault service latency histogram: bucket k counts [2^(k-1), 2^k) us. */
+#define NVSVM_LATENCY_BUCKETS	24
 
 /* Counters shown in debugfs, one file each. */
 enum nvsvm_stat {
@@ -94,7 +96,7 @@ struct nvsvm_device {
 	struct miscdevice misc;
 	atomic64_t stats[NVSVM_STAT_COUNT];
 	struct xarray chans;
-	spinlock_t inval_lock;
+	spinlock_t inval_lock;		/* invalidate registers */
 	struct {
 		void *cpu;
 		dma_addr_t dma;
@@ -108,6 +110,8 @@ struct nvsvm_device {
 		spinlock_t lock;	/* protects wq against the interrupt */
 		struct workqueue_struct *wq;
 		struct nvsvm_fault_batch *batch;
+		atomic64_t intr_ns;	/* first interrupt not yet served */
+		atomic64_t latency[NVSVM_LATENCY_BUCKETS];
 	} fault;
 	struct dentry *debugfs;
 };
@@ -143,7 +147,7 @@ struct nvsvm_svmm {
 	u64 unmanaged_end;
 	u64 limit;
 	struct rw_semaphore use;
-	struct mutex mutex;
+	struct mutex mutex;		/* @vmm */
 	bool dead;
 	struct nvsvm_vmm vmm;
 };
@@ -160,7 +164,7 @@ struct nvsvm_svmm {
 struct nvsvm_file {
 	struct nvsvm_device *ndev;
 	struct mm_struct *mm;
-	struct mutex lock;
+	struct mutex lock;		/* @svmm, @chans */
 	struct nvsvm_svmm *svmm;
 	struct xarray chans;
 };

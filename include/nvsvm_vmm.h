@@ -80,7 +80,7 @@ struct nvsvm_vmm {
 	const struct nvsvm_vmm_desc *desc;
 	struct nvsvm_pt *root;
 	unsigned int dir_entries;
-	spinlock_t cache_lock;
+	spinlock_t cache_lock;		/* @cache, @ncache */
 	struct list_head cache[2];
 	unsigned int ncache[2];
 	atomic64_t *pt_bytes;

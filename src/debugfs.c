@@ -5,6 +5,7 @@
  * address.
  */
 #include <linux/debugfs.h>
+#include <linux/seq_file.h>
 
 #include "nvsvm_core.h"
 
@@ -32,6 +33,19 @@ static int nvsvm_stat_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(nvsvm_stat_fops, nvsvm_stat_get, NULL, "%llu\n");
 
+/* fault_latency_us: one line per bucket, "<upper bound in us> <count>". */
+static int nvsvm_latency_show(struct seq_file *m, void *unused)
+{
+	struct nvsvm_device *ndev = m->private;
+	int i;
+
+	for (i = 0; i < NVSVM_LATENCY_BUCKETS; i++)
+		seq_printf(m, "%llu %lld\n", 1ULL << i,
+			   atomic64_read(&ndev->fault.latency[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nvsvm_latency);
+
 /**
  * nvsvm_debugfs_add() - create a device's counter files
  * @ndev: device, with its name set
@@ -45,6 +59,8 @@ void nvsvm_debugfs_add(struct nvsvm_device *ndev)
 		debugfs_create_file_unsafe(nvsvm_stat_names[i], 0444,
 					   ndev->debugfs, &ndev->stats[i],
 					   &nvsvm_stat_fops);
+	debugfs_create_file("fault_latency_us", 0444, ndev->debugfs, ndev,
+			    &nvsvm_latency_fops);
 }
 
 /**

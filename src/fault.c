@@ -17,6 +17,9 @@
 
 #include "nvsvm_core.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 #define NVSVM_FAULT_BATCH	256
 
 /**
@@ -116,6 +119,8 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 	ret = nvsvm_mirror_range(svmm, &req);
 	*changed |= req.changed;
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
+	trace_nvsvm_fault_range(ndev->index, start, req.end, last - first,
+				req.mapped, ret);
 	if (!ret) {
 		nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_PAGES, req.mapped);
 		return;
@@ -206,14 +211,29 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 			       b->faults[k].hub == f->hub;
 		if (done)
 			continue;
-		dev_dbg(ndev->gpu->dev, "cancel gpc %u client %u access %u\n",
-			f->gpc, f->client, f->access);
+		trace_nvsvm_fault_cancel(ndev->index, f->addr, f->gpc, f->client,
+					 f->access);
 		gp100_cancel(ndev, f->gpc, f->client, f->hub);
 	}
 }
 
+/* Service latency, from the interrupt to the replay, in log2 buckets. */
+static void nvsvm_fault_latency(struct nvsvm_device *ndev)
+{
+	s64 t0 = atomic64_xchg(&ndev->fault.intr_ns, 0);
+	unsigned int bucket;
+	u64 us;
+
+	if (!t0)
+		return;
+	us = div_u64(max_t(s64, ktime_get_ns() - t0, 0), NSEC_PER_USEC);
+	bucket = min_t(unsigned int, fls64(us), NVSVM_LATENCY_BUCKETS - 1);
+	atomic64_inc(&ndev->fault.latency[bucket]);
+}
+
 static void nvsvm_fault_service(struct nvsvm_device *ndev,
-				struct nvsvm_fault_batch *b, unsigned int n)
+				struct nvsvm_fault_batch *b, unsigned int n,
+				bool overflow)
 {
 	bool changed = false;
 	unsigned int i, j, dups = 0;
@@ -226,6 +246,7 @@ static void nvsvm_fault_service(struct nvsvm_device *ndev,
 		dups += b->faults[i].inst == b->faults[i - 1].inst &&
 			b->faults[i].addr == b->faults[i - 1].addr;
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_DUPS, dups);
+	trace_nvsvm_fault_batch(ndev->index, n, dups, overflow);
 
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n; j++)
@@ -238,6 +259,7 @@ static void nvsvm_fault_service(struct nvsvm_device *ndev,
 		gp100_invalidate_all(ndev);
 	nvsvm_fault_cancel(ndev, b, n);
 	gp100_replay(ndev);
+	nvsvm_fault_latency(ndev);
 }
 
 static void nvsvm_fault_work(struct work_struct *work)
@@ -254,7 +276,7 @@ static void nvsvm_fault_work(struct work_struct *work)
 		if (overflow)
 			nvsvm_stat_add(ndev, NVSVM_STAT_OVERFLOWS, 1);
 		if (n)
-			nvsvm_fault_service(ndev, b, n);
+			nvsvm_fault_service(ndev, b, n, overflow);
 		else if (overflow)
 			gp100_replay(ndev);	/* the dropped faults come back */
 		else
@@ -276,6 +298,7 @@ void nvsvm_gpu_fault_intr(struct nvsvm_gpu *gpu)
 
 	if (!ndev)
 		return;
+	atomic64_cmpxchg(&ndev->fault.intr_ns, 0, ktime_get_ns());
 	spin_lock_irqsave(&ndev->fault.lock, flags);
 	if (ndev->fault.wq)
 		queue_work(ndev->fault.wq, &ndev->fault.work);

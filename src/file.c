@@ -83,35 +83,41 @@ static long nvsvm_ioctl_get_info(struct nvsvm_file *nf, void __user *uarg)
 static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg)
 {
-	static const struct {
-		long (*fn)(struct nvsvm_file *nf, void __user *uarg);
-		unsigned int cmd;
-	} ioctls[] = {
-#define NVSVM_IOCTL_DEF(c, f) [_IOC_NR(c)] = { .fn = (f), .cmd = (c) }
-		NVSVM_IOCTL_DEF(NVSVM_IOCTL_GET_INFO, nvsvm_ioctl_get_info),
-		NVSVM_IOCTL_DEF(NVSVM_IOCTL_AREA_INIT, nvsvm_ioctl_area_init),
-		NVSVM_IOCTL_DEF(NVSVM_IOCTL_AREA_FINI, nvsvm_ioctl_area_fini),
-		NVSVM_IOCTL_DEF(NVSVM_IOCTL_MAP, nvsvm_ioctl_map),
-		NVSVM_IOCTL_DEF(NVSVM_IOCTL_UNMAP, nvsvm_ioctl_unmap),
-		NVSVM_IOCTL_DEF(NVSVM_IOCTL_QUERY, nvsvm_ioctl_query),
-		NVSVM_IOCTL_DEF(NVSVM_IOCTL_CHAN_CREATE, nvsvm_ioctl_chan_create),
-		NVSVM_IOCTL_DEF(NVSVM_IOCTL_CHAN_DESTROY,
-				nvsvm_ioctl_chan_destroy),
-		NVSVM_IOCTL_DEF(NVSVM_IOCTL_EXEC, nvsvm_ioctl_exec),
-#undef NVSVM_IOCTL_DEF
+	static long (*const ioctls[])(struct nvsvm_file *nf,
+				      void __user *uarg) = {
+		[_IOC_NR(NVSVM_IOCTL_GET_INFO)] = nvsvm_ioctl_get_info,
+		[_IOC_NR(NVSVM_IOCTL_AREA_INIT)] = nvsvm_ioctl_area_init,
+		[_IOC_NR(NVSVM_IOCTL_AREA_FINI)] = nvsvm_ioctl_area_fini,
+		[_IOC_NR(NVSVM_IOCTL_MAP)] = nvsvm_ioctl_map,
+		[_IOC_NR(NVSVM_IOCTL_UNMAP)] = nvsvm_ioctl_unmap,
+		[_IOC_NR(NVSVM_IOCTL_QUERY)] = nvsvm_ioctl_query,
+		[_IOC_NR(NVSVM_IOCTL_CHAN_CREATE)] = nvsvm_ioctl_chan_create,
+		[_IOC_NR(NVSVM_IOCTL_CHAN_DESTROY)] = nvsvm_ioctl_chan_destroy,
+		[_IOC_NR(NVSVM_IOCTL_EXEC)] = nvsvm_ioctl_exec,
+	};
+	static const unsigned int cmds[ARRAY_SIZE(ioctls)] = {
+		[_IOC_NR(NVSVM_IOCTL_GET_INFO)] = NVSVM_IOCTL_GET_INFO,
+		[_IOC_NR(NVSVM_IOCTL_AREA_INIT)] = NVSVM_IOCTL_AREA_INIT,
+		[_IOC_NR(NVSVM_IOCTL_AREA_FINI)] = NVSVM_IOCTL_AREA_FINI,
+		[_IOC_NR(NVSVM_IOCTL_MAP)] = NVSVM_IOCTL_MAP,
+		[_IOC_NR(NVSVM_IOCTL_UNMAP)] = NVSVM_IOCTL_UNMAP,
+		[_IOC_NR(NVSVM_IOCTL_QUERY)] = NVSVM_IOCTL_QUERY,
+		[_IOC_NR(NVSVM_IOCTL_CHAN_CREATE)] = NVSVM_IOCTL_CHAN_CREATE,
+		[_IOC_NR(NVSVM_IOCTL_CHAN_DESTROY)] = NVSVM_IOCTL_CHAN_DESTROY,
+		[_IOC_NR(NVSVM_IOCTL_EXEC)] = NVSVM_IOCTL_EXEC,
 	};
 	struct nvsvm_file *nf = file->private_data;
 	unsigned int nr = _IOC_NR(cmd);
 
 	if (_IOC_TYPE(cmd) != NVSVM_IOCTL_BASE || nr >= ARRAY_SIZE(ioctls) ||
-	    !ioctls[nr].fn)
+	    !ioctls[nr])
 		return -ENOTTY;
 	/* Same number, other size or direction: an ABI mismatch. */
-	if (cmd != ioctls[nr].cmd)
+	if (cmd != cmds[nr])
 		return -EINVAL;
 	if (cmd != NVSVM_IOCTL_GET_INFO && current->mm != nf->mm)
 		return -EPERM;
-	return ioctls[nr].fn(nf, (void __user *)arg);
+	return ioctls[nr](nf, (void __user *)arg);
 }
 
 const struct file_operations nvsvm_fops = {

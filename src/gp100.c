@@ -10,6 +10,7 @@
 #include <linux/iopoll.h>
 
 #include "nvsvm_core.h"
+#include "trace.h"
 
 #define NV_PMC_BOOT_0			0x000000
 
@@ -22,7 +23,7 @@
 #define  NV_FAULT_BUF_OVERFLOW		BIT(31)
 
 #define GP100_FAULT_ENTRY_BYTES		32
-#define GP100_FAULT_MAX_ENTRIES		(1U << 20)
+#define GP100_FAULT_MAX_ENTRIES		BIT(20)
 #define GP100_FAULT_INFO_VALID		BIT(31)
 
 #define NV_MMU_INVALIDATE_PDB_LO	0x100cb8
@@ -31,8 +32,8 @@
 #define  NV_MMU_INVALIDATE_TRIGGER	BIT(31)
 #define  NV_MMU_INVALIDATE_PAGE_ALL	BIT(0)
 #define  NV_MMU_INVALIDATE_ALL_PDB	BIT(1)
-#define  NV_MMU_INVALIDATE_REPLAY_START	(1U << 3)
-#define  NV_MMU_INVALIDATE_REPLAY_CANCEL (3U << 3)
+#define  NV_MMU_INVALIDATE_REPLAY_START	BIT(3)
+#define  NV_MMU_INVALIDATE_REPLAY_CANCEL (BIT(4) | BIT(3))
 #define  NV_MMU_INVALIDATE_CLIENT(c)	(((c) & 0x3f) << 9)
 #define  NV_MMU_INVALIDATE_GPC(g)	(((g) & 0x1f) << 15)
 #define  NV_MMU_INVALIDATE_HUB		BIT(20)
@@ -181,6 +182,7 @@ static void gp100_invalidate_write(struct nvsvm_device *ndev, dma_addr_t pdb,
 	unsigned long flags;
 	u32 v;
 
+	trace_nvsvm_invalidate(ndev->index, type);
 	spin_lock_irqsave(&ndev->inval_lock, flags);
 	if (readx_poll_timeout_atomic(nv_rd32_ctrl, ndev, v,
 				      v & NV_MMU_CTRL_SLOTS, 1, 100000))

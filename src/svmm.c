@@ -267,10 +267,12 @@ long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg)
 		u64 addr = args.addr + (done << PAGE_SHIFT);
 
 		mutex_lock(&svmm->mutex);
-		for (i = 0; i < n; i++)
-			buf[i] = nvsvm_query_bits(svmm,
-				nvsvm_vmm_lookup(&svmm->vmm,
-						 addr + ((u64)i << PAGE_SHIFT)));
+		for (i = 0; i < n; i++) {
+			u64 pte = nvsvm_vmm_lookup(&svmm->vmm, addr);
+
+			buf[i] = nvsvm_query_bits(svmm, pte);
+			addr += PAGE_SIZE;
+		}
 		mutex_unlock(&svmm->mutex);
 		if (copy_to_user(uentries + done, buf, n * sizeof(*buf))) {
 			ret = -EFAULT;
