@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Load/unload cycles of nvsvm_vgpu (and nvsvm under it), in the test VM.
+# Starts and ends with neither module loaded. Prints KTAP.
+
+cycles=5
+ntests=6
+fails=0
+n=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	fails=$((fails + 1))
+	echo "not ok $n $1"
+}
+
+# result NAME ERRORFILE: ok when the error file is empty, else show it.
+result() {
+	if [ -s "$2" ]; then
+		sed 's/^/# /' "$2"
+		not_ok "$1"
+	else
+		ok "$1"
+	fi
+	: >"$2"
+}
+
+loaded() {
+	grep -q "^$1 " /proc/modules
+}
+
+# devices: the /dev/nvsvm* names present, space separated, sorted.
+devices() {
+	ls /dev 2>/dev/null | grep '^nvsvm[0-9]*$' | sort | tr '\n' ' '
+}
+
+if ! modinfo nvsvm_vgpu >/dev/null 2>&1; then
+	echo "1..0 # SKIP nvsvm_vgpu is not installed for $(uname -r)"
+	exit 4
+fi
+
+err=$(mktemp)
+echo "1..$ntests"
+
+# 1: a clean start.
+for m in nvsvm_vgpu nvsvm; do
+	loaded $m && echo "$m is loaded before the test" >>"$err"
+done
+[ -z "$(devices)" ] || echo "devices before loading: $(devices)" >>"$err"
+result "nothing-loaded-at-start" "$err"
+
+# 2-4: cycles of default load, count=3 load, unload.
+errs_default=$(mktemp)
+errs_count=$(mktemp)
+for i in $(seq 1 $cycles); do
+	if ! modprobe nvsvm_vgpu; then
+		echo "cycle $i: modprobe nvsvm_vgpu failed" >>"$errs_default"
+	else
+		loaded nvsvm || echo "cycle $i: nvsvm not loaded under nvsvm_vgpu" >>"$errs_default"
+		[ -c /dev/nvsvm0 ] || echo "cycle $i: /dev/nvsvm0 missing" >>"$errs_default"
+		[ "$(devices)" = "nvsvm0 " ] ||
+			echo "cycle $i: count=1 gave devices: $(devices)" >>"$errs_default"
+	fi
+	rmmod nvsvm_vgpu || echo "cycle $i: rmmod nvsvm_vgpu failed" >>"$err"
+	rmmod nvsvm || echo "cycle $i: rmmod nvsvm failed" >>"$err"
+
+	if ! modprobe nvsvm_vgpu count=3; then
+		echo "cycle $i: modprobe nvsvm_vgpu count=3 failed" >>"$errs_count"
+	else
+		for d in 0 1 2; do
+			[ -c /dev/nvsvm$d ] || echo "cycle $i: /dev/nvsvm$d missing" >>"$errs_count"
+		done
+		[ "$(devices)" = "nvsvm0 nvsvm1 nvsvm2 " ] ||
+			echo "cycle $i: count=3 gave devices: $(devices)" >>"$errs_count"
+	fi
+	rmmod nvsvm_vgpu || echo "cycle $i: rmmod nvsvm_vgpu failed" >>"$err"
+	rmmod nvsvm || echo "cycle $i: rmmod nvsvm failed" >>"$err"
+	[ -z "$(devices)" ] || echo "cycle $i: left after rmmod: $(devices)" >>"$err"
+done
+result "load-default-gives-nvsvm0-x$cycles" "$errs_default"
+result "load-count-3-gives-nvsvm0-2-x$cycles" "$errs_count"
+result "rmmod-both-x$cycles" "$err"
+
+# 5: nothing left behind.
+for m in nvsvm_vgpu nvsvm; do
+	loaded $m && echo "$m still in /proc/modules" >>"$err"
+	[ -e /sys/module/$m ] && echo "/sys/module/$m still exists" >>"$err"
+done
+[ -z "$(devices)" ] || echo "left in /dev: $(devices)" >>"$err"
+result "nothing-left-behind" "$err"
+
+# 6: every parameter of both modules has a description (MODULE_PARM_DESC).
+# The .modinfo section has parmtype=NAME:TYPE for each module_param() and
+# parm=NAME:DESC for each MODULE_PARM_DESC(); modinfo shows the latter.
+for m in nvsvm nvsvm_vgpu; do
+	file=$(modinfo -F filename $m 2>/dev/null)
+	if [ -z "$file" ] || [ ! -f "$file" ]; then
+		echo "modinfo finds no file for $m" >>"$err"
+		continue
+	fi
+	descs=$(modinfo -F parm $m 2>/dev/null)
+	params=$(strings -a "$file" | sed -n 's/^parmtype=\([^:]*\):.*/\1/p')
+	echo "# $m parameters:" $params
+	for p in $params; do
+		if ! echo "$descs" | grep -q "^$p:."; then
+			echo "$m: parameter $p has no MODULE_PARM_DESC" >>"$err"
+		fi
+	done
+done
+result "every-parameter-described" "$err"
+
+rm -f "$err" "$errs_default" "$errs_count"
+[ "$fails" = 0 ]

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the test initramfs: busybox-static and its applet links, the
+# kernel's own modules (optional) plus ours under /lib/modules/<kver>/extra
+# with depmod run so that `modprobe nvsvm_vgpu` works, the static test
+# binaries in /tests/bin, tests/run.sh and tests/guest-*.sh in /tests, and
+# tools/vm/init as /init.
+#
+# usage: mkinitramfs.sh --kver KVER --out FILE.cpio.gz --nonce STRING
+#                       [--kmods DIR]      the kernel's lib/modules/KVER
+#                       [--module FILE.ko]... [--tests DIR]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+kver= out= nonce= kmods= tests=
+modules=()
+while (($#)); do
+	case $1 in
+	--kver) kver=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--nonce) nonce=$2; shift 2 ;;
+	--kmods) kmods=$2; shift 2 ;;
+	--module) modules+=("$2"); shift 2 ;;
+	--tests) tests=$2; shift 2 ;;
+	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+if [[ -z $kver || -z $out || -z $nonce ]]; then
+	echo "mkinitramfs.sh: --kver, --out and --nonce are required" >&2
+	exit 2
+fi
+
+# Debian's busybox-static installs a static /bin/busybox; the dynamic one
+# from the busybox package would not run without its libraries.
+busybox=/bin/busybox
+if ! [[ -x $busybox ]] || ldd "$busybox" >/dev/null 2>&1; then
+	echo "mkinitramfs.sh: a static $busybox is needed (busybox-static); run 'make deps'" >&2
+	exit 1
+fi
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,etc,tests/bin}
+mkdir -p "$root/lib/modules/$kver/extra"
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list-full); do
+	[[ -e $root/$applet ]] || ln -s /bin/busybox "$root/$applet"
+done
+
+if [[ -n $kmods ]]; then
+	# The kernel's own modules (test_hmm.ko for the debug kernel), without
+	# the build/source links back to the host.
+	cp -a "$kmods/." "$root/lib/modules/$kver/"
+	rm -f "$root/lib/modules/$kver/build" "$root/lib/modules/$kver/source"
+fi
+for m in "${modules[@]}"; do
+	cp "$m" "$root/lib/modules/$kver/extra/"
+done
+depmod -b "$root" "$kver"
+
+if [[ -n $tests && -d $tests ]]; then
+	find "$tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/tests/bin/" \;
+fi
+cp "$top/tests/run.sh" "$root/tests/run.sh"
+for s in "$top"/tests/guest-*.sh; do
+	[[ -e $s ]] && cp "$s" "$root/tests/"
+done
+cp "$here/init" "$root/init"
+chmod +x "$root/init" "$root"/tests/*.sh
+echo "$nonce" >"$root/etc/nvsvm-nonce"
+
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out"

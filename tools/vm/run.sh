@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel under QEMU with the test initramfs, stream the guest's
+# console, print one line per test result, and pass only on positive
+# evidence: the guest's /init printed "SUCCESS <nonce>" (all tests ran, our
+# modules unloaded, kmemleak clean) and the console shows no WARN, BUG,
+# KASAN, lockdep, kmemleak, Oops, Call Trace or hung task report.
+#
+# usage: run.sh --name NAME --kernel BZIMAGE --kver KVER
+#               --module FILE.ko [--module FILE.ko]... [--tests DIR]
+#               [--kmods DIR] [--debug] [--timeout SECONDS] [--counts FILE]
+#               [--workdir DIR]
+#
+#   --kmods DIR    the kernel's own lib/modules/KVER tree to include
+#   --debug        boot with kmemleak=on (the debug kernel)
+#   --timeout      bound on the whole run, QEMU is killed after (default 900)
+#   --counts FILE  write "PASSED FAILED SKIPPED" there for make check
+#   --workdir DIR  keep console.log, results.log, initramfs there
+#
+# Result lines: "ok NAME/PROGRAM N description", "not ok ...", with the
+# whole run itself as one more result, NAME/vm. Exit status 0 only when
+# nothing failed.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+name=vm kernel= kver= tests= kmods= debug=0 timeout_s=900 counts= workdir=
+modules=()
+while (($#)); do
+	case $1 in
+	--name) name=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--kver) kver=$2; shift 2 ;;
+	--module) modules+=(--module "$2"); shift 2 ;;
+	--tests) tests=$2; shift 2 ;;
+	--kmods) kmods=$2; shift 2 ;;
+	--debug) debug=1; shift ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--counts) counts=$2; shift 2 ;;
+	--workdir) workdir=$2; shift 2 ;;
+	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+if [[ -z $kernel || -z $kver ]]; then
+	echo "run.sh: --kernel and --kver are required" >&2
+	exit 2
+fi
+if [[ -z $workdir ]]; then
+	workdir=$(mktemp -d /tmp/nvsvm-vm.XXXXXX)
+fi
+mkdir -p "$workdir"
+console=$workdir/console.log
+results=$workdir/results.log
+initrd=$workdir/initramfs.cpio.gz
+: >"$console"
+: >"$results"
+
+passed=0 failed=0 skipped=0
+report() {
+	local line=$1
+	case $line in
+	"not ok "*) failed=$((failed + 1)) ;;
+	ok*"# SKIP"* | ok*"# skip"*) skipped=$((skipped + 1)) ;;
+	ok*) passed=$((passed + 1)) ;;
+	*) return ;;
+	esac
+	echo "$line"
+}
+
+nonce=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}")
+[[ -n $tests ]] && initrd_args+=(--tests "$tests")
+[[ -n $kmods ]] && initrd_args+=(--kmods "$kmods")
+"$here/mkinitramfs.sh" "${initrd_args[@]}"
+
+cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1"
+cmdline+=" hung_task_panic=1 printk.time=1"
+((debug)) && cmdline+=" kmemleak=on"
+read -r -a accel <<<"$("$here/accel.sh" "$kernel")"
+
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m 2G -nodefaults -display none
+	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-serial "file:$console" -serial "file:$results")
+echo "# $name: ${qemu[*]}"
+
+start=$SECONDS
+"${qemu[@]}" </dev/null >"$workdir/qemu.out" 2>&1 &
+qpid=$!
+
+# Follow a growing file on an open descriptor, handing complete lines to
+# a function; a partial last line waits in a buffer for the next round.
+exec {con_fd}<"$console" {res_fd}<"$results"
+con_buf= res_buf=
+drain() {
+	local fd=$1 handler=$2 bufvar=$3 line
+	while IFS= read -r -u "$fd" line; do
+		line=${!bufvar}$line
+		printf -v "$bufvar" '%s' ""
+		"$handler" "${line%$'\r'}"
+	done
+	printf -v "$bufvar" '%s' "${!bufvar}$line"
+}
+show_console() {
+	# Result lines are shown once, by show_result.
+	[[ $1 =~ ^\[[^]]+\]\ (not\ )?ok\  ]] && return
+	printf '  %s | %s\n' "$name" "$1"
+}
+show_result() {
+	local l=$1
+	# "[program] ok N description" becomes "ok NAME/program N description".
+	if [[ $l =~ ^\[([^]]+)\]\ (not\ ok|ok)\ (.*)$ ]]; then
+		report "${BASH_REMATCH[2]} $name/${BASH_REMATCH[1]} ${BASH_REMATCH[3]}"
+	fi
+}
+
+timed_out=0
+while kill -0 "$qpid" 2>/dev/null; do
+	drain "$con_fd" show_console con_buf
+	drain "$res_fd" show_result res_buf
+	if ((SECONDS - start > timeout_s)); then
+		timed_out=1
+		kill "$qpid" 2>/dev/null || true
+		sleep 1
+		kill -9 "$qpid" 2>/dev/null || true
+		break
+	fi
+	sleep 0.2
+done
+wait "$qpid" 2>/dev/null || true
+drain "$con_fd" show_console con_buf
+drain "$res_fd" show_result res_buf
+[[ -n $con_buf ]] && show_console "$con_buf"
+[[ -n $res_buf ]] && show_result "$res_buf"
+exec {con_fd}<&- {res_fd}<&-
+elapsed=$((SECONDS - start))
+
+# The verdict on the run itself.
+why=()
+((timed_out)) && why+=("timed out after ${timeout_s}s")
+tr -d '\r' <"$console" >"$workdir/console.txt"
+tr -d '\r' <"$results" >"$workdir/results.txt"
+bad='WARNING:|BUG:|KASAN|possible circular locking|inconsistent lock state'
+bad+='|DEBUG_LOCKS_WARN|suspicious RCU|kmemleak: .*suspected memory leak'
+bad+='|unreferenced object|Oops|Call Trace|blocked for more than|Kernel panic'
+bad+='|general protection fault|soft lockup'
+if grep -E "$bad" "$workdir/console.txt" >"$workdir/bad.txt"; then
+	why+=("kernel log: $(head -n 1 "$workdir/bad.txt")")
+fi
+if ! grep -q "^nvsvm-vm: SUCCESS $nonce rc=0\$" "$workdir/results.txt"; then
+	if grep -q "^nvsvm-vm: SUCCESS $nonce " "$workdir/results.txt"; then
+		why+=("guest tests reported failures")
+	elif grep -q "^nvsvm-vm: FAILURE $nonce " "$workdir/results.txt"; then
+		why+=("kmemleak reported leaks")
+	else
+		why+=("no success marker from the guest")
+	fi
+fi
+if ((${#why[@]})); then
+	report "not ok $name/vm clean-run # ${why[*]} (${elapsed}s, logs in $workdir)"
+else
+	report "ok $name/vm clean-run (${elapsed}s)"
+fi
+
+echo "# $name: $passed passed, $failed failed, $skipped skipped"
+[[ -n $counts ]] && echo "$passed $failed $skipped" >"$counts"
+((failed == 0))
