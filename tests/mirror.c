@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The HMM mirror through MAP/UNMAP/QUERY and EXEC: after MAP the GPU sees
+ * the CPU's data and the CPU sees the GPU's writes; munmap, mprotect,
+ * MADV_DONTNEED, mremap, fork with copy-on-write and ftruncate each remove
+ * or downgrade GPU access (QUERY shows it, EXEC faults); the unmanaged
+ * window is never mirrored; page-table memory is given back.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "libnvsvm.h"
+#include "ktap.h"
+
+#define WIN_ADDR	(1ULL << 36)
+#define WIN_SIZE	(1ULL << 30)
+#define PAGE		4096ULL
+#define WORDS		(PAGE / 8)
+#define TIMEOUT_MS	60000
+
+struct fx {
+	int fd;
+	uint32_t chan;
+};
+
+#define FX_OPEN(f) do {							\
+	(f)->fd = nvsvm_open(0);					\
+	if ((f)->fd < 0)						\
+		KTAP_FAIL_MSG("open /dev/nvsvm0: %s", strerror(-(f)->fd)); \
+	EXPECT_OK(nvsvm_area_init((f)->fd, WIN_ADDR, WIN_SIZE));	\
+	EXPECT_OK(nvsvm_chan_create((f)->fd, NVSVM_CHAN_JOIN_AREA,	\
+				    &(f)->chan));			\
+} while (0)
+
+#define CHECK(x) do { if ((x) != KTAP_PASS) return KTAP_FAIL; } while (0)
+
+static uint64_t pat(uint64_t i)
+{
+	return 0xa5a5000000000000ULL | i;
+}
+
+static void *anon_filled(size_t size)
+{
+	uint64_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t i;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	for (i = 0; i < size / 8; i++)
+		p[i] = pat(i);
+	return p;
+}
+
+/* Run a program; after a failed one, replace the channel (error state). */
+static int gpu_run(struct fx *f, struct nvsvm_op *ops, unsigned int n,
+		   struct nvsvm_exec *e)
+{
+	int ret;
+
+	ret = nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, n, TIMEOUT_MS, e);
+	EXPECT_OK(ret);
+	if (e->status != NVSVM_EXEC_OK) {
+		EXPECT_OK(nvsvm_chan_destroy(f->fd, f->chan));
+		EXPECT_OK(nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA,
+					    &f->chan));
+	}
+	return KTAP_PASS;
+}
+
+/* One operation that must succeed; its result in *result. */
+static int gpu_ok(struct fx *f, struct nvsvm_op op, uint64_t *result)
+{
+	struct nvsvm_exec e;
+
+	CHECK(gpu_run(f, &op, 1, &e));
+	if (e.status != NVSVM_EXEC_OK)
+		KTAP_FAIL_MSG("op %u at %#llx: status %s, expected OK (fault at %#llx, %s)",
+			      op.code, (unsigned long long)op.addr,
+			      nvsvm_status_name(e.status),
+			      (unsigned long long)e.fault_addr,
+			      nvsvm_access_name(e.fault_access));
+	if (result)
+		*result = op.result;
+	return KTAP_PASS;
+}
+
+static int gpu_read_eq(struct fx *f, const volatile void *p, uint64_t want)
+{
+	uint64_t got;
+
+	CHECK(gpu_ok(f, nvsvm_op_read(nvsvm_ptr(p)), &got));
+	if (got != want)
+		KTAP_FAIL_MSG("GPU read at %p: expected %#llx, got %#llx", p,
+			      (unsigned long long)want,
+			      (unsigned long long)got);
+	return KTAP_PASS;
+}
+
+/* One operation that must be cancelled at @page with @access. */
+static int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
+		     uint32_t access)
+{
+	struct nvsvm_exec e;
+
+	CHECK(gpu_run(f, &op, 1, &e));
+	if (e.status != NVSVM_EXEC_FAULT)
+		KTAP_FAIL_MSG("op %u at %#llx: status %s, expected FAULT",
+			      op.code, (unsigned long long)op.addr,
+			      nvsvm_status_name(e.status));
+	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), page);
+	if (e.fault_access != access)
+		KTAP_FAIL_MSG("fault_access %s, expected %s",
+			      nvsvm_access_name(e.fault_access),
+			      nvsvm_access_name(access));
+	EXPECT_EQ(e.done, 0);
+	return KTAP_PASS;
+}
+
+/* Every page of [p, p + n pages) has (entry & mask) == want. */
+static int query_expect(struct fx *f, const void *p, unsigned int n,
+			uint32_t mask, uint32_t want)
+{
+	uint32_t q[64];
+	unsigned int i;
+
+	if (n > 64)
+		KTAP_FAIL_MSG("query_expect: n %u", n);
+	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, q));
+	for (i = 0; i < n; i++)
+		if ((q[i] & mask) != want)
+			KTAP_FAIL_MSG("QUERY page %u of %p: %#x, expected (x & %#x) == %#x",
+				      i, p, q[i], mask, want);
+	return KTAP_PASS;
+}
+
+/* No page of the range is writable by the GPU. */
+static int query_not_writable(struct fx *f, const void *p, unsigned int n)
+{
+	uint32_t q[64];
+	unsigned int i;
+
+	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, q));
+	for (i = 0; i < n; i++)
+		if ((q[i] & NVSVM_QUERY_VALID) && (q[i] & NVSVM_QUERY_WRITE))
+			KTAP_FAIL_MSG("QUERY page %u of %p: %#x, still VALID|WRITE",
+				      i, p, q[i]);
+	return KTAP_PASS;
+}
+
+static int map_all(struct fx *f, void *p, unsigned int n)
+{
+	uint64_t mapped = 0;
+
+	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(p), n * PAGE,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	EXPECT_EQ(mapped, n);
+	return KTAP_PASS;
+}
+
+static int map_fault_counts(void)
+{
+	uint64_t *buf = anon_filled(16 * PAGE);
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, buf, 16));
+	return KTAP_PASS;
+}
+
+static int map_present_only(void)
+{
+	char *buf = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t mapped = 0;
+	uint32_t q[8];
+	struct fx f;
+	int i;
+
+	ASSERT_MAP(buf);
+	buf[0] = buf[2 * PAGE] = buf[5 * PAGE] = 1;	/* only 3 pages exist */
+	FX_OPEN(&f);
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(buf), 8 * PAGE, NVSVM_MAP_WRITE,
+			    &mapped));
+	EXPECT_EQ(mapped, 3);
+	EXPECT_OK(nvsvm_query(f.fd, nvsvm_ptr(buf), 8, q));
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(q[i] & NVSVM_QUERY_VALID,
+			  (i == 0 || i == 2 || i == 5) ? NVSVM_QUERY_VALID : 0);
+	return KTAP_PASS;
+}
+
+static int map_fault_efault(void)
+{
+	char *buf = anon_filled(3 * PAGE);
+	char *ro = anon_filled(PAGE);
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	ASSERT_MAP(ro);
+	ASSERT_SYS(munmap(buf + PAGE, PAGE));		/* a hole: no VMA */
+	ASSERT_SYS(mprotect(ro, PAGE, PROT_READ));
+	FX_OPEN(&f);
+	EXPECT_ERR(nvsvm_map(f.fd, nvsvm_ptr(buf), 3 * PAGE,
+			     NVSVM_MAP_FAULT, NULL), EFAULT);
+	EXPECT_ERR(nvsvm_map(f.fd, nvsvm_ptr(ro), PAGE,
+			     NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, NULL), EFAULT);
+	/* Present-only mapping of the read-only page is fine. */
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(ro), PAGE, NVSVM_MAP_FAULT, NULL));
+	CHECK(query_expect(&f, ro, 1, NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
+			   NVSVM_QUERY_VALID));
+	return KTAP_PASS;
+}
+
+static int query_after_map(void)
+{
+	uint64_t *buf = anon_filled(16 * PAGE);
+	uint32_t q[16];
+	struct fx f;
+	int i;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, buf, 16));
+	EXPECT_OK(nvsvm_query(f.fd, nvsvm_ptr(buf), 16, q));
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(q[i] & (NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE |
+				  NVSVM_QUERY_VRAM),
+			  NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE);
+		EXPECT_EQ(NVSVM_QUERY_SHIFT(q[i]), 12);
+	}
+	return KTAP_PASS;
+}
+
+static int gpu_reads_cpu_data(void)
+{
+	uint64_t *buf = anon_filled(16 * PAGE), sum = 0, got, f0, f1;
+	int have = !nvsvm_stat_read(0, "faults", &f0);
+	struct fx f;
+	size_t i;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, buf, 16));
+	for (i = 0; i < 16 * WORDS; i++)
+		sum += buf[i];
+	CHECK(gpu_read_eq(&f, &buf[0], pat(0)));
+	CHECK(gpu_read_eq(&f, &buf[7 * WORDS + 5], pat(7 * WORDS + 5)));
+	CHECK(gpu_ok(&f, nvsvm_op_sum(nvsvm_ptr(buf), 16 * PAGE), &got));
+	EXPECT_EQ(got, sum);
+	/* Everything was mapped ahead of time: no GPU fault was needed. */
+	if (have && !nvsvm_stat_read(0, "faults", &f1))
+		EXPECT_EQ(f1 - f0, 0);
+	return KTAP_PASS;
+}
+
+static int gpu_writes_seen_by_cpu(void)
+{
+	volatile uint64_t *buf = anon_filled(4 * PAGE);
+	struct fx f;
+	size_t i;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, (void *)buf, 4));
+	CHECK(gpu_ok(&f, nvsvm_op_write(nvsvm_ptr(&buf[3]), 0x1234), NULL));
+	CHECK(gpu_ok(&f, nvsvm_op_fill(nvsvm_ptr(&buf[WORDS]), 2 * PAGE,
+				       0xfeedULL), NULL));
+	EXPECT_EQ(buf[3], 0x1234);
+	EXPECT_EQ(buf[2], pat(2));
+	for (i = WORDS; i < 3 * WORDS; i++)
+		if (buf[i] != 0xfeed)
+			KTAP_FAIL_MSG("word %zu: %#llx, expected 0xfeed", i,
+				      (unsigned long long)buf[i]);
+	EXPECT_EQ(buf[3 * WORDS], pat(3 * WORDS));
+	return KTAP_PASS;
+}
+
+static int munmap_removes(void)
+{
+	uint64_t *buf = anon_filled(4 * PAGE);
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, buf, 4));
+	ASSERT_SYS(munmap(buf, 4 * PAGE));
+	CHECK(query_expect(&f, buf, 4, NVSVM_QUERY_VALID, 0));
+	CHECK(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(buf) + 2 * PAGE),
+			nvsvm_ptr(buf) + 2 * PAGE, NVSVM_ACCESS_READ));
+	return KTAP_PASS;
+}
+
+static int mprotect_read_downgrades(void)
+{
+	volatile uint64_t *buf = anon_filled(4 * PAGE);
+	uint64_t p1 = nvsvm_ptr(buf) + PAGE;
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, (void *)buf, 4));
+	ASSERT_SYS(mprotect((void *)buf, 4 * PAGE, PROT_READ));
+	CHECK(query_not_writable(&f, (void *)buf, 4));
+	CHECK(gpu_fault(&f, nvsvm_op_write(p1 + 16, 99), p1,
+			NVSVM_ACCESS_WRITE));
+	EXPECT_EQ(buf[WORDS + 2], pat(WORDS + 2));	/* not written */
+	CHECK(gpu_read_eq(&f, &buf[WORDS + 2], pat(WORDS + 2)));
+	return KTAP_PASS;
+}
+
+static int mprotect_none_removes(void)
+{
+	uint64_t *buf = anon_filled(4 * PAGE);
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, buf, 4));
+	ASSERT_SYS(mprotect(buf, 4 * PAGE, PROT_NONE));
+	CHECK(query_expect(&f, buf, 4, NVSVM_QUERY_VALID, 0));
+	CHECK(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(buf) + 3 * PAGE + 8),
+			nvsvm_ptr(buf) + 3 * PAGE, NVSVM_ACCESS_READ));
+	return KTAP_PASS;
+}
+
+static int dontneed_gives_zero(void)
+{
+	volatile uint64_t *buf = anon_filled(4 * PAGE);
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, (void *)buf, 4));
+	CHECK(gpu_read_eq(&f, &buf[WORDS], pat(WORDS)));
+	ASSERT_SYS(madvise((void *)buf, 4 * PAGE, MADV_DONTNEED));
+	CHECK(query_expect(&f, (void *)buf, 4, NVSVM_QUERY_VALID, 0));
+	CHECK(gpu_read_eq(&f, &buf[WORDS], 0));
+	CHECK(gpu_read_eq(&f, &buf[3 * WORDS + 1], 0));
+	EXPECT_EQ(buf[WORDS], 0);
+	return KTAP_PASS;
+}
+
+static int mremap_moves(void)
+{
+	uint64_t *buf = anon_filled(4 * PAGE), *dst, *moved;
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	dst = mmap(NULL, 4 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	ASSERT_MAP(dst);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, buf, 4));
+	moved = mremap(buf, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       dst);
+	ASSERT_MAP(moved);
+	EXPECT_EQ(nvsvm_ptr(moved), nvsvm_ptr(dst));
+	CHECK(query_expect(&f, buf, 4, NVSVM_QUERY_VALID, 0));
+	CHECK(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(buf)), nvsvm_ptr(buf),
+			NVSVM_ACCESS_READ));
+	CHECK(gpu_read_eq(&f, &moved[2 * WORDS + 3], pat(2 * WORDS + 3)));
+	return KTAP_PASS;
+}
+
+/*
+ * fork: the child holds the original pages; @who says which side writes
+ * after the fork. The child reports its view of word 0 through @shared.
+ */
+enum { PARENT_CPU, PARENT_GPU, CHILD_CPU };
+
+static int fork_cow(int who)
+{
+	volatile uint64_t *buf = anon_filled(4 * PAGE);
+	volatile uint64_t *shared = ktap_shared(PAGE);
+	int to_child[2], to_parent[2], status;
+	char c = 0;
+	struct fx f;
+	pid_t pid;
+
+	ASSERT_MAP(buf);
+	ASSERT_MAP(shared);
+	ASSERT_SYS(pipe(to_child));
+	ASSERT_SYS(pipe(to_parent));
+	FX_OPEN(&f);
+	CHECK(map_all(&f, (void *)buf, 4));
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid) {
+		if (who == CHILD_CPU)
+			buf[0] = 0xc0c0;
+		if (write(to_parent[1], &c, 1) != 1 ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(2);
+		shared[0] = buf[0];
+		shared[1] = buf[1];
+		_exit(0);
+	}
+	ASSERT_SYS(read(to_parent[0], &c, 1));
+	/* fork write-protected the parent's pages: so must the GPU be. */
+	CHECK(query_not_writable(&f, (void *)buf, 4));
+	if (who == PARENT_CPU) {
+		buf[0] = 0xb0b0;
+		CHECK(gpu_read_eq(&f, &buf[0], 0xb0b0));
+	} else if (who == PARENT_GPU) {
+		CHECK(gpu_ok(&f, nvsvm_op_write(nvsvm_ptr(&buf[0]), 0xd0d0),
+			     NULL));
+		EXPECT_EQ(buf[0], 0xd0d0);
+	} else {
+		CHECK(gpu_read_eq(&f, &buf[0], pat(0)));
+		EXPECT_EQ(buf[0], pat(0));
+	}
+	CHECK(gpu_read_eq(&f, &buf[1], pat(1)));
+	ASSERT_SYS(write(to_child[1], &c, 1));
+	ASSERT_SYS(waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x",
+		    status);
+	EXPECT_EQ(shared[0], who == CHILD_CPU ? 0xc0c0 : pat(0));
+	EXPECT_EQ(shared[1], pat(1));
+	return KTAP_PASS;
+}
+
+static int fork_cow_parent_cpu_write(void)
+{
+	return fork_cow(PARENT_CPU);
+}
+
+static int fork_cow_parent_gpu_write(void)
+{
+	return fork_cow(PARENT_GPU);
+}
+
+static int fork_cow_child_cpu_write(void)
+{
+	return fork_cow(CHILD_CPU);
+}
+
+static int tmp_file(void)
+{
+	char name[] = "/tmp/nvsvm-mirror-XXXXXX";
+	int fd = mkstemp(name);
+
+	if (fd >= 0) {
+		unlink(name);
+		return fd;
+	}
+	return memfd_create("nvsvm-mirror", 0);
+}
+
+static int ftruncate_removes(void)
+{
+	uint64_t data[4 * WORDS];
+	volatile uint64_t *map;
+	struct fx f;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < 4 * WORDS; i++)
+		data[i] = pat(i);
+	fd = tmp_file();
+	ASSERT_SYS(fd);
+	EXPECT_EQ(pwrite(fd, data, sizeof(data), 0), sizeof(data));
+	map = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_MAP(map);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, (void *)map, 4));
+	CHECK(gpu_read_eq(&f, &map[WORDS + 1], pat(WORDS + 1)));
+	ASSERT_SYS(ftruncate(fd, 0));
+	CHECK(query_expect(&f, (void *)map, 4, NVSVM_QUERY_VALID, 0));
+	CHECK(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(&map[WORDS + 1])),
+			nvsvm_ptr(map) + PAGE, NVSVM_ACCESS_READ));
+	/* Extended again: new, zeroed pages, never the old contents. */
+	ASSERT_SYS(ftruncate(fd, 4 * PAGE));
+	CHECK(gpu_read_eq(&f, &map[WORDS + 1], 0));
+	CHECK(gpu_read_eq(&f, &map[3 * WORDS], 0));
+	EXPECT_EQ(map[WORDS + 1], 0);
+	return KTAP_PASS;
+}
+
+static int unmanaged_never_mirrored(void)
+{
+	volatile uint64_t *win;
+	uint64_t c0 = 0, c1 = 0;
+	int have;
+	struct fx f;
+
+	FX_OPEN(&f);
+	win = mmap((void *)WIN_ADDR, 2 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_MAP(win);
+	win[0] = 42;
+	win[WORDS] = 43;
+	EXPECT_ERR(nvsvm_map(f.fd, WIN_ADDR, 2 * PAGE,
+			     NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, NULL), EINVAL);
+	CHECK(query_expect(&f, (void *)win, 2, NVSVM_QUERY_VALID, 0));
+	have = !nvsvm_stat_read(0, "cancels", &c0);
+	CHECK(gpu_fault(&f, nvsvm_op_read(WIN_ADDR), WIN_ADDR,
+			NVSVM_ACCESS_READ));
+	CHECK(gpu_fault(&f, nvsvm_op_write(WIN_ADDR + PAGE, 1),
+			WIN_ADDR + PAGE, NVSVM_ACCESS_WRITE));
+	CHECK(query_expect(&f, (void *)win, 2, NVSVM_QUERY_VALID, 0));
+	EXPECT_EQ(win[WORDS], 43);
+	if (have && !nvsvm_stat_read(0, "cancels", &c1))
+		EXPECT_TRUE(c1 - c0 >= 2, "cancels went %llu -> %llu",
+			    (unsigned long long)c0, (unsigned long long)c1);
+	return KTAP_PASS;
+}
+
+static int read_stat(const char *name, uint64_t *v)
+{
+	return nvsvm_stat_read(0, name, v);
+}
+
+static int pt_bytes_return(void)
+{
+	uint64_t pt0, pt1, pt2, pt3, pm1, pm2, pm3;
+	const size_t chunk = 8 * PAGE;
+	void *bufs[4];
+	struct fx f;
+	int i, ret;
+
+	ret = read_stat("pt_bytes", &pt0);
+	if (ret || read_stat("pages_mapped", &pm1))
+		SKIP("debugfs pt_bytes/pages_mapped: %s", strerror(-ret ?: ENOENT));
+	FX_OPEN(&f);
+	EXPECT_OK(read_stat("pt_bytes", &pt1));
+	EXPECT_OK(read_stat("pages_mapped", &pm1));
+	/* Spread over distinct page tables: 1 GiB apart. */
+	for (i = 0; i < 4; i++) {
+		bufs[i] = mmap((void *)(0x7e0000000000ULL + ((uint64_t)i << 30)),
+			       chunk, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_MAP(bufs[i]);
+		memset(bufs[i], i + 1, chunk);
+		CHECK(map_all(&f, bufs[i], chunk / PAGE));
+	}
+	EXPECT_OK(read_stat("pt_bytes", &pt2));
+	EXPECT_OK(read_stat("pages_mapped", &pm2));
+	EXPECT_TRUE(pt2 > pt1, "pt_bytes %llu -> %llu after MAP",
+		    (unsigned long long)pt1, (unsigned long long)pt2);
+	EXPECT_TRUE(pm2 - pm1 >= 4 * chunk / PAGE, "pages_mapped %llu -> %llu",
+		    (unsigned long long)pm1, (unsigned long long)pm2);
+	for (i = 0; i < 4; i++)
+		ASSERT_SYS(munmap(bufs[i], chunk));
+	EXPECT_OK(read_stat("pt_bytes", &pt3));
+	EXPECT_OK(read_stat("pages_mapped", &pm3));
+	EXPECT_EQ(pt3, pt1);
+	EXPECT_EQ(pm3, 0);
+	/* Closing the file frees the rest (the root directory). */
+	close(f.fd);
+	for (i = 0; i < 100; i++) {
+		EXPECT_OK(read_stat("pt_bytes", &pt3));
+		if (pt3 == pt0)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(pt3, pt0);
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(map_fault_counts),
+	KTAP_CASE(map_present_only),
+	KTAP_CASE(map_fault_efault),
+	KTAP_CASE(query_after_map),
+	KTAP_CASE(gpu_reads_cpu_data),
+	KTAP_CASE(gpu_writes_seen_by_cpu),
+	KTAP_CASE(munmap_removes),
+	KTAP_CASE(mprotect_read_downgrades),
+	KTAP_CASE(mprotect_none_removes),
+	KTAP_CASE(dontneed_gives_zero),
+	KTAP_CASE(mremap_moves),
+	KTAP_CASE(fork_cow_parent_cpu_write),
+	KTAP_CASE(fork_cow_parent_gpu_write),
+	KTAP_CASE(fork_cow_child_cpu_write),
+	KTAP_CASE(ftruncate_removes),
+	KTAP_CASE(unmanaged_never_mirrored),
+	KTAP_CASE(pt_bytes_return),
+};
+
+int main(void)
+{
+	struct nvsvm_get_info info;
+	int fd, ret;
+
+	fd = nvsvm_open(0);
+	if (fd < 0)
+		ktap_skip_all("/dev/nvsvm0: %s", strerror(-fd));
+	ret = nvsvm_get_info(fd, &info);
+	close(fd);
+	if (ret)
+		ktap_skip_all("GET_INFO: %s", strerror(-ret));
+	if (!(info.caps & NVSVM_CAP_EXEC))
+		ktap_skip_all("no NVSVM_CAP_EXEC");
+
+	return ktap_run(cases, KTAP_ARRAY_SIZE(cases));
+}
