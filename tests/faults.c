@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The replayable fault path: no MAP at all, the GPU touches CPU pointers
+ * and the driver serves its faults. Zero page, file-backed, THP, stack and
+ * heap memory; many GPCs at once; a fault storm; a cancel for each cause
+ * that cannot be served; the LWN linked list; one replay per batch.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "libnvsvm.h"
+#include "ktap.h"
+
+#define WIN_ADDR	(1ULL << 36)
+#define WIN_SIZE	(1ULL << 30)
+#define PAGE		4096ULL
+#define WORDS		(PAGE / 8)
+#define MiB		(1ULL << 20)
+#define TIMEOUT_MS	600000
+
+static struct nvsvm_get_info info;
+
+struct fx {
+	int fd;
+	uint32_t chan;
+};
+
+#define FX_OPEN_FLAGS(f, cflags) do {					\
+	(f)->fd = nvsvm_open(0);					\
+	if ((f)->fd < 0)						\
+		KTAP_FAIL_MSG("open /dev/nvsvm0: %s", strerror(-(f)->fd)); \
+	EXPECT_OK(nvsvm_area_init((f)->fd, WIN_ADDR, WIN_SIZE));	\
+	EXPECT_OK(nvsvm_chan_create((f)->fd, cflags, &(f)->chan));	\
+} while (0)
+#define FX_OPEN(f)	FX_OPEN_FLAGS(f, NVSVM_CHAN_JOIN_AREA)
+
+#define CHECK(x) do { if ((x) != KTAP_PASS) return KTAP_FAIL; } while (0)
+
+static uint64_t pat(uint64_t i)
+{
+	return 0x5a5a000000000000ULL | i;
+}
+
+static void *anon(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Run @n operations that must all complete. */
+static int gpu_ok(struct fx *f, struct nvsvm_op *ops, unsigned int n)
+{
+	struct nvsvm_exec e;
+
+	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, n,
+			     TIMEOUT_MS, &e));
+	if (e.status != NVSVM_EXEC_OK)
+		KTAP_FAIL_MSG("status %s after %u of %u ops, expected OK (fault at %#llx, %s)",
+			      nvsvm_status_name(e.status), e.done, n,
+			      (unsigned long long)e.fault_addr,
+			      nvsvm_access_name(e.fault_access));
+	EXPECT_EQ(e.done, n);
+	return KTAP_PASS;
+}
+
+static int gpu_read_eq(struct fx *f, const volatile void *p, uint64_t want)
+{
+	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(p));
+
+	CHECK(gpu_ok(f, &op, 1));
+	if (op.result != want)
+		KTAP_FAIL_MSG("GPU read at %p: expected %#llx, got %#llx", p,
+			      (unsigned long long)want,
+			      (unsigned long long)op.result);
+	return KTAP_PASS;
+}
+
+static int cpu_check(const volatile uint64_t *p, size_t nwords, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < nwords; i++)
+		if (p[i] != v)
+			KTAP_FAIL_MSG("word %zu at %p: %#llx, expected %#llx",
+				      i, &p[i], (unsigned long long)p[i],
+				      (unsigned long long)v);
+	return KTAP_PASS;
+}
+
+static int first_read_zero_page(void)
+{
+	volatile uint64_t *buf = anon(4 * PAGE);
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(gpu_read_eq(&f, &buf[5], 0));
+	CHECK(gpu_read_eq(&f, &buf[3 * WORDS + 7], 0));
+	EXPECT_EQ(buf[5], 0);
+	return KTAP_PASS;
+}
+
+static int zero_page_write_breaks(void)
+{
+	volatile uint64_t *buf = anon(4 * PAGE);
+	struct nvsvm_op w;
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	/* Both pages read first: the GPU maps the shared zero page. */
+	CHECK(gpu_read_eq(&f, &buf[1], 0));
+	CHECK(gpu_read_eq(&f, &buf[WORDS + 1], 0));
+	w = nvsvm_op_write(nvsvm_ptr(&buf[1]), 0xabcdef);
+	CHECK(gpu_ok(&f, &w, 1));
+	EXPECT_EQ(buf[1], 0xabcdef);
+	EXPECT_EQ(buf[0], 0);
+	/* The zero page itself was not written. */
+	CHECK(gpu_read_eq(&f, &buf[WORDS + 1], 0));
+	EXPECT_EQ(buf[WORDS + 1], 0);
+	EXPECT_EQ(buf[2 * WORDS + 1], 0);	/* never touched by the GPU */
+	CHECK(gpu_read_eq(&f, &buf[1], 0xabcdef));
+	return KTAP_PASS;
+}
+
+static int anon_shared_fill(void)
+{
+	volatile uint64_t *buf = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct nvsvm_op op = nvsvm_op_fill(0, 0, 0x77);
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	op.addr = nvsvm_ptr(buf);
+	op.len = 8 * PAGE;
+	CHECK(gpu_ok(&f, &op, 1));
+	CHECK(cpu_check(buf, 8 * WORDS, 0x77));
+	return KTAP_PASS;
+}
+
+static int tmp_file(size_t npages, uint64_t *sum)
+{
+	char name[] = "/tmp/nvsvm-faults-XXXXXX";
+	uint64_t page[WORDS];
+	size_t i, j;
+	int fd;
+
+	fd = mkstemp(name);
+	if (fd >= 0)
+		unlink(name);
+	else
+		fd = memfd_create("nvsvm-faults", 0);
+	if (fd < 0)
+		return -1;
+	*sum = 0;
+	for (i = 0; i < npages; i++) {
+		for (j = 0; j < WORDS; j++) {
+			page[j] = pat(i * WORDS + j);
+			*sum += page[j];
+		}
+		if (pwrite(fd, page, PAGE, i * PAGE) != (ssize_t)PAGE)
+			return -1;
+	}
+	return fd;
+}
+
+static int file_shared_sum(void)
+{
+	uint64_t sum;
+	struct nvsvm_op op;
+	void *map;
+	struct fx f;
+	int fd;
+
+	fd = tmp_file(16, &sum);
+	ASSERT_SYS(fd);
+	map = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_MAP(map);
+	FX_OPEN(&f);
+	op = nvsvm_op_sum(nvsvm_ptr(map), 16 * PAGE);
+	CHECK(gpu_ok(&f, &op, 1));
+	EXPECT_EQ(op.result, sum);
+	return KTAP_PASS;
+}
+
+static int file_private_sum(void)
+{
+	uint64_t sum, v = 0;
+	volatile uint64_t *map;
+	struct nvsvm_op op[2];
+	struct fx f;
+	int fd;
+
+	fd = tmp_file(16, &sum);
+	ASSERT_SYS(fd);
+	map = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ASSERT_MAP(map);
+	FX_OPEN(&f);
+	op[0] = nvsvm_op_sum(nvsvm_ptr(map), 16 * PAGE);
+	op[1] = nvsvm_op_write(nvsvm_ptr(&map[WORDS + 2]), 0x99);
+	CHECK(gpu_ok(&f, op, 2));
+	EXPECT_EQ(op[0].result, sum);
+	/* The write went to a private copy, never to the file. */
+	EXPECT_EQ(map[WORDS + 2], 0x99);
+	EXPECT_EQ(pread(fd, &v, 8, PAGE + 16), 8);
+	EXPECT_EQ(v, pat(WORDS + 2));
+	return KTAP_PASS;
+}
+
+static int file_shared_write_msync(void)
+{
+	uint64_t sum, v = 0;
+	struct nvsvm_op op;
+	void *map;
+	struct fx f;
+	int fd;
+
+	fd = tmp_file(4, &sum);
+	ASSERT_SYS(fd);
+	map = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_MAP(map);
+	FX_OPEN(&f);
+	op = nvsvm_op_write(nvsvm_ptr(map) + 2 * PAGE + 24, 0x4242);
+	CHECK(gpu_ok(&f, &op, 1));
+	ASSERT_SYS(msync(map, 4 * PAGE, MS_SYNC));
+	EXPECT_EQ(pread(fd, &v, 8, 2 * PAGE + 24), 8);
+	EXPECT_EQ(v, 0x4242);
+	EXPECT_EQ(pread(fd, &v, 8, 2 * PAGE + 32), 8);
+	EXPECT_EQ(v, pat(2 * WORDS + 4));
+	return KTAP_PASS;
+}
+
+static uint64_t *thp_buf(void)
+{
+	char *p = anon(6 * MiB);
+
+	if (!p)
+		return NULL;
+	p = (char *)(((uintptr_t)p + 2 * MiB - 1) & ~(2 * MiB - 1));
+	madvise(p, 4 * MiB, MADV_HUGEPAGE);	/* best effort */
+	return (uint64_t *)p;
+}
+
+static int thp_gpu_first_touch(void)
+{
+	uint64_t *buf = thp_buf();
+	struct nvsvm_op op;
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	op = nvsvm_op_fill(nvsvm_ptr(buf), 4 * MiB, 0x1111);
+	CHECK(gpu_ok(&f, &op, 1));
+	CHECK(cpu_check(buf, 4 * MiB / 8, 0x1111));
+	return KTAP_PASS;
+}
+
+static int thp_cpu_populated(void)
+{
+	uint64_t *buf = thp_buf(), sum = 0;
+	struct nvsvm_op op[2];
+	struct fx f;
+	size_t i;
+
+	ASSERT_MAP(buf);
+	for (i = 0; i < 4 * MiB / 8; i++) {
+		buf[i] = pat(i);
+		sum += buf[i];
+	}
+	FX_OPEN(&f);
+	op[0] = nvsvm_op_sum(nvsvm_ptr(buf), 4 * MiB);
+	op[1] = nvsvm_op_fill(nvsvm_ptr(buf) + MiB, 2 * MiB, 0x2222);
+	CHECK(gpu_ok(&f, op, 2));
+	EXPECT_EQ(op[0].result, sum);
+	EXPECT_EQ(buf[MiB / 8 - 1], pat(MiB / 8 - 1));
+	CHECK(cpu_check(buf + MiB / 8, 2 * MiB / 8, 0x2222));
+	EXPECT_EQ(buf[3 * MiB / 8], pat(3 * MiB / 8));
+	return KTAP_PASS;
+}
+
+static int stack_pointer(void)
+{
+	volatile uint64_t a[1024];
+	struct nvsvm_op op[2];
+	uint64_t sum = 0;
+	struct fx f;
+	int i;
+
+	for (i = 0; i < 1024; i++) {
+		a[i] = pat(i);
+		sum += a[i];
+	}
+	FX_OPEN(&f);
+	op[0] = nvsvm_op_sum(nvsvm_ptr(a), sizeof(a));
+	op[1] = nvsvm_op_write(nvsvm_ptr(&a[700]), 0x5757);
+	CHECK(gpu_ok(&f, op, 2));
+	EXPECT_EQ(op[0].result, sum);
+	EXPECT_EQ(a[700], 0x5757);
+	EXPECT_EQ(a[699], pat(699));
+	return KTAP_PASS;
+}
+
+static int heap_pointer(void)
+{
+	uint64_t *small = malloc(64), *big = malloc(MiB), *big2 = malloc(MiB);
+	struct nvsvm_op op[2];
+	struct fx f;
+	size_t i;
+
+	EXPECT_TRUE(small && big && big2, "malloc");
+	for (i = 0; i < MiB / 8; i++) {
+		big[i] = pat(i);
+		big2[i] = 0;
+	}
+	memset(small, 0, 64);
+	FX_OPEN(&f);
+	op[0] = nvsvm_op_copy(nvsvm_ptr(big2), nvsvm_ptr(big), MiB);
+	op[1] = nvsvm_op_copy(nvsvm_ptr(small), nvsvm_ptr(big) + 8 * 100, 64);
+	CHECK(gpu_ok(&f, op, 2));
+	for (i = 0; i < MiB / 8; i++)
+		if (big2[i] != pat(i))
+			KTAP_FAIL_MSG("big2[%zu] = %#llx, expected %#llx", i,
+				      (unsigned long long)big2[i],
+				      (unsigned long long)pat(i));
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(small[i], pat(100 + i));
+	return KTAP_PASS;
+}
+
+/* Many GPCs at once: one thread and one channel per GPC. */
+#define GPCS		4
+#define ADDS		200
+
+struct gpc_job {
+	struct fx *f;
+	uint32_t chan, gpc;
+	pthread_barrier_t *bar;
+	struct nvsvm_op ops[ADDS + 4];
+	unsigned int nops;
+	struct nvsvm_exec e;
+	int ret;
+};
+
+static void *gpc_thread(void *arg)
+{
+	struct gpc_job *j = arg;
+
+	pthread_barrier_wait(j->bar);
+	j->ret = nvsvm_exec(j->f->fd, j->chan, j->gpc, j->ops, j->nops,
+			    TIMEOUT_MS, &j->e);
+	return NULL;
+}
+
+static int run_gpcs(struct fx *f, struct gpc_job *jobs)
+{
+	pthread_barrier_t bar;
+	pthread_t t[GPCS];
+	int i;
+
+	pthread_barrier_init(&bar, NULL, GPCS);
+	for (i = 0; i < GPCS; i++) {
+		jobs[i].f = f;
+		jobs[i].gpc = i;
+		jobs[i].bar = &bar;
+		EXPECT_OK(nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA,
+					    &jobs[i].chan));
+	}
+	for (i = 0; i < GPCS; i++)
+		EXPECT_EQ(pthread_create(&t[i], NULL, gpc_thread, &jobs[i]), 0);
+	for (i = 0; i < GPCS; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < GPCS; i++) {
+		EXPECT_OK(jobs[i].ret);
+		if (jobs[i].e.status != NVSVM_EXEC_OK)
+			KTAP_FAIL_MSG("GPC %d: status %s, done %u (fault at %#llx, %s)",
+				      i, nvsvm_status_name(jobs[i].e.status),
+				      jobs[i].e.done,
+				      (unsigned long long)jobs[i].e.fault_addr,
+				      nvsvm_access_name(jobs[i].e.fault_access));
+		EXPECT_EQ(jobs[i].e.done, jobs[i].nops);
+	}
+	return KTAP_PASS;
+}
+
+static int many_gpcs(void)
+{
+	static struct gpc_job jobs[GPCS];
+	volatile uint64_t *buf = anon(16 * PAGE);
+	uint64_t same = nvsvm_ptr(buf), wr = same + 4 * PAGE;
+	struct fx f;
+	int i;
+
+	ASSERT_MAP(buf);
+	EXPECT_TRUE(info.gpc_count >= GPCS, "gpc_count %u", info.gpc_count);
+	FX_OPEN(&f);
+	for (i = 0; i < GPCS; i++) {
+		struct nvsvm_op *o = jobs[i].ops;
+
+		o[0] = nvsvm_op_sum(same, 4 * PAGE);		/* same pages */
+		o[1] = nvsvm_op_fill(same + (8 + i) * PAGE, PAGE, i + 1);
+		o[2] = nvsvm_op_write(wr + 8 * i, 100 + i);	/* same page */
+		o[3] = nvsvm_op_read(wr + 8 * (8 + i));
+		jobs[i].nops = 4;
+	}
+	CHECK(run_gpcs(&f, jobs));
+	for (i = 0; i < GPCS; i++) {
+		EXPECT_EQ(jobs[i].ops[0].result, 0);
+		EXPECT_EQ(jobs[i].ops[3].result, 0);
+		EXPECT_EQ(buf[4 * WORDS + i], 100 + i);
+		CHECK(cpu_check(&buf[(8 + i) * WORDS], WORDS, i + 1));
+	}
+	EXPECT_EQ(buf[12 * WORDS], 0);
+	return KTAP_PASS;
+}
+
+static int many_gpcs_atomic(void)
+{
+	static struct gpc_job jobs[GPCS];
+	static unsigned char seen[GPCS * ADDS];
+	volatile uint64_t *buf = anon(PAGE);
+	struct fx f;
+	int i, k;
+
+	if (!(info.caps & NVSVM_CAP_ATOMICS))
+		SKIP("no NVSVM_CAP_ATOMICS");
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	for (i = 0; i < GPCS; i++) {
+		for (k = 0; k < ADDS; k++)
+			jobs[i].ops[k] = nvsvm_op_atomic_add(nvsvm_ptr(buf), 1);
+		jobs[i].nops = ADDS;
+	}
+	CHECK(run_gpcs(&f, jobs));
+	EXPECT_EQ(buf[0], GPCS * ADDS);
+	/* Every old value was returned exactly once. */
+	for (i = 0; i < GPCS; i++)
+		for (k = 0; k < ADDS; k++) {
+			uint64_t r = jobs[i].ops[k].result;
+
+			EXPECT_TRUE(r < GPCS * ADDS && !seen[r],
+				    "GPC %d add %d returned %llu", i, k,
+				    (unsigned long long)r);
+			seen[r] = 1;
+		}
+	return KTAP_PASS;
+}
+
+static int storm_64m(void)
+{
+	uint64_t *buf = anon(64 * MiB), o0 = 0, o1 = 0;
+	int have = !nvsvm_stat_read(0, "overflows", &o0);
+	struct nvsvm_op op;
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	op = nvsvm_op_fill(nvsvm_ptr(buf), 64 * MiB, 0xdeadbeefcafeULL);
+	CHECK(gpu_ok(&f, &op, 1));
+	CHECK(cpu_check(buf, 64 * MiB / 8, 0xdeadbeefcafeULL));
+	if (have && !nvsvm_stat_read(0, "overflows", &o1))
+		ktap_note("fault buffer overflows during the storm: %llu",
+			  (unsigned long long)(o1 - o0));
+	return KTAP_PASS;
+}
+
+/*
+ * A cancel: op 0 (a write to @var) completes, op 1 faults at @page with
+ * @access; the EXEC reports it and the cancel counter moves.
+ */
+static int expect_cancel(struct fx *f, struct nvsvm_op bad, uint64_t page,
+			 uint32_t access)
+{
+	static volatile uint64_t var;
+	struct nvsvm_op ops[2];
+	uint64_t c0 = 0, c1 = 0;
+	int have = !nvsvm_stat_read(0, "cancels", &c0);
+	struct nvsvm_exec e;
+
+	var = 0;
+	ops[0] = nvsvm_op_write(nvsvm_ptr(&var), 77);
+	ops[1] = bad;
+	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, 2, 60000, &e));
+	if (e.status != NVSVM_EXEC_FAULT)
+		KTAP_FAIL_MSG("status %s, expected FAULT",
+			      nvsvm_status_name(e.status));
+	EXPECT_EQ(e.done, 1);
+	EXPECT_EQ(var, 77);
+	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), page);
+	if (e.fault_access != access)
+		KTAP_FAIL_MSG("fault_access %s, expected %s",
+			      nvsvm_access_name(e.fault_access),
+			      nvsvm_access_name(access));
+	if (have && !nvsvm_stat_read(0, "cancels", &c1))
+		EXPECT_TRUE(c1 > c0, "cancels %llu -> %llu",
+			    (unsigned long long)c0, (unsigned long long)c1);
+	/* The channel is now in the error state. */
+	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, 1, 60000, &e));
+	EXPECT_EQ(e.status, NVSVM_EXEC_CHANNEL_ERROR);
+	return KTAP_PASS;
+}
+
+static int cancel_no_vma(void)
+{
+	char *p = anon(2 * PAGE);
+	struct fx f;
+
+	ASSERT_MAP(p);
+	ASSERT_SYS(munmap(p, 2 * PAGE));
+	FX_OPEN(&f);
+	return expect_cancel(&f, nvsvm_op_read(nvsvm_ptr(p) + PAGE + 8),
+			     nvsvm_ptr(p) + PAGE, NVSVM_ACCESS_READ);
+}
+
+static int cancel_prot_none(void)
+{
+	char *p = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	struct fx f;
+
+	ASSERT_MAP(p);
+	FX_OPEN(&f);
+	return expect_cancel(&f, nvsvm_op_read(nvsvm_ptr(p)), nvsvm_ptr(p),
+			     NVSVM_ACCESS_READ);
+}
+
+static int cancel_write_readonly(void)
+{
+	volatile uint64_t *p = mmap(NULL, PAGE, PROT_READ,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct fx f;
+
+	ASSERT_MAP(p);
+	FX_OPEN(&f);
+	CHECK(expect_cancel(&f, nvsvm_op_write(nvsvm_ptr(p) + 64, 5),
+			    nvsvm_ptr(p), NVSVM_ACCESS_WRITE));
+	EXPECT_EQ(p[8], 0);
+	/* Reading it is fine, on a fresh channel. */
+	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	CHECK(gpu_read_eq(&f, &p[8], 0));
+	return KTAP_PASS;
+}
+
+static int cancel_unmanaged(void)
+{
+	volatile uint64_t *w;
+	struct fx f;
+
+	FX_OPEN(&f);
+	w = mmap((void *)WIN_ADDR, PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_MAP(w);
+	w[0] = 1;
+	return expect_cancel(&f, nvsvm_op_read(WIN_ADDR), WIN_ADDR,
+			     NVSVM_ACCESS_READ);
+}
+
+static int cancel_no_join(void)
+{
+	static volatile uint64_t var = 3;
+	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(&var));
+	struct nvsvm_exec e;
+	struct fx f;
+
+	FX_OPEN_FLAGS(&f, 0);
+	EXPECT_OK(nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, &op, 1, 60000, &e));
+	if (e.status != NVSVM_EXEC_FAULT)
+		KTAP_FAIL_MSG("status %s, expected FAULT",
+			      nvsvm_status_name(e.status));
+	EXPECT_EQ(e.done, 0);
+	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), nvsvm_ptr(&var) & ~(PAGE - 1));
+	EXPECT_EQ(e.fault_access, NVSVM_ACCESS_READ);
+	return KTAP_PASS;
+}
+
+struct node {
+	uint64_t next;
+	uint64_t data;
+	uint64_t pad[2];
+};
+
+#define NODES	10000
+
+static int linked_list_chase(void)
+{
+	struct node **nodes = calloc(NODES, sizeof(*nodes));
+	struct nvsvm_op op;
+	struct fx f;
+	int i;
+
+	EXPECT_TRUE(nodes != NULL, "calloc");
+	for (i = 0; i < NODES; i++) {
+		nodes[i] = malloc(sizeof(struct node));
+		EXPECT_TRUE(nodes[i] != NULL, "malloc");
+		nodes[i]->data = 3ULL * i;
+		nodes[i]->next = 0;
+		if (i)
+			nodes[i - 1]->next = nvsvm_ptr(nodes[i]);
+		if (i % 7 == 0)		/* scatter the nodes a little */
+			EXPECT_TRUE(malloc(40 + i % 200) != NULL, "malloc");
+	}
+	FX_OPEN(&f);
+	op = nvsvm_op_chase(nvsvm_ptr(nodes[0]), 2 * NODES, 1,
+			    offsetof(struct node, next),
+			    offsetof(struct node, data));
+	CHECK(gpu_ok(&f, &op, 1));
+	EXPECT_EQ(op.result, NODES);
+	for (i = 0; i < NODES; i++)
+		if (nodes[i]->data != 3ULL * i + 1)
+			KTAP_FAIL_MSG("node %d: data %llu, expected %llu", i,
+				      (unsigned long long)nodes[i]->data,
+				      3ULL * i + 1);
+	return KTAP_PASS;
+}
+
+static int replays_per_batch(void)
+{
+	static const char *const names[] = { "faults", "batches", "replays" };
+	uint64_t before[3], after[3], *buf = anon(16 * MiB);
+	struct nvsvm_op op;
+	struct fx f;
+	int i, ret;
+
+	ASSERT_MAP(buf);
+	for (i = 0; i < 3; i++) {
+		ret = nvsvm_stat_read(0, names[i], &before[i]);
+		if (ret)
+			SKIP("debugfs %s: %s", names[i], strerror(-ret));
+	}
+	FX_OPEN(&f);
+	op = nvsvm_op_fill(nvsvm_ptr(buf), 16 * MiB, 0x3131);
+	CHECK(gpu_ok(&f, &op, 1));
+	for (i = 0; i < 3; i++)
+		EXPECT_OK(nvsvm_stat_read(0, names[i], &after[i]));
+	CHECK(cpu_check(buf, 16 * MiB / 8, 0x3131));
+	ktap_note("faults +%llu, batches +%llu, replays +%llu",
+		  (unsigned long long)(after[0] - before[0]),
+		  (unsigned long long)(after[1] - before[1]),
+		  (unsigned long long)(after[2] - before[2]));
+	EXPECT_TRUE(after[0] > before[0], "no fault counted");
+	EXPECT_TRUE(after[1] > before[1], "no batch counted");
+	EXPECT_TRUE(after[2] > before[2], "no replay counted");
+	EXPECT_TRUE(after[2] - before[2] <= after[1] - before[1],
+		    "more replays than batches");
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(first_read_zero_page),
+	KTAP_CASE(zero_page_write_breaks),
+	KTAP_CASE(anon_shared_fill),
+	KTAP_CASE(file_shared_sum),
+	KTAP_CASE(file_private_sum),
+	KTAP_CASE(file_shared_write_msync),
+	KTAP_CASE(thp_gpu_first_touch),
+	KTAP_CASE(thp_cpu_populated),
+	KTAP_CASE(stack_pointer),
+	KTAP_CASE(heap_pointer),
+	KTAP_CASE(many_gpcs),
+	KTAP_CASE(many_gpcs_atomic),
+	KTAP_CASE_T(storm_64m, 900),
+	KTAP_CASE(cancel_no_vma),
+	KTAP_CASE(cancel_prot_none),
+	KTAP_CASE(cancel_write_readonly),
+	KTAP_CASE(cancel_unmanaged),
+	KTAP_CASE(cancel_no_join),
+	KTAP_CASE_T(linked_list_chase, 600),
+	KTAP_CASE_T(replays_per_batch, 600),
+};
+
+int main(void)
+{
+	int fd, ret;
+
+	fd = nvsvm_open(0);
+	if (fd < 0)
+		ktap_skip_all("/dev/nvsvm0: %s", strerror(-fd));
+	ret = nvsvm_get_info(fd, &info);
+	close(fd);
+	if (ret)
+		ktap_skip_all("GET_INFO: %s", strerror(-ret));
+	if (!(info.caps & NVSVM_CAP_EXEC))
+		ktap_skip_all("no NVSVM_CAP_EXEC");
+
+	return ktap_run(cases, KTAP_ARRAY_SIZE(cases));
+}
