@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvsvm_vgpu: a virtual NVIDIA GP100 (Pascal) for nvsvm.ko. Each GPU is a
+ * platform device (for the DMA API) with a register file, an MMU model,
+ * GPC threads running programs of memory operations, video memory and
+ * replayable faults, registered with the core as a GPU provider.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+
+#include "vgpu.h"
+
+#define VGPU_MAX_GPUS		8
+#define VGPU_MAX_GPCS		32	/* the GPC field of a fault entry */
+#define VGPU_MAX_VRAM_MB	4096
+#define VGPU_MAX_FAULT_ENTRIES	BIT(20)
+#define VGPU_MAX_TLB_ENTRIES	4096
+
+static unsigned int count = 1;
+module_param(count, uint, 0444);
+MODULE_PARM_DESC(count, "number of virtual GPUs (1-8, default 1)");
+
+static unsigned int gpcs = 4;
+module_param(gpcs, uint, 0444);
+MODULE_PARM_DESC(gpcs, "GPCs per GPU (1-32, default 4)");
+
+static unsigned int vram_mb = 64;
+module_param(vram_mb, uint, 0444);
+MODULE_PARM_DESC(vram_mb, "video memory per GPU in MiB (0-4096, default 64)");
+
+static unsigned int fault_entries = 1024;
+module_param(fault_entries, uint, 0444);
+MODULE_PARM_DESC(fault_entries,
+		 "replayable fault buffer entries (2-1048576, default 1024)");
+
+static unsigned int tlb_entries = 64;
+module_param(tlb_entries, uint, 0444);
+MODULE_PARM_DESC(tlb_entries, "TLB entries per GPC (1-4096, default 64)");
+
+static bool selftest;
+module_param(selftest, bool, 0444);
+MODULE_PARM_DESC(selftest, "run the model's self-tests on GPU 0 at load (KTAP)");
+
+static const struct nvsvm_gpu_ops vgpu_ops = {
+	.rd32 = vgpu_rd32,
+	.wr32 = vgpu_wr32,
+	.chan_init = vgpu_chan_init,
+	.chan_fini = vgpu_chan_fini,
+	.exec = vgpu_exec,
+};
+
+static struct dentry *vgpu_debugfs_root;
+static struct vgpu *vgpus[VGPU_MAX_GPUS];
+
+static int vgpu_counter_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vgpu_counter_fops, vgpu_counter_get, NULL, "%llu\n");
+
+static void vgpu_debugfs_init(struct vgpu *vgpu)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} files[] = {
+#define VGPU_CTR(x) { #x, offsetof(struct vgpu_counters, x) }
+		VGPU_CTR(accesses), VGPU_CTR(tlb_hits), VGPU_CTR(tlb_misses),
+		VGPU_CTR(walks), VGPU_CTR(faults), VGPU_CTR(replays),
+		VGPU_CTR(cancels), VGPU_CTR(invalidates), VGPU_CTR(overflows),
+#undef VGPU_CTR
+	};
+	char name[16];
+	int i;
+
+	snprintf(name, sizeof(name), "gpu%u", vgpu->index);
+	vgpu->dir = debugfs_create_dir(name, vgpu_debugfs_root);
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		debugfs_create_file_unsafe(files[i].name, 0444, vgpu->dir,
+					   (void *)&vgpu->ctr + files[i].offset,
+					   &vgpu_counter_fops);
+}
+
+static void vgpu_destroy(struct vgpu *vgpu)
+{
+	if (vgpu->registered) {
+		nvsvm_gpu_unregister(&vgpu->gpu);
+		WRITE_ONCE(vgpu->registered, false);
+	}
+	debugfs_remove_recursive(vgpu->dir);
+	vgpu_gpcs_fini(vgpu);
+	vgpu_vram_fini(vgpu);
+	if (vgpu->pdev)
+		platform_device_unregister(vgpu->pdev);
+	kfree(vgpu);
+}
+
+static struct platform_device *vgpu_pdev_create(u32 index)
+{
+	struct platform_device_info info = {
+		.name = KBUILD_MODNAME,
+		.id = index,
+		.dma_mask = DMA_BIT_MASK(64),
+	};
+
+	return platform_device_register_full(&info);
+}
+
+static int vgpu_create(u32 index, struct vgpu **out)
+{
+	struct vgpu *vgpu;
+	int ret;
+
+	vgpu = kzalloc(sizeof(*vgpu), GFP_KERNEL);
+	if (!vgpu)
+		return -ENOMEM;
+	vgpu->index = index;
+	spin_lock_init(&vgpu->reg_lock);
+	spin_lock_init(&vgpu->sched_lock);
+	vgpu->fb_entries = fault_entries;
+	atomic_set(&vgpu->rr, -1);
+
+	vgpu->pdev = vgpu_pdev_create(index);
+	if (IS_ERR(vgpu->pdev)) {
+		ret = PTR_ERR(vgpu->pdev);
+		vgpu->pdev = NULL;
+		goto fail;
+	}
+	ret = vgpu_vram_init(vgpu, (u64)vram_mb << 20);
+	if (ret)
+		goto fail;
+	ret = vgpu_gpcs_init(vgpu, gpcs, tlb_entries);
+	if (ret)
+		goto fail;
+	vgpu_debugfs_init(vgpu);
+
+	vgpu->gpu.dev = &vgpu->pdev->dev;
+	vgpu->gpu.owner = THIS_MODULE;
+	vgpu->gpu.ops = &vgpu_ops;
+	vgpu->gpu.vram_size = vgpu->vram_size;
+	vgpu->gpu.gpc_count = vgpu->gpc_count;
+	vgpu->gpu.exec_caps = NVSVM_CAP_EXEC | NVSVM_CAP_ATOMICS;
+
+	if (selftest && index == 0)
+		vgpu_selftest(vgpu);
+
+	ret = nvsvm_gpu_register(&vgpu->gpu);
+	if (ret)
+		goto fail;
+	WRITE_ONCE(vgpu->registered, true);
+	*out = vgpu;
+	return 0;
+
+fail:
+	pr_err("gpu%u: creation failed: %d\n", index, ret);
+	vgpu_destroy(vgpu);
+	return ret;
+}
+
+static bool vgpu_params_ok(void)
+{
+	return count >= 1 && count <= VGPU_MAX_GPUS &&
+	       gpcs >= 1 && gpcs <= VGPU_MAX_GPCS &&
+	       vram_mb <= VGPU_MAX_VRAM_MB &&
+	       fault_entries >= 2 && fault_entries <= VGPU_MAX_FAULT_ENTRIES &&
+	       tlb_entries >= 1 && tlb_entries <= VGPU_MAX_TLB_ENTRIES;
+}
+
+static void vgpu_exit_gpus(void)
+{
+	int i;
+
+	for (i = VGPU_MAX_GPUS - 1; i >= 0; i--) {
+		if (vgpus[i])
+			vgpu_destroy(vgpus[i]);
+		vgpus[i] = NULL;
+	}
+	debugfs_remove_recursive(vgpu_debugfs_root);
+	vgpu_debugfs_root = NULL;
+}
+
+static int __init vgpu_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	if (!vgpu_params_ok()) {
+		pr_err("invalid module parameters\n");
+		return -EINVAL;
+	}
+	vgpu_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	for (i = 0; i < count; i++) {
+		ret = vgpu_create(i, &vgpus[i]);
+		if (ret) {
+			vgpu_exit_gpus();
+			return ret;
+		}
+	}
+	pr_info("%u virtual GP100 GPU(s), %u GPCs, %u MiB VRAM each\n",
+		count, gpcs, vram_mb);
+	return 0;
+}
+
+static void __exit vgpu_exit(void)
+{
+	vgpu_exit_gpus();
+}
+
+module_init(vgpu_init);
+module_exit(vgpu_exit);
+
+MODULE_DESCRIPTION("nvsvm virtual NVIDIA GP100 (Pascal) GPU");
+MODULE_AUTHOR("nvsvm developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The virtual GP100: internal declarations shared by the files of
+ * nvsvm_vgpu.ko. Written from docs/gp100.md, independently of the driver
+ * core: nothing here comes from the core's headers.
+ *
+ * Locking, outermost first:
+ *  - vgpu->sched_lock: GPC run queues, the program a GPC runs, channel
+ *    program lists and channel state (error, dead).
+ *  - vgpu->reg_lock: the register file (fault buffer registers, PUT, GET,
+ *    OVERFLOW, invalidate PDB and status), the fault buffer memory writes,
+ *    and the stall state of every GPC.
+ *  - gpc->lock: the GPC's TLB; also held across each translation and the
+ *    data access that uses it, so that an invalidate returns only once no
+ *    access of the GPC uses a translation it removed.
+ * reg_lock is taken before gpc->lock (invalidate); a GPC never takes
+ * reg_lock while it holds its own lock. sched_lock is never held together
+ * with the other two.
+ */
+#ifndef _NVSVM_VGPU_H
+#define _NVSVM_VGPU_H
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include "nvsvm_gpu.h"
+#include "uapi/nvsvm.h"
+
+/* BAR0 registers (docs/gp100.md). */
+#define VGPU_PMC_BOOT_0			0x000000
+#define VGPU_BOOT_0_GP100		0x130000a1
+#define VGPU_FB_ADDR_LO			0x002a70
+#define  VGPU_FB_ADDR_LO_ENABLE		BIT(0)
+#define  VGPU_FB_ADDR_LO_MASK		0xfffff000U
+#define VGPU_FB_ADDR_HI			0x002a74
+#define VGPU_FB_SIZE			0x002a78
+#define VGPU_FB_GET			0x002a7c
+#define VGPU_FB_PUT			0x002a80
+#define  VGPU_FB_IDX_MASK		0x7fffffffU
+#define  VGPU_FB_OVERFLOW		BIT(31)	/* PUT: set; GET: write clears */
+#define VGPU_INV_STATUS			0x100c80
+#define  VGPU_INV_STATUS_SLOTS		(0x10U << 16)
+#define  VGPU_INV_STATUS_QUEUED		BIT(15)
+#define VGPU_INV_PDB_LO			0x100cb8
+#define VGPU_INV_PDB_HI			0x100cec
+#define VGPU_INV_TRIGGER		0x100cbc
+#define  VGPU_INV_GO			BIT(31)
+#define  VGPU_INV_PAGE_ALL		BIT(0)
+#define  VGPU_INV_ALL_PDB		BIT(1)
+#define  VGPU_INV_HUB_ONLY		BIT(2)
+#define  VGPU_INV_REPLAY(v)		(((v) >> 3) & 7)
+#define   VGPU_INV_REPLAY_START		1
+#define   VGPU_INV_REPLAY_CANCEL	3
+#define  VGPU_INV_CLIENT(v)		(((v) >> 9) & 0x3f)
+#define  VGPU_INV_GPC(v)		(((v) >> 15) & 0x1f)
+#define  VGPU_INV_HUB(v)		(((v) >> 20) & 1)
+
+/* Page-table entries. */
+#define VGPU_PTE_VALID			BIT_ULL(0)
+#define VGPU_PTE_APER(e)		(((e) >> 1) & 3)
+#define VGPU_PTE_VOL			BIT_ULL(3)
+#define VGPU_PTE_PRIV			BIT_ULL(5)
+#define VGPU_PTE_RO			BIT_ULL(6)
+#define VGPU_PTE_NO_ATOMIC		BIT_ULL(7)
+#define VGPU_PTE_ADDR(e)		((((e) >> 8) & GENMASK_ULL(47, 0)) << 12)
+#define VGPU_PTE_KIND(e)		((e) >> 56)
+/* PTE aperture field values. */
+#define VGPU_APER_PTE_VID		0
+#define VGPU_APER_PTE_PEER		1
+#define VGPU_APER_PTE_SYS		2
+#define VGPU_APER_PTE_NCOH		3
+
+/* Instance block (docs/gp100.md, nvsvm layout). */
+#define VGPU_INST_PDB			0x200
+#define VGPU_INST_LIMIT			0x208
+#define VGPU_INST_APER(w)		((w) & 3)
+#define VGPU_INST_REPLAY_TEX		BIT_ULL(4)
+#define VGPU_INST_REPLAY_GCC		BIT_ULL(5)
+#define VGPU_INST_VER2			BIT_ULL(10)
+#define VGPU_INST_BIG_64K		BIT_ULL(11)
+#define VGPU_INST_ADDR(w)		((w) & GENMASK_ULL(63, 12))
+
+#define VGPU_VA_BITS			49
+
+/* Fault buffer entries. */
+#define VGPU_FAULT_ENTRY_SIZE		32
+#define VGPU_FAULT_VALID		BIT(31)
+#define VGPU_FAULT_ENGINE_GR		0x40
+#define VGPU_CLIENT_GPC_T1_0		0x00
+
+/* Fault types. */
+#define VGPU_FT_PDE			0x00
+#define VGPU_FT_PDE_SIZE		0x01
+#define VGPU_FT_PTE			0x02
+#define VGPU_FT_VA_LIMIT		0x03
+#define VGPU_FT_UNBOUND_INST		0x04
+#define VGPU_FT_RO			0x06
+#define VGPU_FT_UNSUPPORTED_APER	0x0a
+#define VGPU_FT_UNSUPPORTED_KIND	0x0c
+#define VGPU_FT_ATOMIC			0x0f
+
+/* Where a physical address points, after decoding an aperture field. */
+enum vgpu_mem {
+	VGPU_MEM_NONE,
+	VGPU_MEM_VRAM,
+	VGPU_MEM_SYS,
+};
+
+/**
+ * struct vgpu_counters - event counters, shown in debugfs
+ * @accesses: page-sized (or smaller) memory accesses performed
+ * @tlb_hits: translations found in a GPC TLB
+ * @tlb_misses: translations not found in a GPC TLB
+ * @walks: page-table walks from the PDB
+ * @faults: translation faults raised (replayable or fatal)
+ * @replays: REPLAY START invalidates
+ * @cancels: CANCEL_TARGETED invalidates
+ * @invalidates: MMU invalidate triggers of any kind
+ * @overflows: faults that found the buffer full
+ */
+struct vgpu_counters {
+	atomic64_t accesses;
+	atomic64_t tlb_hits;
+	atomic64_t tlb_misses;
+	atomic64_t walks;
+	atomic64_t faults;
+	atomic64_t replays;
+	atomic64_t cancels;
+	atomic64_t invalidates;
+	atomic64_t overflows;
+};
+
+/**
+ * struct vgpu_ctx - a channel's MMU context, loaded from its instance block
+ * @inst: physical address of the instance block
+ * @pdb: physical address of PD3
+ * @pdb_mem: memory PD3 lives in
+ * @limit: highest valid virtual address
+ * @gen: value of vgpu->inst_gen when loaded; reloaded when it moves
+ * @replay: both replay bits set: faults are replayable
+ * @ver2: VER2 page-table format selected
+ * @big64: 64 KiB big pages selected
+ * @bound: the instance block could be read
+ */
+struct vgpu_ctx {
+	u64 inst;
+	u64 pdb;
+	enum vgpu_mem pdb_mem;
+	u64 limit;
+	int gen;
+	bool replay;
+	bool ver2;
+	bool big64;
+	bool bound;
+};
+
+/**
+ * struct vgpu_tlbe - one cached translation
+ * @valid: entry in use
+ * @pdb_vram: tag: PD3 is in VRAM
+ * @pdb: tag: PD3 address
+ * @vpn: virtual address >> @shift
+ * @pa: physical address of the page
+ * @shift: page size (12, 16 or 21)
+ * @mem: memory the page is in
+ * @sparse: sparse range: reads zero, writes dropped
+ * @ro: READ_ONLY
+ * @no_atomic: ATOMIC_DISABLE
+ */
+struct vgpu_tlbe {
+	bool valid;
+	bool pdb_vram;
+	u64 pdb;
+	u64 vpn;
+	u64 pa;
+	u8 shift;
+	u8 mem;
+	bool sparse;
+	bool ro;
+	bool no_atomic;
+};
+
+/* GPC stall states (struct vgpu_gpc.stall). */
+enum vgpu_stall {
+	VGPU_STALL_NONE,
+	VGPU_STALL_WAIT,
+	VGPU_STALL_REPLAY,
+	VGPU_STALL_CANCEL,
+};
+
+struct vgpu;
+struct vgpu_prog;
+
+/**
+ * struct vgpu_gpc - one graphics processing cluster
+ * @vgpu: the GPU
+ * @id: GPC number
+ * @thread: the kernel thread running programs
+ * @lock: protects @tlb and @tlb_next; held across each translation and
+ *	the data access that uses it
+ * @tlb: @tlb_size cached translations
+ * @tlb_size: entries in @tlb
+ * @tlb_next: next entry to replace (round robin)
+ * @queue: programs waiting for this GPC (vgpu->sched_lock)
+ * @cur: program running (vgpu->sched_lock)
+ * @wq: the thread waits here for work and for the end of a stall
+ * @stall: enum vgpu_stall of the current access (vgpu->reg_lock)
+ * @bounce: a page for COPY and SUM
+ */
+struct vgpu_gpc {
+	struct vgpu *vgpu;
+	u32 id;
+	struct task_struct *thread;
+	spinlock_t lock;	/* TLB; held across translate + access */
+	struct vgpu_tlbe *tlb;
+	u32 tlb_size;
+	u32 tlb_next;
+	struct list_head queue;
+	struct vgpu_prog *cur;
+	wait_queue_head_t wq;
+	int stall;
+	void *bounce;
+};
+
+/**
+ * struct vgpu_chan - provider state of a channel
+ * @vgpu: the GPU
+ * @inst: physical address of the instance block
+ * @error: the channel took a cancelled or fatal fault (sched_lock to set)
+ * @dead: chan_fini started; no new programs (sched_lock)
+ * @progs: programs submitted and not yet reaped (sched_lock)
+ * @wq: chan_fini waits here for @progs to empty
+ */
+struct vgpu_chan {
+	struct vgpu *vgpu;
+	u64 inst;
+	bool error;
+	bool dead;
+	struct list_head progs;
+	wait_queue_head_t wq;
+};
+
+/* Program states (struct vgpu_prog.state). */
+enum vgpu_prog_state {
+	VGPU_PROG_QUEUED,
+	VGPU_PROG_RUNNING,
+	VGPU_PROG_DONE,
+};
+
+/**
+ * struct vgpu_prog - a program of memory operations and its outcome
+ * @node: on gpc->queue while queued
+ * @chan_node: on vchan->progs from submit until reaped
+ * @vchan: channel
+ * @gpc: GPC it was queued to
+ * @ops: the operations; results are written into them
+ * @nops: number of @ops
+ * @state: enum vgpu_prog_state (sched_lock)
+ * @abort: non-zero asks the GPC to stop; the enum nvsvm_exec_status to
+ *	report (written once, read locklessly)
+ * @ctx: MMU context while running
+ * @done_ops: operations completed
+ * @status: enum nvsvm_exec_status
+ * @fault_addr: address of the failed access
+ * @fault_access: NVSVM_ACCESS_* of the failed access
+ * @done: completed when the GPC no longer touches the program
+ */
+struct vgpu_prog {
+	struct list_head node;
+	struct list_head chan_node;
+	struct vgpu_chan *vchan;
+	struct vgpu_gpc *gpc;
+	struct nvsvm_op *ops;
+	u32 nops;
+	int state;
+	int abort;
+	struct vgpu_ctx ctx;
+	u32 done_ops;
+	u32 status;
+	u64 fault_addr;
+	u32 fault_access;
+	struct completion done;
+};
+
+/**
+ * struct vgpu - one virtual GP100
+ * @gpu: what is registered with nvsvm.ko
+ * @index: GPU number
+ * @pdev: platform device, for the DMA API
+ * @registered: @gpu is registered with the core
+ * @intr_hook: if set, receives fault interrupts instead of the core
+ *	(self-tests)
+ * @reg_lock: see the top of this file
+ * @fb_addr: fault buffer address (0x2a70/0x2a74 without ENABLE)
+ * @fb_enable: fault buffer enabled
+ * @fb_entries: entries of the fault buffer (0x2a78)
+ * @fb_get: GET
+ * @fb_put: PUT
+ * @fb_overflow: OVERFLOW
+ * @inv_pdb_lo: 0x100cb8
+ * @inv_pdb_hi: 0x100cec
+ * @inv_status: 0x100c80
+ * @inst_gen: moves on each GPC invalidate; contexts reload
+ * @unknown_regs: accesses to registers that are not modelled
+ * @sched_lock: see the top of this file
+ * @rr: round-robin GPC choice
+ * @gpcs: the GPCs
+ * @gpc_count: number of @gpcs
+ * @vram: one page per 4 KiB of video memory
+ * @vram_size: bytes of video memory
+ * @dir: debugfs directory
+ * @ctr: counters
+ */
+struct vgpu {
+	struct nvsvm_gpu gpu;
+	u32 index;
+	struct platform_device *pdev;
+	bool registered;
+	void (*intr_hook)(struct vgpu *vgpu);
+
+	spinlock_t reg_lock;	/* registers, fault buffer, GPC stall */
+	u64 fb_addr;
+	bool fb_enable;
+	u32 fb_entries;
+	u32 fb_get;
+	u32 fb_put;
+	bool fb_overflow;
+	u32 inv_pdb_lo;
+	u32 inv_pdb_hi;
+	u32 inv_status;
+	atomic_t inst_gen;
+	atomic64_t unknown_regs;
+
+	spinlock_t sched_lock;	/* run queues, programs, channels */
+	atomic_t rr;
+	struct vgpu_gpc *gpcs;
+	u32 gpc_count;
+
+	struct page **vram;
+	u64 vram_size;
+
+	struct dentry *dir;
+	struct vgpu_counters ctr;
+};
+
+static inline struct vgpu *to_vgpu(struct nvsvm_gpu *gpu)
+{
+	return container_of(gpu, struct vgpu, gpu);
+}
+
+/* regs.c */
+u32 vgpu_rd32(struct nvsvm_gpu *gpu, u32 reg);
+void vgpu_wr32(struct nvsvm_gpu *gpu, u32 reg, u32 val);
+
+/* mem.c */
+int vgpu_vram_init(struct vgpu *vgpu, u64 size);
+void vgpu_vram_fini(struct vgpu *vgpu);
+int vgpu_vram_rw(struct vgpu *vgpu, u64 off, void *buf, size_t len,
+		 bool write);
+struct page *vgpu_mem_page(struct vgpu *vgpu, enum vgpu_mem mem, u64 pa);
+int vgpu_mem_read64(struct vgpu *vgpu, enum vgpu_mem mem, u64 pa, u64 *val);
+
+/* mmu.c */
+
+/**
+ * struct vgpu_xlat - result of a translation
+ * @page: the 4 KiB page reached (NULL when sparse)
+ * @off: byte offset in @page
+ * @mem: memory of @page
+ * @pa: physical address reached
+ * @shift: page size of the mapping
+ * @sparse: sparse: reads zero, writes dropped
+ * @hit: found in the TLB
+ * @fault: fault type when the translation failed
+ * @fatal: the failure cannot be replayed (instance block unusable)
+ */
+struct vgpu_xlat {
+	struct page *page;
+	u32 off;
+	enum vgpu_mem mem;
+	u64 pa;
+	u8 shift;
+	bool sparse;
+	bool hit;
+	u8 fault;
+	bool fatal;
+};
+
+void vgpu_ctx_load(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 inst);
+bool vgpu_mmu_translate(struct vgpu_gpc *gpc, struct vgpu_ctx *ctx, u64 va,
+			u32 access, struct vgpu_xlat *x);
+void vgpu_tlb_invalidate(struct vgpu_gpc *gpc, bool all_pdb, bool pdb_vram,
+			 u64 pdb);
+
+/* fault.c */
+int vgpu_fault_raise(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
+		     u32 access, u8 type);
+void vgpu_fault_replay(struct vgpu *vgpu);
+void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub);
+
+/* gpc.c */
+int vgpu_gpcs_init(struct vgpu *vgpu, u32 count, u32 tlb_entries);
+void vgpu_gpcs_fini(struct vgpu *vgpu);
+int vgpu_prog_submit(struct vgpu_chan *vchan, struct vgpu_prog *prog,
+		     u32 gpc);
+void vgpu_prog_abort_locked(struct vgpu_prog *prog, u32 status);
+void vgpu_prog_abort(struct vgpu_prog *prog, u32 status);
+void vgpu_prog_reap(struct vgpu_prog *prog);
+void vgpu_chan_set_error(struct vgpu_chan *vchan);
+
+/* exec.c */
+int vgpu_chan_init(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
+void vgpu_chan_fini(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
+int vgpu_exec(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
+	      struct nvsvm_exec *args);
+struct vgpu_chan *vgpu_chan_create(struct vgpu *vgpu, u64 inst);
+void vgpu_chan_destroy(struct vgpu_chan *vchan);
+int vgpu_prog_wait(struct vgpu_prog *prog, u32 timeout_ms, bool killable);
+
+/* selftest.c */
+void vgpu_selftest(struct vgpu *vgpu);
+
+#endif /* _NVSVM_VGPU_H */
