@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The real Pascal provider: what nouveau calls (include/nvsvm_pascal.h) to
+ * register a GP100-family GPU, forward its replayable-fault interrupt and
+ * let its channels join an SVM area.
+ *
+ * The provider is thin: registers are nouveau's BAR0 mapping, DMA goes
+ * through the GPU's struct device, and there is no work submission of its
+ * own (no ->exec, so NVSVM_CAP_EXEC is not reported); programs reach the
+ * GPU through nouveau's channels.
+ *
+ * Interrupt: the replayable-fault interrupt stays pending while the fault
+ * buffer holds unread entries, so the forwarder masks it and queues the
+ * fault worker; the worker acknowledges entries by writing GET, and that
+ * write unmasks the interrupt again (see nvsvm_pascal_wr32()).
+ *
+ * Joined channels: nouveau owns their instance blocks (usually in video
+ * memory). A join registers the instance block address in the device's
+ * channel table for the fault worker, with a reference on the nvsvm file
+ * and on its area, so the page directory the channel walks stays allocated
+ * until nvsvm_pascal_leave(), and closing the file cannot tear the area
+ * down under a running channel.
+ */
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "nvsvm_core.h"
+#include "nvsvm_pascal.h"
+
+#define NV_PMC_BOOT_0		0x000000
+#define NV_FAULT_BUF_GET	0x002a7c
+#define NV_PTOP_SCAL_NUM_GPCS	0x022430
+/* gp100_inst_write() fills the words up to the VA limit. */
+#define NVSVM_PASCAL_INST_BYTES	(NVSVM_PASCAL_INST_LIMIT + 8)
+
+/**
+ * struct nvsvm_pascal - one GPU nouveau registered
+ * @gpu: what the core sees
+ * @bar0: nouveau's BAR0 mapping
+ * @intr_enable: nouveau's interrupt mask callback
+ * @data: for @intr_enable
+ * @ready: the core is set up; the fault interrupt may be unmasked
+ * @lock: serialises joins and leaves
+ * @joins: joined channels by instance block address >> PAGE_SHIFT
+ */
+struct nvsvm_pascal {
+	struct nvsvm_gpu gpu;
+	void __iomem *bar0;
+	void (*intr_enable)(void *data, bool enable);
+	void *data;
+	bool ready;
+	struct mutex lock;		/* @joins */
+	struct xarray joins;
+};
+
+/**
+ * struct nvsvm_pascal_join - a nouveau channel joined to an SVM area
+ * @chan: the entry in the device's channel table (@chan.svmm referenced)
+ * @file: the nvsvm file of the area, referenced
+ */
+struct nvsvm_pascal_join {
+	struct nvsvm_core_chan chan;
+	struct file *file;
+};
+
+static struct nvsvm_pascal *to_pascal(struct nvsvm_gpu *gpu)
+{
+	return container_of(gpu, struct nvsvm_pascal, gpu);
+}
+
+static u32 nvsvm_pascal_rd32(struct nvsvm_gpu *gpu, u32 reg)
+{
+	return ioread32(to_pascal(gpu)->bar0 + reg);
+}
+
+static void nvsvm_pascal_wr32(struct nvsvm_gpu *gpu, u32 reg, u32 val)
+{
+	struct nvsvm_pascal *np = to_pascal(gpu);
+
+	iowrite32(val, np->bar0 + reg);
+	/* GET moved: the worker has read what it could; listen again. */
+	if (reg == NV_FAULT_BUF_GET && READ_ONCE(np->ready))
+		np->intr_enable(np->data, true);
+}
+
+static const struct nvsvm_gpu_ops nvsvm_pascal_ops = {
+	.rd32 = nvsvm_pascal_rd32,
+	.wr32 = nvsvm_pascal_wr32,
+};
+
+/**
+ * nvsvm_pascal_register() - give a Pascal GPU to nvsvm as /dev/nvsvmN
+ * @info: the GPU; copied, @info itself need not stay
+ *
+ * Only chipsets 0x130 (GP100) to 0x13b (GP10B) are accepted; anything else
+ * is refused with one line in the kernel log. On success the replayable
+ * fault buffer belongs to nvsvm and its interrupt is unmasked.
+ *
+ * Context: process context.
+ *
+ * Return: the handle for the other calls, or an ERR_PTR: -ENODEV for a
+ * chip that is not GP100-family, -EINVAL for incomplete @info, or another
+ * errno.
+ */
+struct nvsvm_pascal *nvsvm_pascal_register(const struct nvsvm_pascal_info *info)
+{
+	struct nvsvm_pascal *np;
+	u32 boot0, chipset;
+	int ret;
+
+	if (!info->dev || !info->bar0 || !info->intr_enable)
+		return ERR_PTR(-EINVAL);
+
+	boot0 = ioread32(info->bar0 + NV_PMC_BOOT_0);
+	chipset = (boot0 >> 20) & 0x1ff;
+	if (chipset < 0x130 || chipset > 0x13b) {
+		dev_info(info->dev,
+			 "nvsvm: chipset 0x%03x is not GP100-family (0x130-0x13b), not used for SVM\n",
+			 chipset);
+		return ERR_PTR(-ENODEV);
+	}
+
+	np = kzalloc(sizeof(*np), GFP_KERNEL);
+	if (!np)
+		return ERR_PTR(-ENOMEM);
+	np->bar0 = info->bar0;
+	np->intr_enable = info->intr_enable;
+	np->data = info->data;
+	mutex_init(&np->lock);
+	xa_init(&np->joins);
+	np->gpu.dev = info->dev;
+	np->gpu.owner = info->owner;
+	np->gpu.ops = &nvsvm_pascal_ops;
+	np->gpu.gpc_count = ioread32(np->bar0 + NV_PTOP_SCAL_NUM_GPCS) & 0x1f;
+
+	ret = nvsvm_gpu_register(&np->gpu);
+	if (ret) {
+		kfree(np);
+		return ERR_PTR(ret);
+	}
+	WRITE_ONCE(np->ready, true);
+	np->intr_enable(np->data, true);
+	return np;
+}
+EXPORT_SYMBOL_GPL(nvsvm_pascal_register);
+
+/* Remove a join from both tables; the caller drops its references. */
+static void nvsvm_pascal_unlink(struct nvsvm_pascal *np,
+				struct nvsvm_pascal_join *j)
+{
+	struct nvsvm_device *ndev = np->gpu.priv;
+	unsigned long key = j->chan.pub.inst_addr >> PAGE_SHIFT;
+
+	xa_erase(&np->joins, key);
+	xa_erase(&ndev->chans, key);
+}
+
+static void nvsvm_pascal_join_free(struct nvsvm_pascal_join *j)
+{
+	nvsvm_svmm_put(j->chan.svmm);
+	fput(j->file);
+	kfree(j);
+}
+
+/**
+ * nvsvm_pascal_unregister() - take a GPU back from nvsvm
+ * @np: from nvsvm_pascal_register(); NULL or an ERR_PTR is ignored
+ *
+ * The caller has already stopped calling nvsvm_pascal_fault_intr() (its
+ * interrupt path no longer sees @np); a handler still running is waited
+ * for. Channels still joined lose their area.
+ *
+ * Context: process context.
+ */
+void nvsvm_pascal_unregister(struct nvsvm_pascal *np)
+{
+	struct nvsvm_pascal_join *j;
+	unsigned long key;
+
+	if (IS_ERR_OR_NULL(np))
+		return;
+	WRITE_ONCE(np->ready, false);
+	np->intr_enable(np->data, false);
+	/* Interrupt handlers are RCU readers: wait for the last one. */
+	synchronize_rcu();
+
+	mutex_lock(&np->lock);
+	xa_for_each(&np->joins, key, j) {
+		nvsvm_pascal_unlink(np, j);
+		nvsvm_pascal_join_free(j);
+	}
+	mutex_unlock(&np->lock);
+
+	nvsvm_gpu_unregister(&np->gpu);
+	xa_destroy(&np->joins);
+	mutex_destroy(&np->lock);
+	kfree(np);
+}
+EXPORT_SYMBOL_GPL(nvsvm_pascal_unregister);
+
+/**
+ * nvsvm_pascal_fault_intr() - the replayable-fault interrupt fired
+ * @np: from nvsvm_pascal_register()
+ *
+ * Masks the interrupt and wakes the fault worker; the worker unmasks it
+ * once it has read the buffer.
+ *
+ * Context: any, including the driver's hard interrupt handler.
+ */
+void nvsvm_pascal_fault_intr(struct nvsvm_pascal *np)
+{
+	np->intr_enable(np->data, false);
+	if (READ_ONCE(np->ready))
+		nvsvm_gpu_fault_intr(&np->gpu);
+}
+EXPORT_SYMBOL_GPL(nvsvm_pascal_fault_intr);
+
+/* The instance-block words of a channel walking @svmm's page tables. */
+static int nvsvm_pascal_words(struct nvsvm_svmm *svmm,
+			      struct nvsvm_pascal_inst *words)
+{
+	__le32 *inst = kzalloc(NVSVM_PASCAL_INST_BYTES, GFP_KERNEL);
+	const unsigned int pdb = NVSVM_PASCAL_INST_PDB / 4;
+	const unsigned int limit = NVSVM_PASCAL_INST_LIMIT / 4;
+
+	if (!inst)
+		return -ENOMEM;
+	gp100_inst_write(inst, nvsvm_vmm_pdb(&svmm->vmm), true);
+	words->pdb = (u64)le32_to_cpu(inst[pdb + 1]) << 32 |
+		     le32_to_cpu(inst[pdb]);
+	words->limit = (u64)le32_to_cpu(inst[limit + 1]) << 32 |
+		       le32_to_cpu(inst[limit]);
+	kfree(inst);
+	return 0;
+}
+
+/*
+ * The area of an nvsvm file, referenced, if the file is an nvsvm file of
+ * this GPU opened by the caller's process and has an area.
+ */
+static int nvsvm_pascal_file_svmm(struct nvsvm_pascal *np, struct file *file,
+				  struct nvsvm_svmm **psvmm)
+{
+	struct nvsvm_file *nf;
+	struct nvsvm_svmm *svmm;
+
+	if (file->f_op != &nvsvm_fops)
+		return -EINVAL;
+	nf = file->private_data;
+	if (nf->ndev != np->gpu.priv)
+		return -EXDEV;
+	if (nf->mm != current->mm)
+		return -EPERM;
+	mutex_lock(&nf->lock);
+	svmm = nf->svmm;
+	if (svmm)
+		kref_get(&svmm->kref);
+	mutex_unlock(&nf->lock);
+	if (!svmm)
+		return -ENOENT;
+	*psvmm = svmm;
+	return 0;
+}
+
+/**
+ * nvsvm_pascal_join() - make a driver channel walk an SVM area
+ * @np: from nvsvm_pascal_register()
+ * @fd: an open /dev/nvsvmN of the same GPU, from the calling process,
+ *	with an area (NVSVM_IOCTL_AREA_INIT)
+ * @inst: the channel's instance block address as the GPU reports it in
+ *	fault entries (4 KiB aligned)
+ * @write: called once, under nvsvm's lock, to store @words in the
+ *	instance block (see struct nvsvm_pascal_inst); returns 0 or an errno
+ * @data: for @write
+ *
+ * The channel must be idle. After @write, the GPU's TLBs are invalidated;
+ * the channel's replayable faults are served from the area from then on.
+ * The channel keeps the area (and the nvsvm file) until
+ * nvsvm_pascal_leave(), even if the process closes the file.
+ *
+ * Context: process context of the process that opened @fd.
+ *
+ * Return: 0; -EBADF for a bad @fd; -EINVAL when @fd is not an nvsvm file
+ * or @inst is not aligned; -EXDEV for another GPU; -EPERM for another
+ * process; -ENOENT when the file has no area; -EBUSY when @inst already
+ * joined; an errno from @write or allocation.
+ */
+int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
+		      int (*write)(void *data,
+				   const struct nvsvm_pascal_inst *words),
+		      void *data)
+{
+	struct nvsvm_device *ndev = np->gpu.priv;
+	unsigned long key = inst >> PAGE_SHIFT;
+	struct nvsvm_pascal_inst words;
+	struct nvsvm_pascal_join *j;
+	struct nvsvm_svmm *svmm;
+	struct file *file;
+	int ret;
+
+	if (!inst || !PAGE_ALIGNED(inst))
+		return -EINVAL;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	ret = nvsvm_pascal_file_svmm(np, file, &svmm);
+	if (ret)
+		goto err_fput;
+	ret = nvsvm_pascal_words(svmm, &words);
+	if (ret)
+		goto err_svmm;
+	j = kzalloc(sizeof(*j), GFP_KERNEL);
+	if (!j) {
+		ret = -ENOMEM;
+		goto err_svmm;
+	}
+	kref_init(&j->chan.kref);
+	j->chan.pub.gpu = &np->gpu;
+	j->chan.pub.inst_addr = inst;
+	j->chan.svmm = svmm;
+	j->file = file;
+
+	mutex_lock(&np->lock);
+	ret = xa_insert(&np->joins, key, j, GFP_KERNEL);
+	if (ret)
+		goto err_unlock;
+	ret = xa_insert(&ndev->chans, key, &j->chan, GFP_KERNEL);
+	if (ret) {
+		xa_erase(&np->joins, key);
+		goto err_unlock;
+	}
+	ret = write(data, &words);
+	if (ret) {
+		nvsvm_pascal_unlink(np, j);
+		goto err_unlock;
+	}
+	gp100_invalidate_all(ndev);
+	mutex_unlock(&np->lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&np->lock);
+	kfree(j);
+err_svmm:
+	nvsvm_svmm_put(svmm);
+err_fput:
+	fput(file);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(nvsvm_pascal_join);
+
+/**
+ * nvsvm_pascal_leave() - a joined channel is gone
+ * @np: from nvsvm_pascal_register()
+ * @inst: the instance block address given to nvsvm_pascal_join()
+ *
+ * Call once the channel can no longer run (after the driver has torn it
+ * down), before its instance block is reused. Unknown @inst is ignored.
+ *
+ * Context: process context.
+ */
+void nvsvm_pascal_leave(struct nvsvm_pascal *np, u64 inst)
+{
+	struct nvsvm_pascal_join *j;
+
+	mutex_lock(&np->lock);
+	j = xa_load(&np->joins, inst >> PAGE_SHIFT);
+	if (j)
+		nvsvm_pascal_unlink(np, j);
+	mutex_unlock(&np->lock);
+	if (j)
+		nvsvm_pascal_join_free(j);
+}
+EXPORT_SYMBOL_GPL(nvsvm_pascal_leave);
