@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The patched nouveau.ko (tools/nouveau/) loads beside nvsvm in the test VM,
+# which has no NVIDIA GPU: the PCI driver registers, nothing binds, no
+# /dev/nvsvmN appears, and the kernel log shows nothing alarming. Then both
+# modules unload. Prints KTAP; exits 4 when the patched nouveau.ko is not
+# in the initramfs.
+
+ntests=8
+fails=0
+n=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	fails=$((fails + 1))
+	echo "not ok $n $1"
+}
+
+# result NAME ERRORFILE: ok when the error file is empty, else show it.
+result() {
+	if [ -s "$2" ]; then
+		sed 's/^/# /' "$2"
+		not_ok "$1"
+	else
+		ok "$1"
+	fi
+	: >"$2"
+}
+
+loaded() {
+	grep -q "^$1 " /proc/modules
+}
+
+# Kernel log lines that must not appear while nouveau and nvsvm come and go.
+alarming() {
+	grep -E -i 'warning|bug|oops|call trace|unknown symbol|disagrees about|invalid module|error|fail|refcount|leak|nvsvm|nouveau' |
+		grep -v -E 'loading out-of-tree module taints kernel|module verification failed'
+}
+
+depends=$(modinfo -F depends nouveau 2>/dev/null)
+case ",$depends," in
+*,nvsvm,*) ;;
+*)
+	if modinfo nouveau >/dev/null 2>&1; then
+		echo "1..0 # SKIP nouveau.ko in the initramfs is not the nvsvm-patched one"
+	else
+		echo "1..0 # SKIP the patched nouveau.ko is not in the initramfs"
+	fi
+	exit 4
+	;;
+esac
+
+err=$(mktemp)
+echo "1..$ntests"
+
+# 1: a clean start, and a mark in the log to read from.
+for m in nouveau nvsvm_vgpu nvsvm; do
+	loaded $m && echo "$m is loaded before the test" >>"$err"
+done
+result "nothing-loaded-at-start" "$err"
+dmesg -c >/dev/null
+
+# 2: modprobe resolves the stock drm modules and nvsvm, and loads.
+modprobe nouveau >"$err" 2>&1 || echo "modprobe nouveau failed" >>"$err"
+for m in nouveau nvsvm drm ttm drm_kms_helper; do
+	loaded $m || echo "$m is not loaded" >>"$err"
+done
+result "modprobe-nouveau-loads-nvsvm-and-drm" "$err"
+
+# 3: the PCI driver registered.
+[ -d /sys/bus/pci/drivers/nouveau ] ||
+	echo "/sys/bus/pci/drivers/nouveau missing" >>"$err"
+result "pci-driver-registered" "$err"
+
+# 4: nothing bound to it (there is no NVIDIA device here).
+for d in /sys/bus/pci/drivers/nouveau/0000:*; do
+	[ -e "$d" ] && echo "bound: $d" >>"$err"
+done
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/vendor" 2>/dev/null)" = 0x10de ] &&
+		echo "an NVIDIA device is present: $d" >>"$err"
+done
+result "nothing-bound" "$err"
+
+# 5: no GPU, no /dev/nvsvmN.
+for d in /dev/nvsvm*; do
+	[ -e "$d" ] && echo "unexpected $d" >>"$err"
+done
+result "no-nvsvm-device" "$err"
+
+# 6: the kernel log after loading.
+dmesg -c | alarming >"$err"
+result "dmesg-clean-after-load" "$err"
+
+# 7: both unload; nvsvm only after nouveau, whose symbols pin it.
+rmmod nvsvm 2>/dev/null && echo "nvsvm unloaded under nouveau" >>"$err"
+rmmod nouveau 2>>"$err" || echo "rmmod nouveau failed" >>"$err"
+rmmod nvsvm 2>>"$err" || echo "rmmod nvsvm failed" >>"$err"
+for m in nouveau nvsvm; do
+	loaded $m && echo "$m still loaded" >>"$err"
+done
+result "unload" "$err"
+
+# 8: the kernel log after unloading.
+dmesg -c | alarming >"$err"
+result "dmesg-clean-after-unload" "$err"
+
+rm -f "$err"
+[ "$fails" -eq 0 ]
