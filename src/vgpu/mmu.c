@@ -81,14 +81,20 @@ static enum vgpu_mem vgpu_pte_mem(u64 pte)
 	}
 }
 
+/*
+ * The walker returns 0 or VGPU_WALK_FAULT(type): fault type 0 (PDE) must
+ * not read as success.
+ */
+#define VGPU_WALK_FAULT(type)	(0x100 | (type))
+
 /* Fill @e from a valid PTE mapping a page of 1 << @shift bytes. */
-static u8 vgpu_pte_decode(u64 pte, u8 shift, struct vgpu_tlbe *e)
+static int vgpu_pte_decode(u64 pte, u8 shift, struct vgpu_tlbe *e)
 {
 	if (VGPU_PTE_KIND(pte))
-		return VGPU_FT_UNSUPPORTED_KIND;
+		return VGPU_WALK_FAULT(VGPU_FT_UNSUPPORTED_KIND);
 	e->mem = vgpu_pte_mem(pte);
 	if (e->mem == VGPU_MEM_NONE)
-		return VGPU_FT_UNSUPPORTED_APER;
+		return VGPU_WALK_FAULT(VGPU_FT_UNSUPPORTED_APER);
 	/* Address bits below the page size are ignored. */
 	e->pa = VGPU_PTE_ADDR(pte) & ~(BIT_ULL(shift) - 1);
 	e->shift = shift;
@@ -104,38 +110,38 @@ static int vgpu_walk_read(struct vgpu *vgpu, enum vgpu_mem mem, u64 table,
 }
 
 /* PD0 with an LPT and/or an SPT: the dual page table rule. */
-static u8 vgpu_walk_pt(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 va,
-		       u64 lo, u64 hi, struct vgpu_tlbe *e)
+static int vgpu_walk_pt(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 va,
+			u64 lo, u64 hi, struct vgpu_tlbe *e)
 {
 	enum vgpu_mem lpt_mem = vgpu_pde_mem(lo);
 	enum vgpu_mem spt_mem = vgpu_pde_mem(hi);
 	u64 pte;
 
 	if (lpt_mem == VGPU_MEM_NONE && spt_mem == VGPU_MEM_NONE)
-		return VGPU_FT_PDE;
+		return VGPU_WALK_FAULT(VGPU_FT_PDE);
 
 	if (lpt_mem != VGPU_MEM_NONE) {
 		if (!ctx->big64)
-			return VGPU_FT_PDE_SIZE;
+			return VGPU_WALK_FAULT(VGPU_FT_PDE_SIZE);
 		if (vgpu_walk_read(vgpu, lpt_mem, VGPU_PTE_ADDR(lo),
 				   (va >> 16) & 31, 8, &pte))
-			return VGPU_FT_UNSUPPORTED_APER;
+			return VGPU_WALK_FAULT(VGPU_FT_UNSUPPORTED_APER);
 		if (pte & VGPU_PTE_VALID)
 			return vgpu_pte_decode(pte, 16, e);
 	}
 	if (spt_mem != VGPU_MEM_NONE) {
 		if (vgpu_walk_read(vgpu, spt_mem, VGPU_PTE_ADDR(hi),
 				   (va >> 12) & 511, 8, &pte))
-			return VGPU_FT_UNSUPPORTED_APER;
+			return VGPU_WALK_FAULT(VGPU_FT_UNSUPPORTED_APER);
 		if (pte & VGPU_PTE_VALID)
 			return vgpu_pte_decode(pte, 12, e);
 	}
-	return VGPU_FT_PTE;
+	return VGPU_WALK_FAULT(VGPU_FT_PTE);
 }
 
-/* Walk the tables of @ctx for @va; 0 and @e filled, or a fault type. */
-static u8 vgpu_walk(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 va,
-		    struct vgpu_tlbe *e)
+/* Walk the tables of @ctx for @va: 0 and @e filled, or a fault. */
+static int vgpu_walk(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 va,
+		     struct vgpu_tlbe *e)
 {
 	static const u8 dir_shift[] = { 47, 38, 29 };
 	enum vgpu_mem mem = ctx->pdb_mem;
@@ -144,15 +150,15 @@ static u8 vgpu_walk(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 va,
 
 	atomic64_inc(&vgpu->ctr.walks);
 	if (mem == VGPU_MEM_NONE)
-		return VGPU_FT_UNSUPPORTED_APER;
+		return VGPU_WALK_FAULT(VGPU_FT_UNSUPPORTED_APER);
 
 	for (i = 0; i < ARRAY_SIZE(dir_shift); i++) {
 		if (vgpu_walk_read(vgpu, mem, table,
 				   (va >> dir_shift[i]) & 511, 8, &pde))
-			return VGPU_FT_UNSUPPORTED_APER;
+			return VGPU_WALK_FAULT(VGPU_FT_UNSUPPORTED_APER);
 		mem = vgpu_pde_mem(pde);
 		if (mem == VGPU_MEM_NONE)
-			return VGPU_FT_PDE;
+			return VGPU_WALK_FAULT(VGPU_FT_PDE);
 		table = VGPU_PTE_ADDR(pde);
 	}
 
@@ -160,7 +166,7 @@ static u8 vgpu_walk(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 va,
 	if (vgpu_walk_read(vgpu, mem, table, ((va >> 21) & 255) * 2, 8, &lo) ||
 	    vgpu_walk_read(vgpu, mem, table, ((va >> 21) & 255) * 2 + 1, 8,
 			   &hi))
-		return VGPU_FT_UNSUPPORTED_APER;
+		return VGPU_WALK_FAULT(VGPU_FT_UNSUPPORTED_APER);
 
 	if (lo & VGPU_PTE_VALID)
 		return vgpu_pte_decode(lo, 21, e);
@@ -253,7 +259,7 @@ bool vgpu_mmu_translate(struct vgpu_gpc *gpc, struct vgpu_ctx *ctx, u64 va,
 {
 	struct vgpu *vgpu = gpc->vgpu;
 	struct vgpu_tlbe walked = {}, *e;
-	u8 type;
+	int ret;
 
 	lockdep_assert_held(&gpc->lock);
 	memset(x, 0, sizeof(*x));
@@ -273,9 +279,9 @@ bool vgpu_mmu_translate(struct vgpu_gpc *gpc, struct vgpu_ctx *ctx, u64 va,
 	}
 	atomic64_inc(&vgpu->ctr.tlb_misses);
 
-	type = vgpu_walk(vgpu, ctx, va, &walked);
-	if (type)
-		return vgpu_xlat_fault(x, type, false);
+	ret = vgpu_walk(vgpu, ctx, va, &walked);
+	if (ret)
+		return vgpu_xlat_fault(x, ret & 0xff, false);
 	e = vgpu_tlb_insert(gpc, ctx, va, &walked);
 	return vgpu_xlat_finish(vgpu, e, va, access, x);
 }

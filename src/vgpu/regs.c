@@ -30,7 +30,8 @@ static u32 vgpu_rd32_locked(struct vgpu *vgpu, u32 reg)
 		return vgpu->fb_put |
 		       (vgpu->fb_overflow ? VGPU_FB_OVERFLOW : 0);
 	case VGPU_INV_STATUS:
-		return vgpu->inv_status;
+		/* Invalidates complete at once: slots are always free. */
+		return VGPU_INV_STATUS_SLOTS | vgpu->inv_status;
 	case VGPU_INV_PDB_LO:
 		return vgpu->inv_pdb_lo;
 	case VGPU_INV_PDB_HI:

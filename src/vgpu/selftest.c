@@ -1,6 +1,1019 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Self-tests of the virtual GP100, without the driver core: run at load
+ * (selftest=1) on GPU 0 before it is registered with nvsvm.ko. They build
+ * page tables by hand in DMA-coherent memory, drive the registers as a
+ * driver would (the fault interrupt is routed here), run programs on the
+ * GPCs and report KTAP lines to the kernel log:
+ *
+ *   nvsvm_vgpu_selftest: 1..N
+ *   nvsvm_vgpu_selftest: ok K name
+ *
+ * The GPU is returned to its power-on state afterwards.
+ */
+#define pr_fmt(fmt) "nvsvm_vgpu_selftest: " fmt
+
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
 #include "vgpu.h"
 
+#define ST_TABLES	32
+#define ST_TIMEOUT_MS	5000
+#define ST_SYS		(VGPU_APER_PTE_SYS << 1)
+#define ST_PDE_SYS	(ST_SYS | VGPU_PTE_VOL)
+
+/* Virtual addresses used by the tests, each in its own 2 MiB range. */
+#define ST_VA_4K	0x0000100000000ULL
+#define ST_VA_64K	0x0000200000000ULL
+#define ST_VA_2M	0x0000300000000ULL
+#define ST_VA_DUAL	0x0000400000000ULL
+#define ST_VA_SPARSE	0x0000500000000ULL
+#define ST_VA_VRAM	0x1000600000000ULL	/* PD3 index 2 */
+#define ST_VA_PERM	0x0000700000000ULL
+#define ST_VA_TLB	0x0000800000000ULL
+#define ST_VA_FAULT	0x0000900000000ULL
+
+struct st_table {
+	__le64 *cpu;
+	dma_addr_t dma;
+};
+
+struct st {
+	struct vgpu *vgpu;
+	struct device *dev;
+	int num;
+	int failed;
+	struct st_table tab[ST_TABLES];
+	int ntab;
+	struct st_table *pd3;
+	__le64 *inst;
+	dma_addr_t inst_dma;
+	__le64 *inst_nr;		/* same PD3, no replay bits */
+	dma_addr_t inst_nr_dma;
+	void *fb;
+	dma_addr_t fb_dma;
+	size_t fb_size;
+	u32 entries;
+	struct vgpu_ctx ctx;
+	struct vgpu_chan *chan;
+	struct page *a, *b, *big;
+	atomic_t intrs;
+};
+
+static struct st *st_current;
+
+static void st_intr(struct vgpu *vgpu)
+{
+	atomic_inc(&st_current->intrs);
+}
+
+static void st_result(struct st *st, bool ok, const char *name)
+{
+	st->num++;
+	if (!ok)
+		st->failed++;
+	pr_info("%sok %d %s\n", ok ? "" : "not ", st->num, name);
+}
+
+static bool st_ok(bool ok, const char *func, int line, const char *what)
+{
+	if (!ok)
+		pr_info("# %s:%d: check failed: %s\n", func, line, what);
+	return ok;
+}
+
+#define ST_OK(cond)	st_ok(cond, __func__, __LINE__, #cond)
+
+static struct st_table *st_table_new(struct st *st)
+{
+	struct st_table *t;
+
+	if (st->ntab == ST_TABLES)
+		return NULL;
+	t = &st->tab[st->ntab];
+	t->cpu = dma_alloc_coherent(st->dev, PAGE_SIZE, &t->dma, GFP_KERNEL);
+	if (!t->cpu)
+		return NULL;
+	memset(t->cpu, 0, PAGE_SIZE);
+	st->ntab++;
+	return t;
+}
+
+static __le64 *st_table_cpu(struct st *st, u64 dma)
+{
+	int i;
+
+	for (i = 0; i < st->ntab; i++)
+		if (st->tab[i].dma == dma)
+			return st->tab[i].cpu;
+	return NULL;
+}
+
+static u64 st_pde(dma_addr_t dma)
+{
+	return ((u64)dma >> 4) | ST_PDE_SYS;
+}
+
+static u64 st_pte(u64 pa, u32 aper, u64 flags)
+{
+	return (pa >> 4) | (aper << 1) | VGPU_PTE_VALID | flags;
+}
+
+static u64 st_sys_pte(struct page *page, u64 flags)
+{
+	return st_pte(page_to_phys(page), VGPU_APER_PTE_SYS,
+		      VGPU_PTE_VOL | flags);
+}
+
+/* The next-level table of a directory entry, created if missing. */
+static __le64 *st_next(struct st *st, __le64 *entry)
+{
+	struct st_table *t;
+
+	if (!VGPU_PTE_APER(le64_to_cpu(*entry))) {
+		t = st_table_new(st);
+		if (!t)
+			return NULL;
+		WRITE_ONCE(*entry, cpu_to_le64(st_pde(t->dma)));
+	}
+	return st_table_cpu(st, VGPU_PTE_ADDR(le64_to_cpu(*entry)));
+}
+
+/*
+ * The slot mapping @va with a page of 1 << @shift bytes: the PD0 low half
+ * (21), an LPT entry (16) or an SPT entry (12); tables created on the way.
+ */
+static __le64 *st_slot(struct st *st, u64 va, u32 shift)
+{
+	static const u8 dir_shift[] = { 47, 38, 29 };
+	__le64 *t = st->pd3->cpu, *pd0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(dir_shift) && t; i++)
+		t = st_next(st, &t[(va >> dir_shift[i]) & 511]);
+	if (!t)
+		return NULL;
+	pd0 = &t[((va >> 21) & 255) * 2];
+	if (shift == 21)
+		return pd0;
+	t = st_next(st, shift == 16 ? &pd0[0] : &pd0[1]);
+	if (!t)
+		return NULL;
+	return shift == 16 ? &t[(va >> 16) & 31] : &t[(va >> 12) & 511];
+}
+
+static bool st_set(struct st *st, u64 va, u32 shift, u64 pte)
+{
+	__le64 *slot = st_slot(st, va, shift);
+
+	if (!slot)
+		return false;
+	WRITE_ONCE(*slot, cpu_to_le64(pte));
+	return true;
+}
+
+static u32 st_rd(struct st *st, u32 reg)
+{
+	return vgpu_rd32(&st->vgpu->gpu, reg);
+}
+
+static void st_wr(struct st *st, u32 reg, u32 val)
+{
+	vgpu_wr32(&st->vgpu->gpu, reg, val);
+}
+
+static void st_invalidate(struct st *st, u32 type)
+{
+	st_wr(st, VGPU_INV_TRIGGER, VGPU_INV_GO | type);
+}
+
+static void st_invalidate_pdb(struct st *st, u64 pdb, u32 type)
+{
+	st_wr(st, VGPU_INV_PDB_HI, pdb >> 40);
+	st_wr(st, VGPU_INV_PDB_LO, ((pdb >> 12) << 4) | ST_SYS);
+	st_invalidate(st, VGPU_INV_PAGE_ALL | type);
+}
+
+static void st_replay(struct st *st)
+{
+	st_invalidate(st, 0x0b);
+}
+
+static void st_cancel(struct st *st, u32 gpc)
+{
+	st_invalidate(st, 0x1b | (gpc << 15));
+}
+
+static u32 st_gpc(struct st *st, u32 gpc)
+{
+	return gpc % st->vgpu->gpc_count;
+}
+
+static bool st_xlat(struct st *st, u32 gpc, u64 va, u32 access,
+		    struct vgpu_xlat *x)
+{
+	struct vgpu_gpc *g = &st->vgpu->gpcs[st_gpc(st, gpc)];
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&g->lock, flags);
+	ok = vgpu_mmu_translate(g, &st->ctx, va, access, x);
+	spin_unlock_irqrestore(&g->lock, flags);
+	return ok;
+}
+
+static bool st_submit(struct st *st, struct vgpu_chan *chan, u32 gpc,
+		      struct vgpu_prog *prog, struct nvsvm_op *ops, u32 nops)
+{
+	memset(prog, 0, sizeof(*prog));
+	prog->ops = ops;
+	prog->nops = nops;
+	return !vgpu_prog_submit(chan, prog, st_gpc(st, gpc));
+}
+
+static u32 st_finish(struct vgpu_prog *prog, u32 timeout_ms)
+{
+	vgpu_prog_wait(prog, timeout_ms, false);
+	vgpu_prog_reap(prog);
+	return prog->status;
+}
+
+/* Run a program to its end; its status, or -1 if it could not start. */
+static int st_run(struct st *st, struct vgpu_chan *chan, u32 gpc,
+		  struct nvsvm_op *ops, u32 nops)
+{
+	struct vgpu_prog prog;
+
+	if (!st_submit(st, chan, gpc, &prog, ops, nops))
+		return -1;
+	return st_finish(&prog, ST_TIMEOUT_MS);
+}
+
+/* One u64 read (or write of @val) by a GPC; true when it succeeded. */
+static bool st_rw(struct st *st, u32 gpc, u64 va, bool write, u64 *val)
+{
+	struct nvsvm_op op = {
+		.code = write ? NVSVM_OP_WRITE : NVSVM_OP_READ,
+		.addr = va,
+		.value = *val,
+	};
+
+	if (st_run(st, st->chan, gpc, &op, 1) != NVSVM_EXEC_OK)
+		return false;
+	if (!write)
+		*val = op.result;
+	return true;
+}
+
+static u64 *st_page_u64(struct page *page)
+{
+	return page_address(page);
+}
+
+/* Wait until PUT differs from @put (or OVERFLOW is set). */
+static u32 st_wait_put(struct st *st, u32 put)
+{
+	u32 v = put;
+	int i;
+
+	for (i = 0; i < ST_TIMEOUT_MS && v == put; i++) {
+		v = st_rd(st, VGPU_FB_PUT);
+		if (v == put)
+			usleep_range(1000, 2000);
+	}
+	return v;
+}
+
+static __le32 *st_entry(struct st *st, u32 index)
+{
+	return st->fb + index * VGPU_FAULT_ENTRY_SIZE;
+}
+
+/* Consume entries up to PUT as the driver does: clear VALID, write GET. */
+static void st_consume(struct st *st)
+{
+	u32 get = st_rd(st, VGPU_FB_GET);
+	u32 put = st_rd(st, VGPU_FB_PUT) & VGPU_FB_IDX_MASK;
+	u32 n = st_rd(st, VGPU_FB_SIZE);
+
+	for (; get != put; get = (get + 1) % n) {
+		__le32 *w = st_entry(st, get);
+
+		WRITE_ONCE(w[7], cpu_to_le32(le32_to_cpu(w[7]) &
+					     ~VGPU_FAULT_VALID));
+	}
+	st_wr(st, VGPU_FB_GET, get);
+}
+
+static bool st_prog_stalled(struct vgpu_prog *prog)
+{
+	msleep(20);
+	return !completion_done(&prog->done);
+}
+
+/* ---- the tests ---- */
+
+static bool st_regs(struct st *st)
+{
+	if (!ST_OK(((st_rd(st, VGPU_PMC_BOOT_0) >> 20) & 0x1ff) == 0x130))
+		return false;
+	if (!ST_OK(st_rd(st, VGPU_FB_SIZE) == st->vgpu->fb_entries))
+		return false;
+	st_wr(st, VGPU_FB_SIZE, 3);
+	if (!ST_OK(st_rd(st, VGPU_FB_SIZE) == st->vgpu->fb_entries))
+		return false;
+	if (!ST_OK(st_rd(st, 0x123454) == 0))
+		return false;
+	if (!ST_OK(st_rd(st, VGPU_INV_STATUS) & (0xff << 16)))
+		return false;
+	if (!ST_OK(st_rd(st, VGPU_FB_ADDR_LO) ==
+		   (lower_32_bits(st->fb_dma) | VGPU_FB_ADDR_LO_ENABLE)))
+		return false;
+	if (!ST_OK(st_rd(st, VGPU_FB_ADDR_HI) == upper_32_bits(st->fb_dma)))
+		return false;
+	st_invalidate(st, VGPU_INV_PAGE_ALL | VGPU_INV_ALL_PDB);
+	if (!ST_OK(st_rd(st, VGPU_INV_STATUS) & VGPU_INV_STATUS_QUEUED))
+		return false;
+	return true;
+}
+
+static bool st_spt_4k(struct st *st)
+{
+	struct vgpu_xlat x;
+	u64 v = 0x1111;
+
+	if (!ST_OK(st_set(st, ST_VA_4K, 12, st_sys_pte(st->a, 0))))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, ST_VA_4K + 0x18, NVSVM_ACCESS_WRITE, &x)))
+		return false;
+	if (!ST_OK(x.shift == 12 && x.mem == VGPU_MEM_SYS && !x.sparse))
+		return false;
+	if (!ST_OK(x.pa == page_to_phys(st->a) + 0x18 && x.page == st->a))
+		return false;
+	st_page_u64(st->a)[1] = 0x5a5a;
+	if (!ST_OK(st_rw(st, 0, ST_VA_4K + 8, false, &v) && v == 0x5a5a))
+		return false;
+	v = 0x2222;
+	if (!ST_OK(st_rw(st, 1, ST_VA_4K + 16, true, &v)))
+		return false;
+	if (!ST_OK(st_page_u64(st->a)[2] == 0x2222))
+		return false;
+	return true;
+}
+
+static bool st_lpt_64k(struct st *st)
+{
+	u64 va = ST_VA_64K + 0x10000, v = 0x6464;
+	struct vgpu_xlat x;
+
+	if (!ST_OK(st_set(st, va, 16, st_sys_pte(st->big, 0))))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, va + 0x5008, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.shift == 16 && x.pa == page_to_phys(st->big) + 0x5008))
+		return false;
+	if (!ST_OK(st_rw(st, 2, va + 0x5008, true, &v)))
+		return false;
+	if (!ST_OK(st_page_u64(st->big + 5)[1] == 0x6464))
+		return false;
+	/* Neighbouring LPT entries are not valid. */
+	if (!ST_OK(!st_xlat(st, 0, ST_VA_64K, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.fault == VGPU_FT_PTE && !x.fatal))
+		return false;
+	return true;
+}
+
+static bool st_pd0_2m(struct st *st)
+{
+	u64 v = 0x2020, off = SZ_2M + 0x123458, got = 0;
+	struct vgpu_xlat x;
+
+	if (!ST_OK(st_set(st, ST_VA_2M, 21,
+			  st_pte(SZ_2M, VGPU_APER_PTE_VID, 0))))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, ST_VA_2M + 0x123458, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.shift == 21 && x.mem == VGPU_MEM_VRAM && x.pa == off))
+		return false;
+	if (!ST_OK(st_rw(st, 3, ST_VA_2M + 0x123458, true, &v)))
+		return false;
+	if (!ST_OK(!vgpu_vram_rw(st->vgpu, off, &got, 8, false) && got == v))
+		return false;
+	return true;
+}
+
+static bool st_dual_pd0(struct st *st)
+{
+	u64 va = ST_VA_DUAL, v = 0;
+	struct vgpu_xlat x;
+
+	/* LPT 0: invalid but not zero (an address kept while unmapping). */
+	if (!ST_OK(st_set(st, va, 16,
+			  st_sys_pte(st->big, 0) & ~VGPU_PTE_VALID)))
+		return false;
+	if (!ST_OK(st_set(st, va + 0x10000, 16, st_sys_pte(st->big, 0))))
+		return false;
+	if (!ST_OK(st_set(st, va, 12, st_sys_pte(st->a, 0))))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, va + 8, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.shift == 12 && x.page == st->a))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, va + 0x10000, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.shift == 16 && x.page == st->big))
+		return false;
+	/* LPT 0 invalid, SPT entry 1 invalid: a PTE fault. */
+	if (!ST_OK(!st_xlat(st, 0, va + 0x1000, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.fault == VGPU_FT_PTE))
+		return false;
+	st_page_u64(st->a)[1] = 0xd0d0;
+	if (!ST_OK(st_rw(st, 1, va + 8, false, &v) && v == 0xd0d0))
+		return false;
+	return true;
+}
+
+static bool st_sparse(struct st *st)
+{
+	u32 put = st_rd(st, VGPU_FB_PUT);
+	u64 faults = atomic64_read(&st->vgpu->ctr.faults), v = 77;
+	struct vgpu_xlat x;
+
+	if (!ST_OK(st_set(st, ST_VA_SPARSE, 21, VGPU_PTE_VOL)))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, ST_VA_SPARSE + 0x4000, NVSVM_ACCESS_WRITE, &x)))
+		return false;
+	if (!ST_OK(x.sparse))
+		return false;
+	if (!ST_OK(st_rw(st, 0, ST_VA_SPARSE + 0x4000, true, &v)))
+		return false;
+	if (!ST_OK(st_rw(st, 0, ST_VA_SPARSE + 0x4000, false, &v) && v == 0))
+		return false;
+	if (!ST_OK(st_rd(st, VGPU_FB_PUT) == put))
+		return false;
+	if (!ST_OK(atomic64_read(&st->vgpu->ctr.faults) == faults))
+		return false;
+	return true;
+}
+
+static bool st_vram(struct st *st)
+{
+	u64 v = 0x7777, got = 0;
+	struct vgpu_xlat x;
+
+	if (!ST_OK(st_set(st, ST_VA_VRAM, 12,
+			  st_pte(0x5000, VGPU_APER_PTE_VID, 0))))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, ST_VA_VRAM + 0x10, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.mem == VGPU_MEM_VRAM && x.pa == 0x5010))
+		return false;
+	if (!ST_OK(st_rw(st, 2, ST_VA_VRAM + 0x10, true, &v)))
+		return false;
+	if (!ST_OK(!vgpu_vram_rw(st->vgpu, 0x5010, &got, 8, false) && got == v))
+		return false;
+	/* Beyond the end of video memory: an aperture fault, no access. */
+	if (!ST_OK(st_set(st, ST_VA_VRAM + 0x1000, 12,
+			  st_pte(st->vgpu->vram_size, VGPU_APER_PTE_VID, 0))))
+		return false;
+	if (!ST_OK(!st_xlat(st, 0, ST_VA_VRAM + 0x1000, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.fault == VGPU_FT_UNSUPPORTED_APER))
+		return false;
+	return true;
+}
+
+static bool st_read_only(struct st *st)
+{
+	u64 va = ST_VA_PERM, v = 0;
+	struct vgpu_xlat x;
+
+	if (!ST_OK(st_set(st, va, 12, st_sys_pte(st->a, VGPU_PTE_RO))))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, va, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(!st_xlat(st, 0, va, NVSVM_ACCESS_WRITE, &x)))
+		return false;
+	if (!ST_OK(x.fault == VGPU_FT_RO))
+		return false;
+	if (!ST_OK(!st_xlat(st, 0, va, NVSVM_ACCESS_ATOMIC, &x)))
+		return false;
+	if (!ST_OK(x.fault == VGPU_FT_RO))
+		return false;
+	st_page_u64(st->a)[0] = 0x0e0e;
+	if (!ST_OK(st_rw(st, 3, va, false, &v) && v == 0x0e0e))
+		return false;
+	return true;
+}
+
+static bool st_atomics(struct st *st)
+{
+	u64 va = ST_VA_PERM + 0x1000;
+	struct nvsvm_op op = {
+		.code = NVSVM_OP_ATOMIC_ADD, .addr = va + 24, .value = 7,
+	};
+	struct vgpu_xlat x;
+
+	if (!ST_OK(st_set(st, va, 12, st_sys_pte(st->a, 0))))
+		return false;
+	st_page_u64(st->a)[3] = 5;
+	if (!ST_OK(st_run(st, st->chan, 0, &op, 1) == NVSVM_EXEC_OK))
+		return false;
+	if (!ST_OK(op.result == 5 && st_page_u64(st->a)[3] == 12))
+		return false;
+
+	if (!ST_OK(st_set(st, va + 0x1000, 12,
+			  st_sys_pte(st->a, VGPU_PTE_NO_ATOMIC))))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, va + 0x1000, NVSVM_ACCESS_WRITE, &x)))
+		return false;
+	if (!ST_OK(!st_xlat(st, 0, va + 0x1000, NVSVM_ACCESS_ATOMIC, &x)))
+		return false;
+	if (!ST_OK(x.fault == VGPU_FT_ATOMIC))
+		return false;
+	return true;
+}
+
+static bool st_va_limit(struct st *st)
+{
+	struct vgpu_xlat x;
+
+	if (!ST_OK(!st_xlat(st, 0, BIT_ULL(VGPU_VA_BITS), NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.fault == VGPU_FT_VA_LIMIT && !x.fatal))
+		return false;
+	if (!ST_OK(!st_xlat(st, 0, 0x10000000000ULL, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.fault == VGPU_FT_PDE))
+		return false;
+	return true;
+}
+
+static bool st_tlb_stale(struct st *st)
+{
+	u64 va = ST_VA_TLB, v = 0, hits;
+	struct vgpu_xlat x;
+
+	st_page_u64(st->a)[0] = 0xaaaa;
+	st_page_u64(st->b)[0] = 0xbbbb;
+	if (!ST_OK(st_set(st, va, 12, st_sys_pte(st->a, 0))))
+		return false;
+	if (!ST_OK(st_rw(st, 1, va, false, &v) && v == 0xaaaa))
+		return false;
+
+	/* New PTE, no invalidate: the GPC still reaches the old page. */
+	hits = atomic64_read(&st->vgpu->ctr.tlb_hits);
+	if (!ST_OK(st_set(st, va, 12, st_sys_pte(st->b, 0))))
+		return false;
+	if (!ST_OK(st_rw(st, 1, va, false, &v) && v == 0xaaaa))
+		return false;
+	if (!ST_OK(atomic64_read(&st->vgpu->ctr.tlb_hits) > hits))
+		return false;
+	/* HUB_ONLY and another PDB leave the GPC TLB alone. */
+	st_invalidate(st, VGPU_INV_PAGE_ALL | VGPU_INV_ALL_PDB |
+		      VGPU_INV_HUB_ONLY);
+	if (!ST_OK(st_rw(st, 1, va, false, &v) && v == 0xaaaa))
+		return false;
+	st_invalidate_pdb(st, st->pd3->dma + SZ_1M, 0);
+	if (!ST_OK(st_rw(st, 1, va, false, &v) && v == 0xaaaa))
+		return false;
+	/* Without PAGE_ALL nothing happens. */
+	st_invalidate(st, VGPU_INV_ALL_PDB);
+	if (!ST_OK(st_rw(st, 1, va, false, &v) && v == 0xaaaa))
+		return false;
+	/* PAGE_ALL for this PDB: the new page. */
+	st_invalidate_pdb(st, st->pd3->dma, 0);
+	if (!ST_OK(st_rw(st, 1, va, false, &v) && v == 0xbbbb))
+		return false;
+
+	/* Cleared PTE without invalidate: still the old page... */
+	if (!ST_OK(st_set(st, va, 12, 0)))
+		return false;
+	if (!ST_OK(st_rw(st, 1, va, false, &v) && v == 0xbbbb))
+		return false;
+	/* ...until the invalidate; then it faults. */
+	st_invalidate(st, VGPU_INV_PAGE_ALL | VGPU_INV_ALL_PDB);
+	if (!ST_OK(!st_xlat(st, 1, va, NVSVM_ACCESS_READ, &x)))
+		return false;
+	if (!ST_OK(x.fault == VGPU_FT_PTE))
+		return false;
+	return true;
+}
+
+static bool st_check_entry(struct st *st, u32 index, u64 va, u32 gpc,
+			   u32 access, u32 type, u64 t0)
+{
+	__le32 *w = st_entry(st, index);
+	u64 t = le32_to_cpu(w[4]) | ((u64)le32_to_cpu(w[5]) << 32);
+	u32 info = VGPU_FAULT_VALID | (gpc << 24) | (access << 16) | type;
+
+	if (!ST_OK(le32_to_cpu(w[0]) == ((lower_32_bits(st->inst_dma) &
+					0xfffff000U) | (2 << 8))))
+		return false;
+	if (!ST_OK(le32_to_cpu(w[1]) == upper_32_bits(st->inst_dma)))
+		return false;
+	if (!ST_OK(le32_to_cpu(w[2]) == lower_32_bits(va & PAGE_MASK)))
+		return false;
+	if (!ST_OK(le32_to_cpu(w[3]) == upper_32_bits(va)))
+		return false;
+	if (!ST_OK(t >= t0 && t <= ktime_get_ns()))
+		return false;
+	if (!ST_OK(le32_to_cpu(w[6]) == VGPU_FAULT_ENGINE_GR))
+		return false;
+	if (le32_to_cpu(w[7]) != info)
+		pr_info("# entry info %#x, expected %#x\n",
+			le32_to_cpu(w[7]), info);
+	if (!ST_OK(le32_to_cpu(w[7]) == info))
+		return false;
+	return true;
+}
+
+/* A stalled read, its entry, then a replay after the PTE is fixed. */
+static bool st_fault_replay(struct st *st, bool *replay_ok)
+{
+	u64 va = ST_VA_4K + 0x3008, t0 = ktime_get_ns();
+	u32 gpc = st_gpc(st, 2), put = st_rd(st, VGPU_FB_PUT);
+	int intrs = atomic_read(&st->intrs);
+	struct nvsvm_op op = { .code = NVSVM_OP_READ, .addr = va };
+	struct vgpu_prog prog;
+	bool ok = false;
+
+	*replay_ok = false;
+	if (!st_submit(st, st->chan, gpc, &prog, &op, 1))
+		return false;
+	if (st_wait_put(st, put) != (put + 1) % st->vgpu->fb_entries)
+		goto out;
+	if (!st_check_entry(st, put, va, gpc, NVSVM_ACCESS_READ,
+			    VGPU_FT_PTE, t0))
+		goto out;
+	if (atomic_read(&st->intrs) == intrs || !st_prog_stalled(&prog))
+		goto out;
+	ok = true;
+
+	st_consume(st);
+	st_page_u64(st->b)[1] = 0x4e4e;
+	st_set(st, va, 12, st_sys_pte(st->b, 0));
+	/* A replay without a fixed PTE faults again: fixed first. */
+	st_replay(st);
+	*replay_ok = st_finish(&prog, ST_TIMEOUT_MS) == NVSVM_EXEC_OK &&
+		     op.result == 0x4e4e && prog.done_ops == 1;
+	return ok;
+out:
+	st_cancel(st, gpc);
+	st_finish(&prog, ST_TIMEOUT_MS);
+	return false;
+}
+
+static bool st_cancel_test(struct st *st)
+{
+	u64 va = ST_VA_PERM, t0 = ktime_get_ns();
+	u32 gpc = st_gpc(st, 3), put = st_rd(st, VGPU_FB_PUT);
+	struct nvsvm_op ops[2] = {
+		{ .code = NVSVM_OP_READ, .addr = va },
+		{ .code = NVSVM_OP_FILL, .addr = va, .len = 64, .value = 1 },
+	};
+	struct vgpu_chan *chan;
+	struct vgpu_prog prog;
+	bool ok;
+
+	chan = vgpu_chan_create(st->vgpu, st->inst_dma);
+	if (!chan)
+		return false;
+	ok = st_submit(st, chan, gpc, &prog, ops, 2);
+	if (!ok)
+		goto out;
+	ok = st_wait_put(st, put) != put &&
+	     st_check_entry(st, put, va, gpc, NVSVM_ACCESS_WRITE,
+			    VGPU_FT_RO, t0);
+	st_consume(st);
+	/* A cancel aimed at another GPC or a hub client leaves it. */
+	if (st->vgpu->gpc_count > 1)
+		st_cancel(st, (gpc + 1) % st->vgpu->gpc_count);
+	st_invalidate(st, 0x1b | (gpc << 15) | BIT(20));
+	ok = ok && st_prog_stalled(&prog);
+	st_cancel(st, gpc);
+	ok = st_finish(&prog, ST_TIMEOUT_MS) == NVSVM_EXEC_FAULT && ok;
+	ok = ok && prog.fault_addr == va && prog.done_ops == 1 &&
+	     prog.fault_access == NVSVM_ACCESS_WRITE && chan->error;
+	/* The channel is in the error state: nothing runs on it. */
+	ok = ok && st_run(st, chan, 0, ops, 1) == NVSVM_EXEC_CHANNEL_ERROR;
+out:
+	vgpu_chan_destroy(chan);
+	return ok;
+}
+
+static void st_fb_reset(struct st *st, u32 entries)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&st->vgpu->reg_lock, flags);
+	st->vgpu->fb_entries = entries;
+	st->vgpu->fb_put = 0;
+	st->vgpu->fb_get = 0;
+	st->vgpu->fb_overflow = false;
+	spin_unlock_irqrestore(&st->vgpu->reg_lock, flags);
+}
+
+static bool st_overflow(struct st *st)
+{
+	u64 va = ST_VA_FAULT, ovf = atomic64_read(&st->vgpu->ctr.overflows);
+	struct nvsvm_op ops[2] = {
+		{ .code = NVSVM_OP_READ, .addr = va },
+		{ .code = NVSVM_OP_READ, .addr = va + 0x1000 },
+	};
+	struct vgpu_prog prog[2];
+	bool ok = true;
+	u32 put;
+
+	/* A two-entry buffer holds one fault: the second overflows. */
+	st_fb_reset(st, 2);
+	if (!st_submit(st, st->chan, 0, &prog[0], &ops[0], 1))
+		return false;
+	ok = st_wait_put(st, 0) == 1;
+	if (!st_submit(st, st->chan, 1, &prog[1], &ops[1], 1)) {
+		ok = false;
+		goto out;
+	}
+	put = st_wait_put(st, 1);
+	ok = ok && put == (1 | VGPU_FB_OVERFLOW);
+	ok = ok && atomic64_read(&st->vgpu->ctr.overflows) > ovf;
+	ok = ok && (le32_to_cpu(st_entry(st, 0)[7]) & VGPU_FAULT_VALID) &&
+	     !(le32_to_cpu(st_entry(st, 1)[7]) & VGPU_FAULT_VALID);
+	ok = ok && st_prog_stalled(&prog[0]) && st_prog_stalled(&prog[1]);
+
+	/* Drain, clear OVERFLOW, map both pages, replay: both complete. */
+	st_consume(st);
+	st_wr(st, VGPU_FB_GET, st_rd(st, VGPU_FB_GET) | VGPU_FB_OVERFLOW);
+	ok = ok && !(st_rd(st, VGPU_FB_PUT) & VGPU_FB_OVERFLOW);
+	st_page_u64(st->a)[0] = 0x0f0f;
+	st_set(st, va, 12, st_sys_pte(st->a, 0));
+	st_set(st, va + 0x1000, 12, st_sys_pte(st->a, 0));
+	st_replay(st);
+	ok = st_finish(&prog[1], ST_TIMEOUT_MS) == NVSVM_EXEC_OK && ok;
+	ok = ok && ops[1].result == 0x0f0f;
+out:
+	ok = st_finish(&prog[0], ST_TIMEOUT_MS) == NVSVM_EXEC_OK && ok;
+	ok = ok && ops[0].result == 0x0f0f;
+	st_fb_reset(st, st->entries);
+	return ok;
+}
+
+static bool st_no_replay(struct st *st)
+{
+	u64 va = ST_VA_FAULT + 0x10000;
+	u32 put = st_rd(st, VGPU_FB_PUT);
+	struct nvsvm_op op = { .code = NVSVM_OP_WRITE, .addr = va };
+	struct vgpu_chan *chan;
+	bool ok;
+
+	chan = vgpu_chan_create(st->vgpu, st->inst_nr_dma);
+	if (!chan)
+		return false;
+	ok = st_run(st, chan, 1, &op, 1) == NVSVM_EXEC_FATAL;
+	ok = ok && st_rd(st, VGPU_FB_PUT) == put && chan->error;
+	vgpu_chan_destroy(chan);
+	if (!ST_OK(ok))
+		return false;
+	return true;
+}
+
+static bool st_buffer_disabled(struct st *st)
+{
+	u64 va = ST_VA_FAULT + 0x20000;
+	struct nvsvm_op op = { .code = NVSVM_OP_READ, .addr = va };
+	struct vgpu_chan *chan;
+	bool ok;
+
+	chan = vgpu_chan_create(st->vgpu, st->inst_dma);
+	if (!chan)
+		return false;
+	st_wr(st, VGPU_FB_ADDR_LO, lower_32_bits(st->fb_dma));
+	ok = st_run(st, chan, 0, &op, 1) == NVSVM_EXEC_FATAL;
+	st_wr(st, VGPU_FB_ADDR_LO,
+	      lower_32_bits(st->fb_dma) | VGPU_FB_ADDR_LO_ENABLE);
+	vgpu_chan_destroy(chan);
+	if (!ST_OK(ok))
+		return false;
+	return true;
+}
+
+/* A stalled program stopped by its timeout frees the GPC. */
+static bool st_timeout(struct st *st)
+{
+	u64 va = ST_VA_FAULT + 0x30000, v = 0;
+	u32 put = st_rd(st, VGPU_FB_PUT);
+	struct nvsvm_op op = { .code = NVSVM_OP_READ, .addr = va };
+	struct vgpu_prog prog;
+
+	if (!ST_OK(st_submit(st, st->chan, 2, &prog, &op, 1)))
+		return false;
+	if (!ST_OK(st_finish(&prog, 50) == NVSVM_EXEC_TIMEOUT))
+		return false;
+	if (!ST_OK(st_rd(st, VGPU_FB_PUT) != put && prog.done_ops == 0))
+		return false;
+	st_consume(st);
+	if (!ST_OK(!st->chan->error))
+		return false;
+	if (!ST_OK(st_rw(st, 2, ST_VA_4K + 8, false, &v)))
+		return false;
+	return true;
+}
+
+static bool st_chase(struct st *st)
+{
+	u64 va = ST_VA_PERM + 0x3000, *p = st_page_u64(st->b);
+	struct nvsvm_op ops[2] = {
+		{ .code = NVSVM_OP_CHASE, .addr = va, .len = 10, .value = 3,
+		  .off_next = 0, .off_data = 8 },
+		{ .code = NVSVM_OP_SUM, .addr = va, .len = 64 },
+	};
+
+	if (!ST_OK(st_set(st, va, 12, st_sys_pte(st->b, 0))))
+		return false;
+	memset(p, 0, 64);
+	p[0] = va + 32;		/* node 0 -> node 2 -> end */
+	p[1] = 1;
+	p[4] = 0;
+	p[5] = 2;
+	if (!ST_OK(st_run(st, st->chan, 0, ops, 2) == NVSVM_EXEC_OK))
+		return false;
+	if (!ST_OK(ops[0].result == 2 && p[1] == 4 && p[5] == 5))
+		return false;
+	if (!ST_OK(ops[1].result == va + 32 + 4 + 5))
+		return false;
+	return true;
+}
+
+static bool st_counters(struct st *st)
+{
+	struct vgpu_counters *c = &st->vgpu->ctr;
+
+	if (!ST_OK(atomic64_read(&c->accesses) && atomic64_read(&c->walks)))
+		return false;
+	if (!ST_OK(atomic64_read(&c->tlb_hits) && atomic64_read(&c->tlb_misses)))
+		return false;
+	if (!ST_OK(atomic64_read(&c->faults) && atomic64_read(&c->replays)))
+		return false;
+	if (!ST_OK(atomic64_read(&c->cancels) && atomic64_read(&c->overflows)))
+		return false;
+	if (!ST_OK(atomic64_read(&c->invalidates)))
+		return false;
+	return true;
+}
+
+/* ---- setup and the runner ---- */
+
+static int st_setup(struct st *st)
+{
+	u64 pdb;
+
+	st->dev = st->vgpu->gpu.dev;
+	st->entries = st->vgpu->fb_entries;
+	st->a = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	st->b = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	st->big = alloc_pages(GFP_KERNEL | __GFP_ZERO, 4);
+	st->pd3 = st_table_new(st);
+	st->inst = dma_alloc_coherent(st->dev, PAGE_SIZE, &st->inst_dma,
+				      GFP_KERNEL);
+	st->inst_nr = dma_alloc_coherent(st->dev, PAGE_SIZE, &st->inst_nr_dma,
+					 GFP_KERNEL);
+	st->fb_size = (size_t)st->entries * VGPU_FAULT_ENTRY_SIZE;
+	st->fb = dma_alloc_coherent(st->dev, st->fb_size, &st->fb_dma,
+				    GFP_KERNEL);
+	if (!st->a || !st->b || !st->big || !st->pd3 || !st->inst ||
+	    !st->inst_nr || !st->fb)
+		return -ENOMEM;
+
+	memset(st->inst, 0, PAGE_SIZE);
+	memset(st->inst_nr, 0, PAGE_SIZE);
+	memset(st->fb, 0, st->fb_size);
+	pdb = st->pd3->dma | VGPU_APER_PTE_SYS | BIT(2) | VGPU_INST_VER2 |
+	      VGPU_INST_BIG_64K;
+	st->inst[VGPU_INST_LIMIT / 8] = cpu_to_le64(BIT_ULL(VGPU_VA_BITS) - 1);
+	st->inst_nr[VGPU_INST_LIMIT / 8] = st->inst[VGPU_INST_LIMIT / 8];
+	st->inst_nr[VGPU_INST_PDB / 8] = cpu_to_le64(pdb);
+	st->inst[VGPU_INST_PDB / 8] = cpu_to_le64(pdb | VGPU_INST_REPLAY_TEX |
+						  VGPU_INST_REPLAY_GCC);
+	vgpu_ctx_load(st->vgpu, &st->ctx, st->inst_dma);
+
+	st->chan = vgpu_chan_create(st->vgpu, st->inst_dma);
+	if (!st->chan)
+		return -ENOMEM;
+
+	/* Program the fault buffer as the driver does. */
+	st_wr(st, VGPU_FB_ADDR_HI, upper_32_bits(st->fb_dma));
+	st_wr(st, VGPU_FB_ADDR_LO,
+	      lower_32_bits(st->fb_dma) | VGPU_FB_ADDR_LO_ENABLE);
+	st_wr(st, VGPU_FB_GET, st_rd(st, VGPU_FB_PUT) & VGPU_FB_IDX_MASK);
+	return 0;
+}
+
+static void st_teardown(struct st *st)
+{
+	int i;
+
+	if (st->chan)
+		vgpu_chan_destroy(st->chan);
+	/* Back to the power-on state for the driver core. */
+	st_wr(st, VGPU_FB_ADDR_LO, 0);
+	st_wr(st, VGPU_FB_ADDR_HI, 0);
+	st_fb_reset(st, st->entries);
+	st_invalidate(st, VGPU_INV_PAGE_ALL | VGPU_INV_ALL_PDB);
+
+	if (st->fb)
+		dma_free_coherent(st->dev, st->fb_size, st->fb, st->fb_dma);
+	if (st->inst_nr)
+		dma_free_coherent(st->dev, PAGE_SIZE, st->inst_nr,
+				  st->inst_nr_dma);
+	if (st->inst)
+		dma_free_coherent(st->dev, PAGE_SIZE, st->inst, st->inst_dma);
+	for (i = 0; i < st->ntab; i++)
+		dma_free_coherent(st->dev, PAGE_SIZE, st->tab[i].cpu,
+				  st->tab[i].dma);
+	if (st->big)
+		__free_pages(st->big, 4);
+	if (st->b)
+		__free_page(st->b);
+	if (st->a)
+		__free_page(st->a);
+}
+
+#define ST_TESTS	20
+
+/**
+ * vgpu_selftest() - run the self-tests on a GPU not yet registered
+ * @vgpu: the GPU; nothing else uses it during the tests
+ *
+ * Results go to the kernel log as KTAP. Failures do not fail the load.
+ */
 void vgpu_selftest(struct vgpu *vgpu)
 {
+	bool replay_ok, big = vgpu->vram_size >= SZ_4M;
+	struct st *st;
+
+	pr_info("1..%d\n", ST_TESTS);
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st) {
+		pr_info("not ok 1 setup # out of memory\n");
+		return;
+	}
+	st->vgpu = vgpu;
+	st_current = st;
+	WRITE_ONCE(vgpu->intr_hook, st_intr);
+
+	st_result(st, !st_setup(st), "setup");
+	if (st->failed) {
+		while (st->num < ST_TESTS)
+			st_result(st, false, "not_run # setup failed");
+		goto out;
+	}
+	st_result(st, st_regs(st), "registers");
+	st_result(st, st_spt_4k(st), "pte_4k_spt");
+	st_result(st, st_lpt_64k(st), "pte_64k_lpt");
+	if (big) {
+		st_result(st, st_pd0_2m(st), "pde_2m_vram");
+	} else {
+		st->num++;
+		pr_info("ok %d pde_2m_vram # SKIP vram_mb < 4\n", st->num);
+	}
+	st_result(st, st_dual_pd0(st), "dual_pd0_fall_through");
+	st_result(st, st_sparse(st), "sparse_pd0");
+	if (vgpu->vram_size >= SZ_64K) {
+		st_result(st, st_vram(st), "vram_aperture");
+	} else {
+		st->num++;
+		pr_info("ok %d vram_aperture # SKIP no VRAM\n", st->num);
+	}
+	st_result(st, st_read_only(st), "read_only");
+	st_result(st, st_atomics(st), "atomic_disable");
+	st_result(st, st_va_limit(st), "va_limit");
+	st_result(st, st_tlb_stale(st), "tlb_stale_until_invalidate");
+	st_result(st, st_fault_replay(st, &replay_ok), "fault_entry_fields");
+	st_result(st, replay_ok, "replay");
+	st_result(st, st_cancel_test(st), "cancel_targeted");
+	if (vgpu->gpc_count > 1) {
+		st_result(st, st_overflow(st), "overflow");
+	} else {
+		st->num++;
+		pr_info("ok %d overflow # SKIP needs two GPCs\n", st->num);
+	}
+	st_result(st, st_no_replay(st), "no_replay_fatal");
+	st_result(st, st_buffer_disabled(st), "buffer_disabled_fatal");
+	st_result(st, st_timeout(st), "timeout_while_stalled");
+	st_result(st, st_chase(st) && st_counters(st), "chase_sum_counters");
+out:
+	st_teardown(st);
+	WRITE_ONCE(vgpu->intr_hook, NULL);
+	pr_info("# %d/%d failed\n", st->failed, st->num);
+	st_current = NULL;
+	kfree(st);
 }
