@@ -170,6 +170,19 @@ static const unsigned long all_cmds[] = {
 	NVSVM_IOCTL_MIGRATE,
 };
 
+/*
+ * MIGRATE is in the uAPI but may be missing (no device-private memory):
+ * a well-formed call then fails with ENOTTY or EOPNOTSUPP.
+ */
+static int migrate_supported(int fd)
+{
+	static char buf[PAGE] __attribute__((aligned(4096)));
+	int ret = nvsvm_migrate(fd, nvsvm_ptr(buf), PAGE,
+				NVSVM_MIGRATE_TO_SYSMEM, NULL);
+
+	return ret != -ENOTTY && ret != -EOPNOTSUPP;
+}
+
 static unsigned long resize(unsigned long cmd, int delta)
 {
 	return _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd),
@@ -184,6 +197,10 @@ static int ioctl_wrong_size(void)
 
 	OPEN_DEV(fd);
 	for (i = 0; i < KTAP_ARRAY_SIZE(all_cmds); i++) {
+		if (all_cmds[i] == NVSVM_IOCTL_MIGRATE && !migrate_supported(fd)) {
+			ktap_note("MIGRATE not implemented: size not checked");
+			continue;
+		}
 		memset(buf, 0, sizeof(buf));
 		if (xioctl(fd, resize(all_cmds[i], 8), buf) != -EINVAL ||
 		    xioctl(fd, resize(all_cmds[i], -4), buf) != -EINVAL)
@@ -369,6 +386,8 @@ static int migrate_flags(void)
 	int fd;
 
 	OPEN_AREA(fd);
+	if (!migrate_supported(fd))
+		SKIP("MIGRATE not implemented (ENOTTY/EOPNOTSUPP)");
 	m.addr = nvsvm_ptr(buf);
 	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
 	return KTAP_PASS;

@@ -480,6 +480,23 @@ static int ftruncate_removes(void)
 	return KTAP_PASS;
 }
 
+/*
+ * QUERY on the window: the uAPI does not say whether it is refused (the
+ * window is not part of the area) or reports empty entries; accept both.
+ */
+static int window_not_valid(struct fx *f)
+{
+	uint32_t q[2] = { ~0U, ~0U };
+	int ret = nvsvm_query(f->fd, WIN_ADDR, 2, q);
+
+	if (ret == -EINVAL)
+		return KTAP_PASS;
+	EXPECT_OK(ret);
+	EXPECT_EQ(q[0] & NVSVM_QUERY_VALID, 0);
+	EXPECT_EQ(q[1] & NVSVM_QUERY_VALID, 0);
+	return KTAP_PASS;
+}
+
 static int unmanaged_never_mirrored(void)
 {
 	volatile uint64_t *win;
@@ -495,13 +512,13 @@ static int unmanaged_never_mirrored(void)
 	win[WORDS] = 43;
 	EXPECT_ERR(nvsvm_map(f.fd, WIN_ADDR, 2 * PAGE,
 			     NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, NULL), EINVAL);
-	CHECK(query_expect(&f, (void *)win, 2, NVSVM_QUERY_VALID, 0));
+	CHECK(window_not_valid(&f));
 	have = !nvsvm_stat_read(0, "cancels", &c0);
 	CHECK(gpu_fault(&f, nvsvm_op_read(WIN_ADDR), WIN_ADDR,
 			NVSVM_ACCESS_READ));
 	CHECK(gpu_fault(&f, nvsvm_op_write(WIN_ADDR + PAGE, 1),
 			WIN_ADDR + PAGE, NVSVM_ACCESS_WRITE));
-	CHECK(query_expect(&f, (void *)win, 2, NVSVM_QUERY_VALID, 0));
+	CHECK(window_not_valid(&f));
 	EXPECT_EQ(win[WORDS], 43);
 	if (have && !nvsvm_stat_read(0, "cancels", &c1))
 		EXPECT_TRUE(c1 - c0 >= 2, "cancels went %llu -> %llu",
