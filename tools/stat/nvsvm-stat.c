@@ -297,6 +297,13 @@ static void print_rates(const struct gpu *g, const struct sample *s)
 #undef RATE
 }
 
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int ua = *(const unsigned int *)a, ub = *(const unsigned int *)b;
+
+	return (ua > ub) - (ua < ub);
+}
+
 static int cmp_gpu(const void *a, const void *b)
 {
 	const struct gpu *ga = a, *gb = b;
@@ -330,7 +337,7 @@ static int no_nvsvm_dir(const char *root, const char *dir, int err)
 static int find_gpus(const char *root, int only, struct gpu *gpus)
 {
 	char dir[4096], have[MAX_GPUS * 16] = "";
-	unsigned int idx, len = 0;
+	unsigned int idx, len = 0, seen[MAX_GPUS], nseen = 0, i;
 	struct dirent *de;
 	int n = 0, dfd, fd;
 	DIR *d;
@@ -346,9 +353,8 @@ static int find_gpus(const char *root, int only, struct gpu *gpus)
 
 		if (sscanf(de->d_name, "nvsvm%u%c", &idx, &extra) != 1)
 			continue;
-		if (len < sizeof(have) - 16)
-			len += snprintf(have + len, sizeof(have) - len,
-					" nvsvm%u", idx);
+		if (nseen < MAX_GPUS)
+			seen[nseen++] = idx;
 		if (only >= 0 && idx != (unsigned int)only)
 			continue;
 		fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -361,6 +367,10 @@ static int find_gpus(const char *root, int only, struct gpu *gpus)
 		gpus[n++].dirfd = fd;
 	}
 	closedir(d);
+	qsort(seen, nseen, sizeof(seen[0]), cmp_uint);
+	for (i = 0; i < nseen && len < sizeof(have) - 16; i++)
+		len += snprintf(have + len, sizeof(have) - len, " nvsvm%u",
+				seen[i]);
 	if (!n && only >= 0 && have[0])
 		fprintf(stderr, "%s: no GPU nvsvm%d; present:%s\n", prog, only,
 			have);
