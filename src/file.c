@@ -73,8 +73,6 @@ static long nvsvm_ioctl_get_info(struct nvsvm_file *nf, void __user *uarg)
 
 	if (ndev->fault.entries)
 		info.caps |= NVSVM_CAP_REPLAYABLE_FAULTS;
-	if (IS_ENABLED(CONFIG_DEVICE_PRIVATE) && gpu->vram_size)
-		info.caps |= NVSVM_CAP_DEVICE_PRIVATE;
 	if (copy_to_user(uarg, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;

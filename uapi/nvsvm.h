@@ -243,6 +243,7 @@ enum nvsvm_exec_status {
 
 /**
  * struct nvsvm_exec - run a program on a channel and wait for it
+
  * @handle: (in) channel
  * @gpc: (in) GPC to run on, or NVSVM_GPC_ANY
  * @ops: (in) user pointer to @nops struct nvsvm_op; results written back
@@ -253,6 +254,10 @@ enum nvsvm_exec_status {
  * @fault_addr: (out) address of the failed access (FAULT, FATAL)
  * @fault_access: (out) NVSVM_ACCESS_* of the failed access
  * @flags: (in) zero
+ *
+ * Fails with EOPNOTSUPP on a GPU without NVSVM_CAP_EXEC, ENOENT for an
+ * unknown handle, EINVAL for a bad field or operation, EINTR when a fatal
+ * signal stopped the program. A program that ran returns 0 with @status.
  */
 struct nvsvm_exec {
 	__u32 handle;
