@@ -243,7 +243,6 @@ enum nvsvm_exec_status {
 
 /**
  * struct nvsvm_exec - run a program on a channel and wait for it
-
  * @handle: (in) channel
  * @gpc: (in) GPC to run on, or NVSVM_GPC_ANY
  * @ops: (in) user pointer to @nops struct nvsvm_op; results written back
