@@ -19,6 +19,7 @@
 #define VGPU_EXEC_TIMEOUT_MAX	600000
 #define VGPU_OP_LEN_MAX		SZ_1G
 #define VGPU_CHASE_MAX		BIT_ULL(24)
+#define VGPU_WAIT_SLICE		(10UL * HZ)
 
 /**
  * vgpu_chan_create() - provider state for a channel
@@ -122,13 +123,22 @@ void vgpu_chan_fini(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan)
  */
 int vgpu_prog_wait(struct vgpu_prog *prog, u32 timeout_ms, bool killable)
 {
-	unsigned long t = msecs_to_jiffies(timeout_ms);
-	long ret;
+	unsigned long left = msecs_to_jiffies(timeout_ms);
+	long ret = 0;
 
-	if (killable)
-		ret = wait_for_completion_killable_timeout(&prog->done, t);
-	else
-		ret = wait_for_completion_timeout(&prog->done, t);
+	/* In slices, so that a long program is not taken for a hung task. */
+	while (left) {
+		unsigned long t = min(left, VGPU_WAIT_SLICE);
+
+		if (killable)
+			ret = wait_for_completion_killable_timeout(&prog->done,
+								   t);
+		else
+			ret = wait_for_completion_timeout(&prog->done, t);
+		if (ret)
+			break;
+		left -= t;
+	}
 	if (ret > 0)
 		return 0;
 
