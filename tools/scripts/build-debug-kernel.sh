@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the debug kernel (tinyconfig + tools/kconfig/debug.config) from
-# Debian's linux-source-6.1, in a cache directory outside the source tree
-# keyed on the fragment, this script and the source version. Reuses a
-# finished build. Prints the build directory on stdout; it holds
+# Debian's linux-source-6.1, in a cache directory outside the source tree,
+# and reuse a finished build. The cache key covers the fragment, the source
+# version and the recipe number below. Prints the build directory; it holds
 # arch/x86/boot/bzImage, the module build tree (for M=) and, in modinst/,
 # the installed in-tree modules.
 #
@@ -17,8 +17,11 @@ frag=$top/tools/kconfig/debug.config
 cache=${NVSVM_CACHE:-/var/cache/nvsvm}
 jobs=$(nproc)
 
+# Bump when the way the kernel is configured or built below changes.
+recipe=1
+
 src=$("$here/linux-source.sh")
-key=$( { cat "$frag" "${BASH_SOURCE[0]}"; echo "$src"; } | sha256sum | cut -c1-12)
+key=$( { cat "$frag"; echo "recipe $recipe"; echo "$src"; } | sha256sum | cut -c1-12)
 out=$cache/kernel-debug-$key
 
 log() { echo "build-debug-kernel: $*" >&2; }
@@ -84,5 +87,5 @@ if ! make -C "$src" O="$out" INSTALL_MOD_PATH="$out/modinst" modules_install \
 	exit 1
 fi
 touch "$out/.built"
-log "built $(cat "$out/include/config/kernel.release") in $((SECONDS - start)) s"
+log "built $("$here/kernelrelease.sh" "$out") in $((SECONDS - start)) s"
 echo "$out"

@@ -10,12 +10,13 @@
 # usage: mkinitramfs.sh --kver KVER --out FILE.cpio.gz --nonce STRING
 #                       [--kmods DIR]      the kernel's lib/modules/KVER
 #                       [--module FILE.ko]... [--tests DIR]
+#                       [--script FILE]    run in place of tests/run.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-kver= out= nonce= kmods= tests=
+kver= out= nonce= kmods= tests= script=$top/tests/run.sh
 modules=()
 while (($#)); do
 	case $1 in
@@ -25,6 +26,7 @@ while (($#)); do
 	--kmods) kmods=$2; shift 2 ;;
 	--module) modules+=("$2"); shift 2 ;;
 	--tests) tests=$2; shift 2 ;;
+	--script) script=$2; shift 2 ;;
 	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -65,7 +67,7 @@ depmod -b "$root" "$kver"
 if [[ -n $tests && -d $tests ]]; then
 	find "$tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/tests/bin/" \;
 fi
-cp "$top/tests/run.sh" "$root/tests/run.sh"
+cp "$script" "$root/tests/run.sh"
 for s in "$top"/tests/guest-*.sh; do
 	[[ -e $s ]] && cp "$s" "$root/tests/"
 done

@@ -10,13 +10,15 @@
 # usage: run.sh --name NAME --kernel BZIMAGE --kver KVER
 #               --module FILE.ko [--module FILE.ko]... [--tests DIR]
 #               [--kmods DIR] [--debug] [--timeout SECONDS] [--counts FILE]
-#               [--workdir DIR]
+#               [--workdir DIR] [--script FILE]
 #
 #   --kmods DIR    the kernel's own lib/modules/KVER tree to include
 #   --debug        boot with kmemleak=on (the debug kernel)
 #   --timeout      bound on the whole run, QEMU is killed after (default 900)
 #   --counts FILE  write "PASSED FAILED SKIPPED" there for make check
 #   --workdir DIR  keep console.log, results.log, initramfs there
+#   --script FILE  the in-guest script to run instead of tests/run.sh (it
+#                  must report like tests/run.sh: "[program] ok N name")
 #
 # Result lines: "ok NAME/PROGRAM N description", "not ok ...", with the
 # whole run itself as one more result, NAME/vm. Exit status 0 only when
@@ -25,7 +27,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-name=vm kernel= kver= tests= kmods= debug=0 timeout_s=900 counts= workdir=
+name=vm kernel= kver= tests= kmods= debug=0 timeout_s=900 counts= workdir= script=
 modules=()
 while (($#)); do
 	case $1 in
@@ -39,6 +41,7 @@ while (($#)); do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--counts) counts=$2; shift 2 ;;
 	--workdir) workdir=$2; shift 2 ;;
+	--script) script=$2; shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -72,6 +75,7 @@ nonce=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}")
 [[ -n $tests ]] && initrd_args+=(--tests "$tests")
 [[ -n $kmods ]] && initrd_args+=(--kmods "$kmods")
+[[ -n $script ]] && initrd_args+=(--script "$script")
 "$here/mkinitramfs.sh" "${initrd_args[@]}"
 
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1"
@@ -79,7 +83,9 @@ cmdline+=" hung_task_panic=1 printk.time=1"
 ((debug)) && cmdline+=" kmemleak=on"
 read -r -a accel <<<"$("$here/accel.sh" "$kernel")"
 
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m 2G -nodefaults -display none
+# Two sockets of one core: SeaBIOS's MP table then lists both CPUs, which a
+# kernel without ACPI needs to bring up the second one.
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2,sockets=2,cores=1,threads=1 -m 2G -nodefaults -display none
 	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-serial "file:$console" -serial "file:$results")
 echo "# $name: ${qemu[*]}"

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The human front end of Kbuild (the module's objects are listed in Kbuild).
+#
+#   make                  build nvsvm.ko and nvsvm_vgpu.ko (W=1) against KDIR
+#   make module-debug     the same with -DDEBUG (pr_debug on)
+#   make check            deps, static checks, DKMS build, tests on two kernels
+#   make demo             the demo in the test VM
+#   make help             every target
+
+SHELL := /bin/bash
+
+# The running kernel's build directory when it exists, otherwise the
+# newest one installed (the machines here run a kernel without modules).
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; if [ -d "$$d" ]; then echo "$$d"; \
+	else ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; fi)
+KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+W ?= 1
+DESTDIR ?=
+
+# Set STRICT=1 to make compiler warnings fail the build, as make check does.
+STRICT ?=
+
+# A compiler or sparse diagnostic ("file.c:12:5: warning: ..."), or modpost's.
+DIAGNOSTIC := ^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):|^(WARNING|ERROR): modpost:
+
+all: module
+.PHONY: all module module-debug clean module-install dkms-install install \
+	uninstall deps style sparse tests check demo bench debug-kernel \
+	vm-stock vm-debug help
+
+define kbuild
+	@mkdir -p $(CURDIR)/build
+	+@set -o pipefail; $(MAKE) -C "$(KDIR)" M=$(CURDIR) W=$(W) $(1) modules 2>&1 \
+		| tee $(CURDIR)/build/module.log
+	@n=$$(grep -c -E '$(DIAGNOSTIC)' $(CURDIR)/build/module.log || true); \
+	if [ "$$n" != 0 ]; then \
+		echo "*** $$n compiler warning lines: nvsvm must build without any (W=$(W))"; \
+		[ -z "$(STRICT)" ] || exit 1; \
+	else \
+		echo "module: built against $(KDIR) with W=$(W), no warnings"; \
+	fi
+endef
+
+module:
+	@[ -d "$(KDIR)" ] || { echo "no kernel build directory (KDIR=$(KDIR)); try 'make deps'"; exit 1; }
+	$(call kbuild,)
+
+module-debug:
+	$(call kbuild,CONFIG_NVSVM_DEBUG=y)
+
+clean:
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C "$(KDIR)" M=$(CURDIR) clean; fi
+	rm -rf $(CURDIR)/build
+
+module-install:
+	$(MAKE) -C "$(KDIR)" M=$(CURDIR) modules_install
+	depmod -a $(KVER)
+
+# Copy the sources where DKMS expects them and register them; then
+# `dkms build nvsvm/$(VERSION)` and `dkms install nvsvm/$(VERSION)`.
+dkms-install:
+	install -d $(DESTDIR)/usr/src/nvsvm-$(VERSION)
+	install -m 0644 Kbuild Makefile dkms.conf $(DESTDIR)/usr/src/nvsvm-$(VERSION)/
+	cp -r src include uapi $(DESTDIR)/usr/src/nvsvm-$(VERSION)/
+	@if [ -z "$(DESTDIR)" ]; then dkms add nvsvm/$(VERSION); fi
+
+# The modules into /lib/modules/KVER/extra, and the user space (tools/Makefile).
+install: module module-install
+	$(MAKE) -C tools install
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/nvsvm.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/nvsvm_vgpu.ko
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+	$(MAKE) -C tools uninstall
+
+deps:
+	@tools/scripts/deps.sh
+
+style:
+	@tools/scripts/style.sh
+
+sparse:
+	@tools/scripts/build-modules.sh "$(KDIR)" build/sparse C=2 \
+		&& echo "sparse: C=2 clean against $(KDIR)"
+
+tests:
+	@$(MAKE) --no-print-directory -C tests
+
+debug-kernel:
+	@tools/scripts/build-debug-kernel.sh
+
+# One VM run on one kernel, for development; `make check` runs both.
+vm-stock vm-debug:
+	@tools/scripts/check.sh --only $(@:vm-%=%)
+
+check:
+	@tools/scripts/check.sh
+
+# The demo program in the test VM on the stock kernel (tools/demo/).
+demo:
+	@tools/scripts/deps.sh
+	@tools/scripts/build-modules.sh "$(KDIR)" build/stock
+	@$(MAKE) --no-print-directory -C tools static
+	@tools/demo/run-demo.sh --kver $(KVER) \
+		--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko
+
+bench:
+	@echo "bench: not yet: no benchmarks in this tree so far"
+
+help:
+	@echo "module (default)  build nvsvm.ko and nvsvm_vgpu.ko against KDIR=$(KDIR)"
+	@echo "module-debug      the same with -DDEBUG"
+	@echo "clean             remove build products"
+	@echo "module-install    install into /lib/modules/$(KVER) and run depmod"
+	@echo "dkms-install      copy the sources to /usr/src/nvsvm-$(VERSION) and dkms add"
+	@echo "deps              install the Debian packages everything needs (root)"
+	@echo "style             checkpatch.pl --strict on src/ include/ uapi/"
+	@echo "sparse            sparse (C=2) with zero warnings"
+	@echo "tests             build the test programs into build/tests/"
+	@echo "debug-kernel      build (or reuse) the cached debug kernel"
+	@echo "vm-stock vm-debug build and run the tests in QEMU on one kernel"
+	@echo "check             everything above, in order, with a final count"
+	@echo "install uninstall the modules (module-install) and tools/ (make -C tools install)"
+	@echo "demo              the demo program in the test VM on the stock kernel"
+	@echo "bench             not yet"

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install, as root and idempotently, every Debian package that building,
+# checking and testing nvsvm needs. Does nothing (and needs no root, no
+# network) when they are all installed already.
+set -euo pipefail
+
+packages=(
+	# The stock kernel the tests boot, and its headers to build against.
+	linux-image-amd64 linux-headers-amd64
+	# Sources of the debug kernel, checkpatch.pl, and what building them takes.
+	linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
+	xz-utils python3 perl
+	# Static analysis, packaging.
+	sparse dkms
+	# The test VM.
+	qemu-system-x86 busybox-static kmod cpio rsync
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) != "install ok installed" ]]; then
+		missing+=("$p")
+	fi
+done
+
+if ((${#missing[@]} == 0)); then
+	echo "deps: all ${#packages[@]} packages installed"
+	exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+if ((EUID != 0)); then
+	echo "deps: must run as root to install packages (try: sudo make deps)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build and install nvsvm with DKMS, as a user would, against the installed
+# kernel headers, in a throwaway DKMS tree (--dkmstree, --sourcetree,
+# --installtree) so that the machine's own DKMS state is left alone. Checks
+# that both modules were installed and that modinfo reads them.
+#
+# usage: dkms-check.sh [KVER]   (default: the kernel of the newest headers)
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+kver=${1:-}
+if [[ -z $kver ]]; then
+	kdir=$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+	kver=$(basename "$(dirname "$kdir")")
+fi
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+
+tree=$(mktemp -d /tmp/nvsvm-dkms.XXXXXX)
+trap 'rm -rf "$tree"' EXIT
+mkdir -p "$tree/dkms" "$tree/source/nvsvm-$ver" "$tree/install/$kver"
+cp -r "$top/Kbuild" "$top/Makefile" "$top/dkms.conf" "$top/src" "$top/include" \
+	"$top/uapi" "$tree/source/nvsvm-$ver/"
+
+opts=(--dkmstree "$tree/dkms" --sourcetree "$tree/source" --installtree "$tree/install")
+log=$tree/dkms.log
+run() {
+	if ! "$@" >>"$log" 2>&1; then
+		cat "$log" >&2
+		find "$tree/dkms" -name make.log -exec cat {} + >&2 2>/dev/null || true
+		echo "dkms-check: '$*' failed" >&2
+		exit 1
+	fi
+}
+run dkms add -m nvsvm -v "$ver" "${opts[@]}"
+run dkms build -m nvsvm -v "$ver" -k "$kver" "${opts[@]}"
+run dkms install -m nvsvm -v "$ver" -k "$kver" "${opts[@]}"
+
+for m in nvsvm nvsvm_vgpu; do
+	ko=$(find "$tree/install" -name "$m.ko*" | head -n 1)
+	if [[ -z $ko ]]; then
+		cat "$log" >&2
+		echo "dkms-check: $m.ko was not installed under $tree/install" >&2
+		exit 1
+	fi
+	if ! modinfo "$ko" | grep -q "^vermagic: *$kver "; then
+		modinfo "$ko" >&2 || true
+		echo "dkms-check: modinfo does not show $ko built for $kver" >&2
+		exit 1
+	fi
+	echo "dkms-check: installed ${ko#"$tree/install/"}"
+done
+echo "dkms-check: nvsvm/$ver built and installed for $kver"
