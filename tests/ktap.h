@@ -201,7 +201,7 @@ static inline int ktap_run_one(const struct ktap_case *c)
 /* Run every case, print KTAP, return the exit code for main(). */
 static inline int ktap_run(const struct ktap_case *cases, size_t n)
 {
-	unsigned int failed = 0;
+	unsigned int failed = 0, skipped = 0;
 	size_t i;
 	int ret;
 
@@ -218,6 +218,7 @@ static inline int ktap_run(const struct ktap_case *cases, size_t n)
 		if (ret == KTAP_SKIP) {
 			printf("ok %zu %s # SKIP %s\n", i + 1, cases[i].name,
 			       *ktap_msg ? strtok(ktap_msg, "\n") : "");
+			skipped++;
 			continue;
 		}
 		printf("%sok %zu %s\n", ret == KTAP_PASS ? "" : "not ",
@@ -226,7 +227,8 @@ static inline int ktap_run(const struct ktap_case *cases, size_t n)
 		if (ret != KTAP_PASS)
 			failed++;
 	}
-	printf("# %u failed, %zu cases\n", failed, n);
+	printf("# Totals: pass:%zu fail:%u skip:%u\n",
+	       n - failed - skipped, failed, skipped);
 
 	return failed ? 1 : 0;
 }
