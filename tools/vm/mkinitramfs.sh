@@ -62,6 +62,16 @@ fi
 for m in "${modules[@]}"; do
 	cp "$m" "$root/lib/modules/$kver/extra/"
 done
+# What depmod and modprobe read about built-in modules: the host's copy for
+# an installed kernel (the stock one), else empty files.
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	[[ -e $root/lib/modules/$kver/$f ]] && continue
+	if [[ -r /lib/modules/$kver/$f ]]; then
+		cp "/lib/modules/$kver/$f" "$root/lib/modules/$kver/"
+	else
+		: >"$root/lib/modules/$kver/$f"
+	fi
+done
 depmod -b "$root" "$kver"
 
 if [[ -n $tests && -d $tests ]]; then
