@@ -163,7 +163,8 @@ if ! grep -q "^nvsvm-vm: SUCCESS $nonce rc=0\$" "$workdir/results.txt"; then
 	fi
 fi
 if ((${#why[@]})); then
-	report "not ok $name/vm clean-run # ${why[*]} (${elapsed}s, logs in $workdir)"
+	reasons=$(printf '%s; ' "${why[@]}")
+	report "not ok $name/vm clean-run # ${reasons%; } (${elapsed}s, logs in $workdir)"
 else
 	report "ok $name/vm clean-run (${elapsed}s)"
 fi
