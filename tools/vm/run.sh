@@ -16,7 +16,8 @@
 #   --debug        boot with kmemleak=on (the debug kernel)
 #   --timeout      bound on the whole run, QEMU is killed after (default 900)
 #   --counts FILE  write "PASSED FAILED SKIPPED" there for make check
-#   --workdir DIR  keep console.log, results.log, initramfs there
+#   --workdir DIR  keep console.log, results.log, initramfs there (default:
+#                  a new /tmp/nvsvm-vm.*, removed when the run passed)
 #   --script FILE  the in-guest script to run instead of tests/run.sh (it
 #                  must report like tests/run.sh: "[program] ok N name")
 #
@@ -49,8 +50,10 @@ if [[ -z $kernel || -z $kver ]]; then
 	echo "run.sh: --kernel and --kver are required" >&2
 	exit 2
 fi
+own_workdir=0
 if [[ -z $workdir ]]; then
 	workdir=$(mktemp -d /tmp/nvsvm-vm.XXXXXX)
+	own_workdir=1
 fi
 mkdir -p "$workdir"
 console=$workdir/console.log
@@ -171,4 +174,9 @@ fi
 
 echo "# $name: $passed passed, $failed failed, $skipped skipped"
 [[ -n $counts ]] && echo "$passed $failed $skipped" >"$counts"
-((failed == 0))
+if ((failed == 0)); then
+	# A temporary work directory goes when the run passed; kept for a failure.
+	((own_workdir)) && rm -rf "$workdir"
+	exit 0
+fi
+exit 1
