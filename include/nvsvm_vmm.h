@@ -3,10 +3,11 @@
  * A generic multi-level GPU page-table manager. The chip code describes the
  * levels (struct nvsvm_vmm_desc); the walker knows no chip constant.
  *
- * Every function here is called with the owner's lock held (the svmm
- * mutex), which may be taken by an MMU notifier: nothing here allocates
- * with GFP_KERNEL. Tables come from a small cache that nvsvm_vmm_reserve()
- * fills, without the lock, before the caller maps.
+ * Every function here but init, fini and reserve is called with the
+ * owner's lock held (the svmm mutex), which an MMU notifier may take:
+ * nothing here allocates with GFP_KERNEL. Tables come from a small cache
+ * that nvsvm_vmm_reserve() fills, without the lock, before the caller
+ * maps.
  */
 #ifndef _NVSVM_VMM_H
 #define _NVSVM_VMM_H
@@ -17,20 +18,35 @@
 #include <linux/types.h>
 
 struct device;
+struct dma_pool;
+
+#define NVSVM_VMM_MAX_LEVELS	8
+#define NVSVM_VMM_NONE		0xff
 
 /**
- * struct nvsvm_vmm_level - one level of the 4 KiB-page path
+ * struct nvsvm_vmm_level - one kind of table
  * @shift: lowest virtual address bit this level indexes
  * @bits: index bits
  * @entry_bytes: bytes per entry
- * @ptr_offset: byte offset, inside an entry, of the pointer used on this
- *	path (for dual entries: which half)
+ * @slots: 8-byte slots per entry: 1, or 2 for dual entries
+ * @next: per slot, the level of the table it points to, or
+ *	NVSVM_VMM_NONE
+ * @pte_slot: the slot that may hold a PTE of (1 << @shift) bytes instead
+ *	of a pointer, or NVSVM_VMM_NONE
+ * @table_bytes: size of one table
+ *
+ * In a dual entry, a lower slot shadows the higher ones wherever it maps
+ * a valid page (GP100: a valid 2 MiB PTE or big-page PTE wins over the
+ * small-page table).
  */
 struct nvsvm_vmm_level {
 	u8 shift;
 	u8 bits;
 	u8 entry_bytes;
-	u8 ptr_offset;
+	u8 slots;
+	u8 next[2];
+	u8 pte_slot;
+	u16 table_bytes;
 };
 
 /* Flags for nvsvm_vmm_desc::pte() and returned by ::pte_flags(). */
@@ -41,9 +57,8 @@ struct nvsvm_vmm_level {
 
 /**
  * struct nvsvm_vmm_desc - what the chip code tells the walker
- * @levels: from the top level to the 4 KiB leaf
+ * @levels: kinds of tables; [0] is the top level
  * @nlevels: number of @levels
- * @table_bytes: size of one table's memory
  * @pde: encode a directory entry pointing to a table in system memory
  * @pte: encode a valid leaf entry for @addr with NVSVM_PTE_* @flags
  * @pte_invalid: @pte without its VALID bit, keeping the address
@@ -53,12 +68,25 @@ struct nvsvm_vmm_level {
 struct nvsvm_vmm_desc {
 	const struct nvsvm_vmm_level *levels;
 	unsigned int nlevels;
-	unsigned int table_bytes;
 	u64 (*pde)(dma_addr_t table);
 	u64 (*pte)(u64 addr, u32 flags);
 	u64 (*pte_invalid)(u64 pte);
 	u32 (*pte_flags)(u64 pte);
 	u64 (*pte_addr)(u64 pte);
+};
+
+/**
+ * struct nvsvm_vmm_path - the tables a page size is mapped through
+ * @shift: page shift
+ * @depth: tables on the path, the one holding the PTE last
+ * @level: level of each
+ * @slot: slot taken in each; in the last, the PTE's slot
+ */
+struct nvsvm_vmm_path {
+	u8 shift;
+	u8 depth;
+	u8 level[NVSVM_VMM_MAX_LEVELS];
+	u8 slot[NVSVM_VMM_MAX_LEVELS];
 };
 
 struct nvsvm_pt;
@@ -68,10 +96,11 @@ struct nvsvm_pt;
  * @dev: device for DMA allocations
  * @desc: chip description
  * @root: top-level table
- * @dir_entries: most entries of any directory level
+ * @paths: how each page size is reached, largest first
+ * @npaths: entries in @paths
+ * @pool: DMA pool for levels whose tables are smaller than a page
  * @cache_lock: protects @cache and @ncache (filled without the owner's lock)
- * @cache: spare tables ready for use under the lock, [0] directories,
- *	[1] leaves
+ * @cache: per level, spare tables ready for use under the lock
  * @ncache: entries on each @cache list
  * @pt_bytes: where to account table memory in use, the root excepted
  */
@@ -79,19 +108,22 @@ struct nvsvm_vmm {
 	struct device *dev;
 	const struct nvsvm_vmm_desc *desc;
 	struct nvsvm_pt *root;
-	unsigned int dir_entries;
+	struct nvsvm_vmm_path paths[NVSVM_VMM_MAX_LEVELS];
+	unsigned int npaths;
+	struct dma_pool *pool;
 	spinlock_t cache_lock;		/* @cache, @ncache */
-	struct list_head cache[2];
-	unsigned int ncache[2];
+	struct list_head cache[NVSVM_VMM_MAX_LEVELS];
+	unsigned int ncache[NVSVM_VMM_MAX_LEVELS];
 	atomic64_t *pt_bytes;
 };
 
 /*
- * Map callback: given the current leaf entry for @addr, return the new one.
- * It must return a valid entry: nvsvm_vmm_map() allocates the tables for
- * the whole range before it calls it.
+ * Map callback: given the current entry for the page of (1 << @shift)
+ * bytes at @addr (0, or a valid entry for the same page), return the new
+ * one; returning @pte leaves the entry alone.
  */
-typedef u64 (*nvsvm_vmm_pte_fn)(void *priv, u64 addr, u64 pte);
+typedef u64 (*nvsvm_vmm_pte_fn)(void *priv, u64 addr, unsigned int shift,
+				u64 pte);
 
 int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 		   const struct nvsvm_vmm_desc *desc, atomic64_t *pt_bytes);
@@ -99,12 +131,14 @@ void nvsvm_vmm_fini(struct nvsvm_vmm *vmm);
 dma_addr_t nvsvm_vmm_pdb(struct nvsvm_vmm *vmm);
 int nvsvm_vmm_reserve(struct nvsvm_vmm *vmm, u64 start, u64 end);
 int nvsvm_vmm_map(struct nvsvm_vmm *vmm, u64 start, u64 end,
-		  nvsvm_vmm_pte_fn fn, void *priv);
+		  unsigned int shift, nvsvm_vmm_pte_fn fn, void *priv,
+		  u64 *shadowed);
 bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end);
 bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
-		       void (*release)(void *priv, u64 pte), void *priv,
-		       struct list_head *freed);
+		       void (*release)(void *priv, u64 pte,
+				       unsigned int shift),
+		       void *priv, struct list_head *freed);
 void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed);
-u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr);
+u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift);
 
 #endif /* _NVSVM_VMM_H */

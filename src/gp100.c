@@ -61,13 +61,28 @@
 #define GP100_INST_LIMIT		0x208
 #define GP100_VA_BITS			49
 
+enum { GP100_PD3, GP100_PD2, GP100_PD1, GP100_PD0, GP100_LPT, GP100_SPT };
+
+#define GP100_DIR(s, b, n) { .shift = (s), .bits = (b), .entry_bytes = 8, \
+	.slots = 1, .next = { (n), NVSVM_VMM_NONE }, \
+	.pte_slot = NVSVM_VMM_NONE, .table_bytes = 4096 }
+#define GP100_PT(s, b, sz) { .shift = (s), .bits = (b), .entry_bytes = 8, \
+	.slots = 1, .next = { NVSVM_VMM_NONE, NVSVM_VMM_NONE }, \
+	.pte_slot = 0, .table_bytes = (sz) }
+
 static const struct nvsvm_vmm_level gp100_levels[] = {
-	{ .shift = 47, .bits = 2, .entry_bytes = 8 },	/* PD3 */
-	{ .shift = 38, .bits = 9, .entry_bytes = 8 },	/* PD2 */
-	{ .shift = 29, .bits = 9, .entry_bytes = 8 },	/* PD1 */
-	/* PD0: dual entries; the small-page table pointer is the high half. */
-	{ .shift = 21, .bits = 8, .entry_bytes = 16, .ptr_offset = 8 },
-	{ .shift = 12, .bits = 9, .entry_bytes = 8 },	/* SPT */
+	[GP100_PD3] = GP100_DIR(47, 2, GP100_PD2),
+	[GP100_PD2] = GP100_DIR(38, 9, GP100_PD1),
+	[GP100_PD1] = GP100_DIR(29, 9, GP100_PD0),
+	/*
+	 * Dual PD0 entries: the low half points to the big-page table or
+	 * holds a 2 MiB PTE, the high half points to the small-page table.
+	 */
+	[GP100_PD0] = { .shift = 21, .bits = 8, .entry_bytes = 16,
+			.slots = 2, .next = { GP100_LPT, GP100_SPT },
+			.pte_slot = 0, .table_bytes = 4096 },
+	[GP100_LPT] = GP100_PT(16, 5, 256),
+	[GP100_SPT] = GP100_PT(12, 9, 4096),
 };
 
 static u64 gp100_pde(dma_addr_t table)
@@ -118,7 +133,6 @@ static u64 gp100_pte_addr(u64 pte)
 const struct nvsvm_vmm_desc gp100_vmm_desc = {
 	.levels = gp100_levels,
 	.nlevels = ARRAY_SIZE(gp100_levels),
-	.table_bytes = 4096,
 	.pde = gp100_pde,
 	.pte = gp100_pte,
 	.pte_invalid = gp100_pte_invalid,

@@ -25,15 +25,16 @@ static struct nvsvm_svmm *nvsvm_notifier_svmm(struct mmu_interval_notifier *mni)
 	return container_of(mni, struct nvsvm_mirror_notifier, mni)->svmm;
 }
 
-static void nvsvm_mirror_release(void *priv, u64 pte)
+static void nvsvm_mirror_release(void *priv, u64 pte, unsigned int shift)
 {
 	struct nvsvm_svmm *svmm = priv;
 	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
 
 	if (!(desc->pte_flags(pte) & NVSVM_PTE_VRAM))
 		dma_unmap_page(svmm->ndev->gpu->dev, desc->pte_addr(pte),
-			       PAGE_SIZE, DMA_BIDIRECTIONAL);
-	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED, -1);
+			       1UL << shift, DMA_BIDIRECTIONAL);
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED,
+		       -(1L << (shift - PAGE_SHIFT)));
 }
 
 /**
@@ -169,7 +170,8 @@ struct nvsvm_map_ctx {
 	int err;
 };
 
-static u64 nvsvm_mirror_pte(void *priv, u64 addr, u64 old)
+static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
+			    u64 old)
 {
 	struct nvsvm_map_ctx *ctx = priv;
 	struct nvsvm_range_req *req = ctx->req;
@@ -189,18 +191,19 @@ static u64 nvsvm_mirror_pte(void *priv, u64 addr, u64 old)
 		new = desc->pte(desc->pte_addr(old),
 				flags | (desc->pte_flags(old) & NVSVM_PTE_VRAM));
 		req->changed |= new != old;
-		req->mapped++;
+		req->mapped += 1UL << (shift - PAGE_SHIFT);
 		return new;
 	}
 
 	dma = dma_map_page(svmm->ndev->gpu->dev, hmm_pfn_to_page(hpfn), 0,
-			   PAGE_SIZE, DMA_BIDIRECTIONAL);
+			   1UL << shift, DMA_BIDIRECTIONAL);
 	if (dma_mapping_error(svmm->ndev->gpu->dev, dma)) {
 		ctx->err = -ENOMEM;
 		return old;
 	}
-	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED, 1);
-	req->mapped++;
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED,
+		       1L << (shift - PAGE_SHIFT));
+	req->mapped += 1UL << (shift - PAGE_SHIFT);
 	return desc->pte(dma, flags);
 }
 
@@ -224,7 +227,8 @@ static int nvsvm_mirror_write(struct nvsvm_svmm *svmm,
 		ret = nvsvm_vmm_map(&svmm->vmm,
 				    req->start + ((u64)i << PAGE_SHIFT),
 				    req->start + ((u64)j << PAGE_SHIFT),
-				    nvsvm_mirror_pte, &ctx);
+				    PAGE_SHIFT, nvsvm_mirror_pte, &ctx,
+				    &req->mapped);
 		if (ret)
 			return ret;
 		if (ctx.err)

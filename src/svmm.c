@@ -220,14 +220,15 @@ long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg)
 	return 0;
 }
 
-static u32 nvsvm_query_bits(struct nvsvm_svmm *svmm, u64 pte)
+static u32 nvsvm_query_bits(struct nvsvm_svmm *svmm, u64 pte,
+			    unsigned int shift)
 {
 	u32 flags = svmm->vmm.desc->pte_flags(pte);
 	u32 bits = 0;
 
 	if (!(flags & NVSVM_PTE_VALID))
 		return 0;
-	bits = NVSVM_QUERY_VALID | (PAGE_SHIFT << 8);
+	bits = NVSVM_QUERY_VALID | (shift << 8);
 	if (flags & NVSVM_PTE_WRITE)
 		bits |= NVSVM_QUERY_WRITE;
 	if (flags & NVSVM_PTE_ATOMIC)
@@ -268,9 +269,10 @@ long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg)
 
 		mutex_lock(&svmm->mutex);
 		for (i = 0; i < n; i++) {
-			u64 pte = nvsvm_vmm_lookup(&svmm->vmm, addr);
+			unsigned int shift = PAGE_SHIFT;
+			u64 pte = nvsvm_vmm_lookup(&svmm->vmm, addr, &shift);
 
-			buf[i] = nvsvm_query_bits(svmm, pte);
+			buf[i] = nvsvm_query_bits(svmm, pte, shift);
 			addr += PAGE_SIZE;
 		}
 		mutex_unlock(&svmm->mutex);

@@ -2,90 +2,120 @@
 /*
  * Generic multi-level GPU page-table walker.
  *
- * The software tree mirrors the hardware one: each table has a DMA-coherent
- * frame the GPU reads, a count of its non-zero entries, and (directories
- * only) pointers to its children. Walks that only read or clear skip absent
- * directories, so clearing a huge range that is barely mapped costs as much
- * as the tables that exist. Tables are freed when their last entry goes;
- * since the GPU may still be walking an unlinked table until the caller's
- * TLB invalidate, freeing is a separate step (nvsvm_vmm_free_tables()).
+ * The software tree mirrors the hardware one: each table has DMA-coherent
+ * memory the GPU reads, a count of its non-zero slots (children linked or
+ * PTEs), and, for directories, pointers to its children, per slot. The
+ * chip code describes the kinds of tables; the walker derives from them
+ * the path of each page size. Walks that only read or clear skip absent
+ * tables, so clearing a huge, barely mapped range costs as much as the
+ * tables that exist. Tables are unlinked when their last slot empties;
+ * since the GPU may still walk an unlinked table until the caller's TLB
+ * invalidate, freeing is a separate step (nvsvm_vmm_free_tables()).
  */
 #include <linux/dma-mapping.h>
+#include <linux/dmapool.h>
 #include <linux/slab.h>
 
 #include "nvsvm_vmm.h"
 
-/* Spare tables kept on each cache list after a free. */
+/* Spare tables kept per level after a free; tables reserved per call. */
 #define NVSVM_VMM_CACHE_MAX	16
+#define NVSVM_VMM_RESERVE_MAX	64
 
 /**
  * struct nvsvm_pt - one page table or directory
  * @head: on a cache or freed list
  * @cpu: table memory
  * @dma: its DMA address
- * @refs: non-zero entries (leaves) or children (directories)
- * @child: children, for directories; NULL for leaves
+ * @level: index into the chip's levels
+ * @refs: non-zero slots: linked children and PTEs
+ * @child: per entry and slot, the child table (directories only)
  */
 struct nvsvm_pt {
 	struct list_head head;
 	void *cpu;
 	dma_addr_t dma;
+	u8 level;
 	unsigned int refs;
-	struct nvsvm_pt **child;
+	struct nvsvm_pt *child[];
 };
 
-static bool nvsvm_vmm_is_leaf(const struct nvsvm_vmm *vmm, unsigned int lvl)
+/*
+ * The nearest dual entry above a walk: its slots below @slot shadow the
+ * walk, its slots above must be empty under a large page.
+ */
+struct nvsvm_vmm_dual {
+	struct nvsvm_pt *pt;
+	unsigned int idx;
+	unsigned int slot;
+};
+
+static const struct nvsvm_vmm_level *
+nvsvm_lvl(const struct nvsvm_vmm *vmm, unsigned int level)
 {
-	return lvl == vmm->desc->nlevels - 1;
+	return &vmm->desc->levels[level];
 }
 
-static struct nvsvm_pt *nvsvm_pt_alloc(struct nvsvm_vmm *vmm, bool leaf,
-				       gfp_t gfp)
+static bool nvsvm_lvl_is_dir(const struct nvsvm_vmm_level *l)
 {
+	return l->next[0] != NVSVM_VMM_NONE ||
+	       (l->slots > 1 && l->next[1] != NVSVM_VMM_NONE);
+}
+
+static unsigned int nvsvm_lvl_children(const struct nvsvm_vmm_level *l)
+{
+	return nvsvm_lvl_is_dir(l) ? (1U << l->bits) * l->slots : 0;
+}
+
+static struct nvsvm_pt *nvsvm_pt_alloc(struct nvsvm_vmm *vmm,
+				       unsigned int level, gfp_t gfp)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, level);
 	struct nvsvm_pt *pt;
 
-	pt = kzalloc(sizeof(*pt), gfp);
+	pt = kzalloc(struct_size(pt, child, nvsvm_lvl_children(l)), gfp);
 	if (!pt)
 		return NULL;
-	if (!leaf) {
-		pt->child = kcalloc(vmm->dir_entries, sizeof(*pt->child), gfp);
-		if (!pt->child)
-			goto err_free;
+	pt->level = level;
+	if (l->table_bytes < PAGE_SIZE)
+		pt->cpu = dma_pool_zalloc(vmm->pool, gfp, &pt->dma);
+	else
+		pt->cpu = dma_alloc_coherent(vmm->dev, l->table_bytes,
+					     &pt->dma, gfp);
+	if (!pt->cpu) {
+		kfree(pt);
+		return NULL;
 	}
-	pt->cpu = dma_alloc_coherent(vmm->dev, vmm->desc->table_bytes,
-				     &pt->dma, gfp);
-	if (!pt->cpu)
-		goto err_free;
 	return pt;
-
-err_free:
-	kfree(pt->child);
-	kfree(pt);
-	return NULL;
 }
 
 static void nvsvm_pt_free(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt)
 {
-	dma_free_coherent(vmm->dev, vmm->desc->table_bytes, pt->cpu, pt->dma);
-	kfree(pt->child);
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+
+	if (l->table_bytes < PAGE_SIZE)
+		dma_pool_free(vmm->pool, pt->cpu, pt->dma);
+	else
+		dma_free_coherent(vmm->dev, l->table_bytes, pt->cpu, pt->dma);
 	kfree(pt);
 }
 
 /* Take a zeroed table from the cache, or allocate one without sleeping. */
-static struct nvsvm_pt *nvsvm_pt_get(struct nvsvm_vmm *vmm, bool leaf)
+static struct nvsvm_pt *nvsvm_pt_get(struct nvsvm_vmm *vmm,
+				     unsigned int level)
 {
 	struct nvsvm_pt *pt;
 
 	spin_lock(&vmm->cache_lock);
-	pt = list_first_entry_or_null(&vmm->cache[leaf], struct nvsvm_pt,
+	pt = list_first_entry_or_null(&vmm->cache[level], struct nvsvm_pt,
 				      head);
 	if (pt) {
 		list_del(&pt->head);
-		vmm->ncache[leaf]--;
+		vmm->ncache[level]--;
 	}
 	spin_unlock(&vmm->cache_lock);
 	if (!pt)
-		pt = nvsvm_pt_alloc(vmm, leaf, GFP_NOWAIT | __GFP_NOWARN);
+		pt = nvsvm_pt_alloc(vmm, level, GFP_NOWAIT | __GFP_NOWARN);
 	return pt;
 }
 
@@ -95,43 +125,37 @@ static struct nvsvm_pt *nvsvm_pt_get(struct nvsvm_vmm *vmm, bool leaf)
  * @start: first address
  * @end: end (exclusive)
  *
- * Called without the owner's lock; may sleep. Allocates as many tables as
- * a map of the range could need at most (bounded by 64 per call; a larger
- * map retries after -ENOMEM).
+ * Called without the owner's lock; may sleep. Allocates as many tables of
+ * each level as a map of the range could need at most, whatever the page
+ * size (bounded per call; a larger map retries after -ENOMEM).
  *
  * Return: 0 or -ENOMEM.
  */
 int nvsvm_vmm_reserve(struct nvsvm_vmm *vmm, u64 start, u64 end)
 {
-	const struct nvsvm_vmm_desc *desc = vmm->desc;
-	unsigned int need[2] = { 0, 0 };
-	unsigned int lvl, leaf;
+	unsigned int level;
 
-	for (lvl = 1; lvl < desc->nlevels; lvl++) {
-		unsigned int s = desc->levels[lvl].shift + desc->levels[lvl].bits;
-		u64 n = ((end - 1) >> s) - (start >> s) + 1;
+	for (level = 1; level < vmm->desc->nlevels; level++) {
+		const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, level);
+		unsigned int span = l->shift + l->bits;
+		u64 need = ((end - 1) >> span) - (start >> span) + 1;
 
-		leaf = nvsvm_vmm_is_leaf(vmm, lvl);
-		need[leaf] = min_t(u64, need[leaf] + n, 64);
-	}
-
-	for (leaf = 0; leaf < 2; leaf++) {
+		need = min_t(u64, need, NVSVM_VMM_RESERVE_MAX);
 		for (;;) {
 			struct nvsvm_pt *pt;
+			bool enough;
 
 			spin_lock(&vmm->cache_lock);
-			if (vmm->ncache[leaf] >= need[leaf]) {
-				spin_unlock(&vmm->cache_lock);
-				break;
-			}
+			enough = vmm->ncache[level] >= need;
 			spin_unlock(&vmm->cache_lock);
-
-			pt = nvsvm_pt_alloc(vmm, leaf, GFP_KERNEL);
+			if (enough)
+				break;
+			pt = nvsvm_pt_alloc(vmm, level, GFP_KERNEL);
 			if (!pt)
 				return -ENOMEM;
 			spin_lock(&vmm->cache_lock);
-			list_add(&pt->head, &vmm->cache[leaf]);
-			vmm->ncache[leaf]++;
+			list_add(&pt->head, &vmm->cache[level]);
+			vmm->ncache[level]++;
 			spin_unlock(&vmm->cache_lock);
 		}
 	}
@@ -139,129 +163,307 @@ int nvsvm_vmm_reserve(struct nvsvm_vmm *vmm, u64 start, u64 end)
 }
 
 static u64 *nvsvm_pt_entry(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-			   unsigned int lvl, unsigned int idx)
+			   unsigned int idx, unsigned int slot)
 {
-	const struct nvsvm_vmm_level *l = &vmm->desc->levels[lvl];
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 
-	return pt->cpu + idx * l->entry_bytes + l->ptr_offset;
+	return pt->cpu + idx * l->entry_bytes + slot * sizeof(u64);
 }
 
-static unsigned int nvsvm_pt_index(struct nvsvm_vmm *vmm, unsigned int lvl,
-				   u64 addr)
+static struct nvsvm_pt **nvsvm_pt_child(struct nvsvm_vmm *vmm,
+					struct nvsvm_pt *pt, unsigned int idx,
+					unsigned int slot)
 {
-	const struct nvsvm_vmm_level *l = &vmm->desc->levels[lvl];
+	return &pt->child[idx * nvsvm_lvl(vmm, pt->level)->slots + slot];
+}
+
+static unsigned int nvsvm_pt_index(struct nvsvm_vmm *vmm,
+				   struct nvsvm_pt *pt, u64 addr)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 
 	return (addr >> l->shift) & ((1U << l->bits) - 1);
 }
 
-/* End of the entry of level @lvl that holds @addr, clamped to @end. */
-static u64 nvsvm_pt_next(struct nvsvm_vmm *vmm, unsigned int lvl, u64 addr,
-			 u64 end)
+/* End of the entry of @pt that holds @addr, clamped to @end. */
+static u64 nvsvm_pt_next(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			 u64 addr, u64 end)
 {
-	u64 size = 1ULL << vmm->desc->levels[lvl].shift;
-	u64 next = (addr & ~(size - 1)) + size;
+	u64 size = 1ULL << nvsvm_lvl(vmm, pt->level)->shift;
 
-	return min(next, end);
+	return min((addr & ~(size - 1)) + size, end);
 }
 
-/* Link a new child under @pt at @idx. */
-static struct nvsvm_pt *nvsvm_pt_link(struct nvsvm_vmm *vmm,
-				      struct nvsvm_pt *pt, unsigned int lvl,
-				      unsigned int idx)
+static bool nvsvm_pte_valid(struct nvsvm_vmm *vmm, u64 pte)
 {
-	struct nvsvm_pt *child;
-
-	child = nvsvm_pt_get(vmm, nvsvm_vmm_is_leaf(vmm, lvl + 1));
-	if (!child)
-		return NULL;
-	pt->child[idx] = child;
-	pt->refs++;
-	atomic64_add(vmm->desc->table_bytes, vmm->pt_bytes);
-	/* The table's zeroed content must be visible before the PDE. */
-	dma_wmb();
-	WRITE_ONCE(*nvsvm_pt_entry(vmm, pt, lvl, idx),
-		   vmm->desc->pde(child->dma));
-	return child;
+	return vmm->desc->pte_flags(pte) & NVSVM_PTE_VALID;
 }
 
-static int nvsvm_vmm_map_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-			     unsigned int lvl, u64 addr, u64 end,
-			     nvsvm_vmm_pte_fn fn, void *priv)
+/* Does any slot under @pt hold something in [addr, end)? */
+static bool nvsvm_pt_busy(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			  u64 addr, u64 end)
 {
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+
 	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, lvl, addr);
-		u64 next = nvsvm_pt_next(vmm, lvl, addr, end);
+		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
+		unsigned int s;
 
-		if (nvsvm_vmm_is_leaf(vmm, lvl)) {
-			u64 *e = nvsvm_pt_entry(vmm, pt, lvl, idx);
-			u64 old = READ_ONCE(*e);
-			u64 new = fn(priv, addr, old);
+		for (s = 0; s < l->slots; s++) {
+			struct nvsvm_pt *c = nvsvm_lvl_is_dir(l) ?
+				*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
 
-			if (new != old) {
-				WRITE_ONCE(*e, new);
-				pt->refs += !old;
-			}
-		} else {
-			struct nvsvm_pt *child = pt->child[idx];
-			int ret;
-
-			if (!child) {
-				child = nvsvm_pt_link(vmm, pt, lvl, idx);
-				if (!child)
-					return -ENOMEM;
-			}
-			ret = nvsvm_vmm_map_lvl(vmm, child, lvl + 1, addr,
-						next, fn, priv);
-			if (ret)
-				return ret;
+			if (c ? nvsvm_pt_busy(vmm, c, addr, next) :
+			    READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, s)) != 0)
+				return true;
 		}
 		addr = next;
+	}
+	return false;
+}
+
+/* The valid PTE that maps @addr under @pt, 0 if none; its shift. */
+static u64 nvsvm_pt_lookup(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			   u64 addr, unsigned int *shift)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+	unsigned int s;
+
+	/* Lower slots first: they shadow the higher ones. */
+	for (s = 0; s < l->slots; s++) {
+		struct nvsvm_pt *c = nvsvm_lvl_is_dir(l) ?
+			*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
+		u64 pte;
+
+		if (c) {
+			pte = nvsvm_pt_lookup(vmm, c, addr, shift);
+			if (pte)
+				return pte;
+		} else if (s == l->pte_slot) {
+			pte = READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, s));
+			if (nvsvm_pte_valid(vmm, pte)) {
+				*shift = l->shift;
+				return pte;
+			}
+		}
 	}
 	return 0;
 }
 
+/* A valid PTE in a slot of @dual below its slot maps @addr. */
+static bool nvsvm_dual_shadowed(struct nvsvm_vmm *vmm,
+				const struct nvsvm_vmm_dual *dual, u64 addr)
+{
+	const struct nvsvm_vmm_level *l;
+	unsigned int s, shift;
+
+	if (!dual->pt)
+		return false;
+	l = nvsvm_lvl(vmm, dual->pt->level);
+	for (s = 0; s < dual->slot; s++) {
+		struct nvsvm_pt *c = *nvsvm_pt_child(vmm, dual->pt, dual->idx, s);
+
+		u64 pte = READ_ONCE(*nvsvm_pt_entry(vmm, dual->pt, dual->idx, s));
+
+		if (c ? nvsvm_pt_lookup(vmm, c, addr, &shift) != 0 :
+		    s == l->pte_slot && nvsvm_pte_valid(vmm, pte))
+			return true;
+	}
+	return false;
+}
+
+/* Something in a slot of @dual above its slot lies in [addr, end). */
+static bool nvsvm_dual_busy_above(struct nvsvm_vmm *vmm,
+				  const struct nvsvm_vmm_dual *dual,
+				  u64 addr, u64 end)
+{
+	const struct nvsvm_vmm_level *l;
+	unsigned int s;
+
+	if (!dual->pt)
+		return false;
+	l = nvsvm_lvl(vmm, dual->pt->level);
+	for (s = dual->slot + 1; s < l->slots; s++) {
+		struct nvsvm_pt *c = *nvsvm_pt_child(vmm, dual->pt, dual->idx, s);
+
+		if (c && nvsvm_pt_busy(vmm, c, addr, end))
+			return true;
+	}
+	return false;
+}
+
+/* Link a new child under @pt at (@idx, @slot). */
+static struct nvsvm_pt *nvsvm_pt_link(struct nvsvm_vmm *vmm,
+				      struct nvsvm_pt *pt, unsigned int idx,
+				      unsigned int slot)
+{
+	unsigned int level = nvsvm_lvl(vmm, pt->level)->next[slot];
+	struct nvsvm_pt *child;
+
+	child = nvsvm_pt_get(vmm, level);
+	if (!child)
+		return NULL;
+	*nvsvm_pt_child(vmm, pt, idx, slot) = child;
+	pt->refs++;
+	atomic64_add(nvsvm_lvl(vmm, level)->table_bytes, vmm->pt_bytes);
+	/* The table's zeroed content must be visible before the PDE. */
+	dma_wmb();
+	WRITE_ONCE(*nvsvm_pt_entry(vmm, pt, idx, slot),
+		   vmm->desc->pde(child->dma));
+	return child;
+}
+
+struct nvsvm_vmm_map_args {
+	const struct nvsvm_vmm_path *path;
+	nvsvm_vmm_pte_fn fn;
+	void *priv;
+	u64 shadowed;
+};
+
+static int nvsvm_vmm_map_pte(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			     unsigned int idx, unsigned int slot, u64 addr,
+			     u64 next, const struct nvsvm_vmm_dual *dual,
+			     struct nvsvm_vmm_map_args *args)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	struct nvsvm_vmm_dual here = { pt, idx, slot };
+	u64 *e = nvsvm_pt_entry(vmm, pt, idx, slot);
+	u64 old, new;
+
+	if (l->slots > 1)
+		dual = &here;
+	if (nvsvm_dual_shadowed(vmm, dual, addr)) {
+		args->shadowed += (next - addr) >> PAGE_SHIFT;
+		return 0;
+	}
+	/* A large page needs its slot and the slots it shadows empty. */
+	if ((nvsvm_lvl_is_dir(l) && *nvsvm_pt_child(vmm, pt, idx, slot)) ||
+	    nvsvm_dual_busy_above(vmm, dual, addr, next))
+		return -EEXIST;
+
+	old = READ_ONCE(*e);
+	new = args->fn(args->priv, addr, l->shift, old);
+	if (new != old) {
+		WRITE_ONCE(*e, new);
+		pt->refs += !old - !new;
+	}
+	return 0;
+}
+
+static int nvsvm_vmm_map_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			     unsigned int depth, u64 addr, u64 end,
+			     const struct nvsvm_vmm_dual *dual,
+			     struct nvsvm_vmm_map_args *args)
+{
+	const struct nvsvm_vmm_path *path = args->path;
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	unsigned int slot = path->slot[depth];
+	int ret = 0;
+
+	while (addr < end && !ret) {
+		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
+		struct nvsvm_vmm_dual here = { pt, idx, slot };
+		struct nvsvm_pt *child;
+
+		if (depth == path->depth - 1) {
+			ret = nvsvm_vmm_map_pte(vmm, pt, idx, slot, addr, next,
+						dual, args);
+			addr = next;
+			continue;
+		}
+		if (l->slots > 1 &&
+		    nvsvm_dual_shadowed(vmm, &here, addr) &&
+		    nvsvm_dual_shadowed(vmm, &here, next - 1) &&
+		    !*nvsvm_pt_child(vmm, pt, idx, 0)) {
+			/* A large PTE of a lower slot maps the whole entry. */
+			args->shadowed += (next - addr) >> PAGE_SHIFT;
+			addr = next;
+			continue;
+		}
+		child = *nvsvm_pt_child(vmm, pt, idx, slot);
+		if (!child) {
+			/* A PTE where the pointer goes: the caller goes smaller. */
+			if (READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, slot)))
+				return -EEXIST;
+			child = nvsvm_pt_link(vmm, pt, idx, slot);
+			if (!child)
+				return -ENOMEM;
+		}
+		ret = nvsvm_vmm_map_lvl(vmm, child, depth + 1, addr, next,
+					l->slots > 1 ? &here : dual, args);
+		addr = next;
+	}
+	return ret;
+}
+
 /**
- * nvsvm_vmm_map() - write leaf entries for every page of [start, end)
+ * nvsvm_vmm_map() - write PTEs of one page size over [start, end)
  * @vmm: address space
- * @start: first address (page aligned)
- * @end: end (exclusive)
+ * @start: first address, aligned to the page size
+ * @end: end (exclusive), aligned to the page size
+ * @shift: page shift; one of the chip's page sizes
  * @fn: returns the new entry of each page, given the current one
  * @priv: for @fn
+ * @shadowed: adds the 4 KiB pages skipped because a larger valid PTE
+ *	already maps them
  *
- * Tables are allocated, for each leaf table's span, before @fn is called
- * for a page in it: when this fails with -ENOMEM, @fn has been called for
- * a prefix of the range only (the caller knows which from its calls), and
- * the caller may reserve and retry the rest.
+ * Tables are allocated before @fn is called for a page under them. When
+ * this fails, @fn has been called for a prefix of the range only: with
+ * -ENOMEM the caller may reserve and retry; with -EEXIST the range holds
+ * smaller pages (or a table where a large PTE would go), and the caller
+ * maps it with a smaller page size.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, -EEXIST, or -EINVAL for an unknown page size.
  */
 int nvsvm_vmm_map(struct nvsvm_vmm *vmm, u64 start, u64 end,
-		  nvsvm_vmm_pte_fn fn, void *priv)
+		  unsigned int shift, nvsvm_vmm_pte_fn fn, void *priv,
+		  u64 *shadowed)
 {
-	return nvsvm_vmm_map_lvl(vmm, vmm->root, 0, start, end, fn, priv);
+	struct nvsvm_vmm_map_args args = { .fn = fn, .priv = priv };
+	struct nvsvm_vmm_dual none = { };
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < vmm->npaths; i++)
+		if (vmm->paths[i].shift == shift)
+			args.path = &vmm->paths[i];
+	if (!args.path)
+		return -EINVAL;
+	ret = nvsvm_vmm_map_lvl(vmm, vmm->root, 0, start, end, &none, &args);
+	*shadowed += args.shadowed;
+	return ret;
 }
 
 static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-				unsigned int lvl, u64 addr, u64 end)
+				u64 addr, u64 end)
 {
-	const struct nvsvm_vmm_desc *desc = vmm->desc;
-	bool any = false;
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	bool dir = nvsvm_lvl_is_dir(l), any = false;
 
 	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, lvl, addr);
-		u64 next = nvsvm_pt_next(vmm, lvl, addr, end);
+		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
+		unsigned int s;
 
-		if (nvsvm_vmm_is_leaf(vmm, lvl)) {
-			u64 *e = nvsvm_pt_entry(vmm, pt, lvl, idx);
-			u64 old = READ_ONCE(*e);
+		for (s = 0; s < l->slots; s++) {
+			struct nvsvm_pt *c = dir ?
+				*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
+			u64 *e = nvsvm_pt_entry(vmm, pt, idx, s);
+			u64 old;
 
-			if (desc->pte_flags(old) & NVSVM_PTE_VALID) {
-				WRITE_ONCE(*e, desc->pte_invalid(old));
+			if (c) {
+				any |= nvsvm_vmm_inval_lvl(vmm, c, addr, next);
+				continue;
+			}
+			old = READ_ONCE(*e);
+			if (s == l->pte_slot && nvsvm_pte_valid(vmm, old)) {
+				/* A large page goes whole. */
+				WRITE_ONCE(*e, vmm->desc->pte_invalid(old));
 				any = true;
 			}
-		} else if (pt->child[idx]) {
-			any |= nvsvm_vmm_inval_lvl(vmm, pt->child[idx], lvl + 1,
-						   addr, next);
 		}
 		addr = next;
 	}
@@ -269,57 +471,65 @@ static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 }
 
 /**
- * nvsvm_vmm_invalidate() - clear the VALID bit of every entry in a range
+ * nvsvm_vmm_invalidate() - clear the VALID bit of every PTE in a range
  * @vmm: address space
  * @start: first address
  * @end: end (exclusive)
  *
- * The entries keep their address, for nvsvm_vmm_release() after the
- * caller's TLB invalidate.
+ * A large page that overlaps the range is invalidated whole. The entries
+ * keep their address, for nvsvm_vmm_release() after the caller's TLB
+ * invalidate.
  *
  * Return: true when a valid entry was cleared (a TLB invalidate is due).
  */
 bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end)
 {
-	return nvsvm_vmm_inval_lvl(vmm, vmm->root, 0, start, end);
+	return nvsvm_vmm_inval_lvl(vmm, vmm->root, start, end);
 }
 
 struct nvsvm_vmm_release_args {
-	void (*release)(void *priv, u64 pte);
+	void (*release)(void *priv, u64 pte, unsigned int shift);
 	void *priv;
 	struct list_head *freed;
 };
 
 static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-				  unsigned int lvl, u64 addr, u64 end,
+				  u64 addr, u64 end,
 				  struct nvsvm_vmm_release_args *args)
 {
-	const struct nvsvm_vmm_desc *desc = vmm->desc;
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	bool dir = nvsvm_lvl_is_dir(l);
 
 	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, lvl, addr);
-		u64 next = nvsvm_pt_next(vmm, lvl, addr, end);
-		u64 *e = nvsvm_pt_entry(vmm, pt, lvl, idx);
+		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
+		unsigned int s;
 
-		if (nvsvm_vmm_is_leaf(vmm, lvl)) {
-			u64 old = READ_ONCE(*e);
+		for (s = 0; s < l->slots; s++) {
+			struct nvsvm_pt **cp = dir ?
+				nvsvm_pt_child(vmm, pt, idx, s) : NULL;
+			u64 *e = nvsvm_pt_entry(vmm, pt, idx, s);
+			u64 old;
 
-			if (old && !(desc->pte_flags(old) & NVSVM_PTE_VALID)) {
-				args->release(args->priv, old);
+			if (cp && *cp) {
+				struct nvsvm_pt *c = *cp;
+
+				nvsvm_vmm_release_lvl(vmm, c, addr, next, args);
+				if (c->refs)
+					continue;
 				WRITE_ONCE(*e, 0);
+				*cp = NULL;
 				pt->refs--;
+				atomic64_sub(nvsvm_lvl(vmm, c->level)->table_bytes,
+					     vmm->pt_bytes);
+				list_add_tail(&c->head, args->freed);
+				continue;
 			}
-		} else if (pt->child[idx]) {
-			struct nvsvm_pt *child = pt->child[idx];
-
-			nvsvm_vmm_release_lvl(vmm, child, lvl + 1, addr, next,
-					      args);
-			if (!child->refs) {
+			old = READ_ONCE(*e);
+			if (old && !nvsvm_pte_valid(vmm, old)) {
+				args->release(args->priv, old, l->shift);
 				WRITE_ONCE(*e, 0);
-				pt->child[idx] = NULL;
 				pt->refs--;
-				atomic64_sub(desc->table_bytes, vmm->pt_bytes);
-				list_add_tail(&child->head, args->freed);
 			}
 		}
 		addr = next;
@@ -331,8 +541,8 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
  * @vmm: address space
  * @start: first address
  * @end: end (exclusive)
- * @release: called with each entry nvsvm_vmm_invalidate() cleared, after
- *	the TLB invalidate, to release what it points to
+ * @release: called with each entry nvsvm_vmm_invalidate() cleared and its
+ *	page shift, after the TLB invalidate, to release what it points to
  * @priv: for @release
  * @freed: tables that became empty are unlinked and put here
  *
@@ -340,8 +550,9 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
  * again, then calls nvsvm_vmm_free_tables().
  */
 bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
-		       void (*release)(void *priv, u64 pte), void *priv,
-		       struct list_head *freed)
+		       void (*release)(void *priv, u64 pte,
+				       unsigned int shift),
+		       void *priv, struct list_head *freed)
 {
 	struct nvsvm_vmm_release_args args = {
 		.release = release,
@@ -349,7 +560,7 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		.freed = freed,
 	};
 
-	nvsvm_vmm_release_lvl(vmm, vmm->root, 0, start, end, &args);
+	nvsvm_vmm_release_lvl(vmm, vmm->root, start, end, &args);
 	return !list_empty(freed);
 }
 
@@ -366,13 +577,11 @@ void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed)
 	struct nvsvm_pt *pt, *tmp;
 
 	list_for_each_entry_safe(pt, tmp, freed, head) {
-		bool leaf = !pt->child;
-
 		list_del(&pt->head);
 		spin_lock(&vmm->cache_lock);
-		if (vmm->ncache[leaf] < NVSVM_VMM_CACHE_MAX) {
-			list_add(&pt->head, &vmm->cache[leaf]);
-			vmm->ncache[leaf]++;
+		if (vmm->ncache[pt->level] < NVSVM_VMM_CACHE_MAX) {
+			list_add(&pt->head, &vmm->cache[pt->level]);
+			vmm->ncache[pt->level]++;
 			pt = NULL;
 		}
 		spin_unlock(&vmm->cache_lock);
@@ -382,24 +591,16 @@ void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed)
 }
 
 /**
- * nvsvm_vmm_lookup() - read the leaf entry that maps @addr
+ * nvsvm_vmm_lookup() - the valid PTE that maps @addr
  * @vmm: address space
  * @addr: address
+ * @shift: its page shift, when one is found
  *
- * Return: the entry as in table memory, 0 where no table exists.
+ * Return: the entry as in table memory, 0 where none is valid.
  */
-u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr)
+u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift)
 {
-	struct nvsvm_pt *pt = vmm->root;
-	unsigned int lvl;
-
-	for (lvl = 0; !nvsvm_vmm_is_leaf(vmm, lvl); lvl++) {
-		pt = pt->child[nvsvm_pt_index(vmm, lvl, addr)];
-		if (!pt)
-			return 0;
-	}
-	return READ_ONCE(*nvsvm_pt_entry(vmm, pt, lvl,
-					 nvsvm_pt_index(vmm, lvl, addr)));
+	return nvsvm_pt_lookup(vmm, vmm->root, addr, shift);
 }
 
 /**
@@ -411,6 +612,28 @@ u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr)
 dma_addr_t nvsvm_vmm_pdb(struct nvsvm_vmm *vmm)
 {
 	return vmm->root->dma;
+}
+
+/* Record the paths to every page size below @level, depth first. */
+static void nvsvm_vmm_paths(struct nvsvm_vmm *vmm, struct nvsvm_vmm_path *p,
+			    unsigned int level, unsigned int depth)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, level);
+	unsigned int s;
+
+	if (depth >= NVSVM_VMM_MAX_LEVELS)
+		return;
+	p->level[depth] = level;
+	for (s = 0; s < l->slots; s++) {
+		p->slot[depth] = s;
+		if (s == l->pte_slot && vmm->npaths < NVSVM_VMM_MAX_LEVELS) {
+			p->shift = l->shift;
+			p->depth = depth + 1;
+			vmm->paths[vmm->npaths++] = *p;
+		}
+		if (l->next[s] != NVSVM_VMM_NONE)
+			nvsvm_vmm_paths(vmm, p, l->next[s], depth + 1);
+	}
 }
 
 /**
@@ -425,22 +648,32 @@ dma_addr_t nvsvm_vmm_pdb(struct nvsvm_vmm *vmm)
 int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 		   const struct nvsvm_vmm_desc *desc, atomic64_t *pt_bytes)
 {
-	unsigned int lvl;
+	struct nvsvm_vmm_path path = { };
+	unsigned int level, small = PAGE_SIZE;
 
+	memset(vmm, 0, sizeof(*vmm));
 	vmm->dev = dev;
 	vmm->desc = desc;
 	vmm->pt_bytes = pt_bytes;
-	vmm->dir_entries = 0;
-	for (lvl = 0; lvl + 1 < desc->nlevels; lvl++)
-		vmm->dir_entries = max(vmm->dir_entries,
-				       1U << desc->levels[lvl].bits);
 	spin_lock_init(&vmm->cache_lock);
-	INIT_LIST_HEAD(&vmm->cache[0]);
-	INIT_LIST_HEAD(&vmm->cache[1]);
-	vmm->ncache[0] = 0;
-	vmm->ncache[1] = 0;
-	vmm->root = nvsvm_pt_alloc(vmm, false, GFP_KERNEL);
-	return vmm->root ? 0 : -ENOMEM;
+	for (level = 0; level < NVSVM_VMM_MAX_LEVELS; level++)
+		INIT_LIST_HEAD(&vmm->cache[level]);
+	for (level = 0; level < desc->nlevels; level++)
+		small = min_t(unsigned int, small,
+			      desc->levels[level].table_bytes);
+	nvsvm_vmm_paths(vmm, &path, 0, 0);
+
+	if (small < PAGE_SIZE) {
+		vmm->pool = dma_pool_create("nvsvm_pt", dev, small, small, 0);
+		if (!vmm->pool)
+			return -ENOMEM;
+	}
+	vmm->root = nvsvm_pt_alloc(vmm, 0, GFP_KERNEL);
+	if (!vmm->root) {
+		dma_pool_destroy(vmm->pool);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -451,15 +684,17 @@ int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 void nvsvm_vmm_fini(struct nvsvm_vmm *vmm)
 {
 	struct nvsvm_pt *pt, *tmp;
-	unsigned int leaf;
+	unsigned int level;
 
 	WARN_ON_ONCE(vmm->root->refs);
 	nvsvm_pt_free(vmm, vmm->root);
 	vmm->root = NULL;
-	for (leaf = 0; leaf < 2; leaf++) {
-		list_for_each_entry_safe(pt, tmp, &vmm->cache[leaf], head)
+	for (level = 0; level < NVSVM_VMM_MAX_LEVELS; level++) {
+		list_for_each_entry_safe(pt, tmp, &vmm->cache[level], head)
 			nvsvm_pt_free(vmm, pt);
-		INIT_LIST_HEAD(&vmm->cache[leaf]);
-		vmm->ncache[leaf] = 0;
+		INIT_LIST_HEAD(&vmm->cache[level]);
+		vmm->ncache[level] = 0;
 	}
+	dma_pool_destroy(vmm->pool);
+	vmm->pool = NULL;
 }
