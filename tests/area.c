@@ -9,38 +9,12 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "libnvsvm.h"
 #include "ktap.h"
+#include "common.h"
 
-#define WIN_ADDR	(1ULL << 36)
-#define WIN_SIZE	(1ULL << 30)
-#define PAGE		4096ULL
 #define VA_LIMIT	(1ULL << 49)
 
-static struct nvsvm_get_info info;
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
-}
-
-#define OPEN_DEV(fd) do {						\
-	fd = nvsvm_open(0);						\
-	if (fd < 0)							\
-		KTAP_FAIL_MSG("open /dev/nvsvm0: %s", strerror(-fd));	\
-} while (0)
-
-#define OPEN_AREA(fd) do {						\
-	OPEN_DEV(fd);							\
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
-} while (0)
-
-#define NEED_EXEC() do {						\
-	if (!(info.caps & NVSVM_CAP_EXEC))				\
-		SKIP("no NVSVM_CAP_EXEC");				\
-} while (0)
-
-static void *anon(size_t size)
+static void *anon_set(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -110,7 +84,7 @@ static int area_window_above_1_40(void)
 
 static int no_area_einval(void)
 {
-	uint64_t *buf = anon(PAGE);
+	uint64_t *buf = anon_set(PAGE);
 	uint32_t q, h;
 	int fd;
 
@@ -129,7 +103,7 @@ static int no_area_einval(void)
 
 static int area_fini_then_init(void)
 {
-	uint64_t *buf = anon(4 * PAGE), mapped = 0;
+	uint64_t *buf = anon_set(4 * PAGE), mapped = 0;
 	uint32_t q[4];
 	int fd;
 
@@ -202,7 +176,7 @@ static int wait_child(pid_t pid)
 static int fork_child_eperm(void)
 {
 	struct foreign *r = ktap_shared(sizeof(*r));
-	uint64_t *buf = anon(PAGE), mapped = 0;
+	uint64_t *buf = anon_set(PAGE), mapped = 0;
 	uint32_t chan;
 	pid_t pid;
 	int fd;
@@ -269,7 +243,7 @@ static int recv_fd(int sock)
 static int scm_rights_eperm(void)
 {
 	struct foreign *r = ktap_shared(sizeof(*r));
-	uint64_t *buf = anon(PAGE);
+	uint64_t *buf = anon_set(PAGE);
 	int sv[2], fd, rfd;
 	uint32_t chan;
 	pid_t pid;
@@ -323,7 +297,7 @@ static int bad_ranges(const uint64_t base, struct range *r, int n)
 
 static int map_bad_fields(void)
 {
-	uint64_t *buf = anon(PAGE), mapped;
+	uint64_t *buf = anon_set(PAGE), mapped;
 	struct nvsvm_map m = { 0 };
 	struct range r[7];
 	int fd, i, n;
@@ -355,7 +329,7 @@ static int map_bad_fields(void)
 
 static int unmap_bad_fields(void)
 {
-	uint64_t *buf = anon(PAGE);
+	uint64_t *buf = anon_set(PAGE);
 	struct nvsvm_unmap u = { 0 };
 	struct range r[7];
 	int fd, i, n;
@@ -385,7 +359,7 @@ static int unmap_bad_fields(void)
 
 static int query_bad_fields(void)
 {
-	uint64_t *buf = anon(PAGE);
+	uint64_t *buf = anon_set(PAGE);
 	uint32_t q[2];
 	int fd;
 
@@ -406,7 +380,7 @@ static int query_bad_fields(void)
 
 static int query_bad_entries(void)
 {
-	uint64_t *buf = anon(PAGE);
+	uint64_t *buf = anon_set(PAGE);
 	void *ro;
 	int fd;
 
@@ -468,7 +442,7 @@ static int exec_bad_args(void)
 	uint32_t chan;
 	int fd;
 
-	NEED_EXEC();
+	NEED_CAP(NVSVM_CAP_EXEC);
 	OPEN_AREA(fd);
 	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
 	e.ops = nvsvm_ptr(ops);
@@ -519,7 +493,7 @@ static int exec_bad_ops(void)
 	unsigned int i;
 	int fd, ret;
 
-	NEED_EXEC();
+	NEED_CAP(NVSVM_CAP_EXEC);
 	OPEN_AREA(fd);
 	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
 	for (i = 0; i < KTAP_ARRAY_SIZE(bad); i++) {
@@ -560,15 +534,5 @@ static const struct ktap_case cases[] = {
 
 int main(void)
 {
-	int fd, ret;
-
-	fd = nvsvm_open(0);
-	if (fd < 0)
-		ktap_skip_all("/dev/nvsvm0: %s", strerror(-fd));
-	ret = nvsvm_get_info(fd, &info);
-	close(fd);
-	if (ret)
-		ktap_skip_all("GET_INFO: %s", strerror(-ret));
-
-	return ktap_run(cases, KTAP_ARRAY_SIZE(cases));
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
 }

@@ -11,85 +11,12 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "libnvsvm.h"
 #include "ktap.h"
-
-#define WIN_ADDR	(1ULL << 36)
-#define WIN_SIZE	(1ULL << 30)
-#define PAGE		4096ULL
-#define WORDS		(PAGE / 8)
-#define MiB		(1ULL << 20)
-#define TIMEOUT_MS	600000
-
-static struct nvsvm_get_info info;
-
-struct fx {
-	int fd;
-	uint32_t chan;
-};
-
-#define FX_OPEN_FLAGS(f, cflags) do {					\
-	(f)->fd = nvsvm_open(0);					\
-	if ((f)->fd < 0)						\
-		KTAP_FAIL_MSG("open /dev/nvsvm0: %s", strerror(-(f)->fd)); \
-	EXPECT_OK(nvsvm_area_init((f)->fd, WIN_ADDR, WIN_SIZE));	\
-	EXPECT_OK(nvsvm_chan_create((f)->fd, cflags, &(f)->chan));	\
-} while (0)
-#define FX_OPEN(f)	FX_OPEN_FLAGS(f, NVSVM_CHAN_JOIN_AREA)
-
-#define CHECK(x) do { if ((x) != KTAP_PASS) return KTAP_FAIL; } while (0)
+#include "common.h"
 
 static uint64_t pat(uint64_t i)
 {
 	return 0x5a5a000000000000ULL | i;
-}
-
-static void *anon(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* Run @n operations that must all complete. */
-static int gpu_ok(struct fx *f, struct nvsvm_op *ops, unsigned int n)
-{
-	struct nvsvm_exec e;
-
-	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, n,
-			     TIMEOUT_MS, &e));
-	if (e.status != NVSVM_EXEC_OK)
-		KTAP_FAIL_MSG("status %s after %u of %u ops, expected OK (fault at %#llx, %s)",
-			      nvsvm_status_name(e.status), e.done, n,
-			      (unsigned long long)e.fault_addr,
-			      nvsvm_access_name(e.fault_access));
-	EXPECT_EQ(e.done, n);
-	return KTAP_PASS;
-}
-
-static int gpu_read_eq(struct fx *f, const volatile void *p, uint64_t want)
-{
-	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(p));
-
-	CHECK(gpu_ok(f, &op, 1));
-	if (op.result != want)
-		KTAP_FAIL_MSG("GPU read at %p: expected %#llx, got %#llx", p,
-			      (unsigned long long)want,
-			      (unsigned long long)op.result);
-	return KTAP_PASS;
-}
-
-static int cpu_check(const volatile uint64_t *p, size_t nwords, uint64_t v)
-{
-	size_t i;
-
-	for (i = 0; i < nwords; i++)
-		if (p[i] != v)
-			KTAP_FAIL_MSG("word %zu at %p: %#llx, expected %#llx",
-				      i, &p[i], (unsigned long long)p[i],
-				      (unsigned long long)v);
-	return KTAP_PASS;
 }
 
 static int first_read_zero_page(void)
@@ -718,17 +645,5 @@ static const struct ktap_case cases[] = {
 
 int main(void)
 {
-	int fd, ret;
-
-	fd = nvsvm_open(0);
-	if (fd < 0)
-		ktap_skip_all("/dev/nvsvm0: %s", strerror(-fd));
-	ret = nvsvm_get_info(fd, &info);
-	close(fd);
-	if (ret)
-		ktap_skip_all("GET_INFO: %s", strerror(-ret));
-	if (!(info.caps & NVSVM_CAP_EXEC))
-		ktap_skip_all("no NVSVM_CAP_EXEC");
-
-	return ktap_run(cases, KTAP_ARRAY_SIZE(cases));
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
 }

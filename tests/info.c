@@ -8,31 +8,8 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 
-#include "libnvsvm.h"
 #include "ktap.h"
-
-#define WIN_ADDR	(1ULL << 36)
-#define WIN_SIZE	(1ULL << 30)
-#define PAGE		4096UL
-
-static struct nvsvm_get_info info;
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
-}
-
-#define OPEN_DEV(fd) do {						\
-	fd = nvsvm_open(0);						\
-	if (fd < 0)							\
-		KTAP_FAIL_MSG("open /dev/nvsvm0: %s", strerror(-fd));	\
-} while (0)
-
-/* An open file with an SVM area. */
-#define OPEN_AREA(fd) do {						\
-	OPEN_DEV(fd);							\
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
-} while (0)
+#include "common.h"
 
 static int get_info_raw(struct nvsvm_get_info *gi)
 {
@@ -457,15 +434,5 @@ static const struct ktap_case cases[] = {
 
 int main(void)
 {
-	int fd, ret;
-
-	fd = nvsvm_open(0);
-	if (fd < 0)
-		ktap_skip_all("/dev/nvsvm0: %s", strerror(-fd));
-	ret = nvsvm_get_info(fd, &info);
-	close(fd);
-	if (ret)
-		ktap_skip_all("GET_INFO: %s", strerror(-ret));
-
-	return ktap_run(cases, KTAP_ARRAY_SIZE(cases));
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
 }

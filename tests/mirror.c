@@ -11,30 +11,10 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "libnvsvm.h"
-#include "ktap.h"
-
-#define WIN_ADDR	(1ULL << 36)
-#define WIN_SIZE	(1ULL << 30)
-#define PAGE		4096ULL
-#define WORDS		(PAGE / 8)
 #define TIMEOUT_MS	60000
 
-struct fx {
-	int fd;
-	uint32_t chan;
-};
-
-#define FX_OPEN(f) do {							\
-	(f)->fd = nvsvm_open(0);					\
-	if ((f)->fd < 0)						\
-		KTAP_FAIL_MSG("open /dev/nvsvm0: %s", strerror(-(f)->fd)); \
-	EXPECT_OK(nvsvm_area_init((f)->fd, WIN_ADDR, WIN_SIZE));	\
-	EXPECT_OK(nvsvm_chan_create((f)->fd, NVSVM_CHAN_JOIN_AREA,	\
-				    &(f)->chan));			\
-} while (0)
-
-#define CHECK(x) do { if ((x) != KTAP_PASS) return KTAP_FAIL; } while (0)
+#include "ktap.h"
+#include "common.h"
 
 static uint64_t pat(uint64_t i)
 {
@@ -52,71 +32,6 @@ static void *anon_filled(size_t size)
 	for (i = 0; i < size / 8; i++)
 		p[i] = pat(i);
 	return p;
-}
-
-/* Run a program; after a failed one, replace the channel (error state). */
-static int gpu_run(struct fx *f, struct nvsvm_op *ops, unsigned int n,
-		   struct nvsvm_exec *e)
-{
-	int ret;
-
-	ret = nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, n, TIMEOUT_MS, e);
-	EXPECT_OK(ret);
-	if (e->status != NVSVM_EXEC_OK) {
-		EXPECT_OK(nvsvm_chan_destroy(f->fd, f->chan));
-		EXPECT_OK(nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA,
-					    &f->chan));
-	}
-	return KTAP_PASS;
-}
-
-/* One operation that must succeed; its result in *result. */
-static int gpu_ok(struct fx *f, struct nvsvm_op op, uint64_t *result)
-{
-	struct nvsvm_exec e;
-
-	CHECK(gpu_run(f, &op, 1, &e));
-	if (e.status != NVSVM_EXEC_OK)
-		KTAP_FAIL_MSG("op %u at %#llx: status %s, expected OK (fault at %#llx, %s)",
-			      op.code, (unsigned long long)op.addr,
-			      nvsvm_status_name(e.status),
-			      (unsigned long long)e.fault_addr,
-			      nvsvm_access_name(e.fault_access));
-	if (result)
-		*result = op.result;
-	return KTAP_PASS;
-}
-
-static int gpu_read_eq(struct fx *f, const volatile void *p, uint64_t want)
-{
-	uint64_t got;
-
-	CHECK(gpu_ok(f, nvsvm_op_read(nvsvm_ptr(p)), &got));
-	if (got != want)
-		KTAP_FAIL_MSG("GPU read at %p: expected %#llx, got %#llx", p,
-			      (unsigned long long)want,
-			      (unsigned long long)got);
-	return KTAP_PASS;
-}
-
-/* One operation that must be cancelled at @page with @access. */
-static int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
-		     uint32_t access)
-{
-	struct nvsvm_exec e;
-
-	CHECK(gpu_run(f, &op, 1, &e));
-	if (e.status != NVSVM_EXEC_FAULT)
-		KTAP_FAIL_MSG("op %u at %#llx: status %s, expected FAULT",
-			      op.code, (unsigned long long)op.addr,
-			      nvsvm_status_name(e.status));
-	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), page);
-	if (e.fault_access != access)
-		KTAP_FAIL_MSG("fault_access %s, expected %s",
-			      nvsvm_access_name(e.fault_access),
-			      nvsvm_access_name(access));
-	EXPECT_EQ(e.done, 0);
-	return KTAP_PASS;
 }
 
 /* Every page of [p, p + n pages) has (entry & mask) == want. */
@@ -249,7 +164,7 @@ static int gpu_reads_cpu_data(void)
 		sum += buf[i];
 	CHECK(gpu_read_eq(&f, &buf[0], pat(0)));
 	CHECK(gpu_read_eq(&f, &buf[7 * WORDS + 5], pat(7 * WORDS + 5)));
-	CHECK(gpu_ok(&f, nvsvm_op_sum(nvsvm_ptr(buf), 16 * PAGE), &got));
+	CHECK(gpu_ok1(&f, nvsvm_op_sum(nvsvm_ptr(buf), 16 * PAGE), &got));
 	EXPECT_EQ(got, sum);
 	/* Everything was mapped ahead of time: no GPU fault was needed. */
 	if (have && !nvsvm_stat_read(0, "faults", &f1))
@@ -266,8 +181,8 @@ static int gpu_writes_seen_by_cpu(void)
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
 	CHECK(map_all(&f, (void *)buf, 4));
-	CHECK(gpu_ok(&f, nvsvm_op_write(nvsvm_ptr(&buf[3]), 0x1234), NULL));
-	CHECK(gpu_ok(&f, nvsvm_op_fill(nvsvm_ptr(&buf[WORDS]), 2 * PAGE,
+	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[3]), 0x1234), NULL));
+	CHECK(gpu_ok1(&f, nvsvm_op_fill(nvsvm_ptr(&buf[WORDS]), 2 * PAGE,
 				       0xfeedULL), NULL));
 	EXPECT_EQ(buf[3], 0x1234);
 	EXPECT_EQ(buf[2], pat(2));
@@ -406,7 +321,7 @@ static int fork_cow(int who)
 		buf[0] = 0xb0b0;
 		CHECK(gpu_read_eq(&f, &buf[0], 0xb0b0));
 	} else if (who == PARENT_GPU) {
-		CHECK(gpu_ok(&f, nvsvm_op_write(nvsvm_ptr(&buf[0]), 0xd0d0),
+		CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[0]), 0xd0d0),
 			     NULL));
 		EXPECT_EQ(buf[0], 0xd0d0);
 	} else {
@@ -600,18 +515,5 @@ static const struct ktap_case cases[] = {
 
 int main(void)
 {
-	struct nvsvm_get_info info;
-	int fd, ret;
-
-	fd = nvsvm_open(0);
-	if (fd < 0)
-		ktap_skip_all("/dev/nvsvm0: %s", strerror(-fd));
-	ret = nvsvm_get_info(fd, &info);
-	close(fd);
-	if (ret)
-		ktap_skip_all("GET_INFO: %s", strerror(-ret));
-	if (!(info.caps & NVSVM_CAP_EXEC))
-		ktap_skip_all("no NVSVM_CAP_EXEC");
-
-	return ktap_run(cases, KTAP_ARRAY_SIZE(cases));
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
 }

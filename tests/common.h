@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the nvsvm test programs share: the device fixture (one file, one
+ * SVM area with the usual unmanaged window, one channel), GPU helpers that
+ * run EXEC programs and check their status, and the main() every program
+ * has (skip the whole program when the device or a capability is missing).
+ *
+ * Include after ktap.h. A program that needs its own timeout defines
+ * TIMEOUT_MS before including this file.
+ */
+#ifndef NVSVM_TESTS_COMMON_H
+#define NVSVM_TESTS_COMMON_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "libnvsvm.h"
+#include "ktap.h"
+
+#define WIN_ADDR	(1ULL << 36)
+#define WIN_SIZE	(1ULL << 30)
+#define PAGE		4096ULL
+#define WORDS		(PAGE / 8)
+#define MiB		(1ULL << 20)
+#ifndef TIMEOUT_MS
+#define TIMEOUT_MS	600000
+#endif
+
+/* GET_INFO of device 0, filled by test_main() before the cases run. */
+static struct nvsvm_get_info info;
+
+/* ioctl(2) with the kernel's errno as a negative return value. */
+static inline int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+/* A bare int descriptor of device 0, and one with an area. */
+#define OPEN_DEV(fd) do {						\
+	fd = nvsvm_open(0);						\
+	if (fd < 0)							\
+		KTAP_FAIL_MSG("open /dev/nvsvm0: %s", strerror(-fd));	\
+} while (0)
+
+#define OPEN_AREA(fd) do {						\
+	OPEN_DEV(fd);							\
+	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
+} while (0)
+
+struct fx {
+	int fd;
+	uint32_t chan;
+};
+
+#define FX_OPEN_DEV(f) do {						\
+	(f)->fd = nvsvm_open(0);					\
+	if ((f)->fd < 0)						\
+		KTAP_FAIL_MSG("open /dev/nvsvm0: %s", strerror(-(f)->fd)); \
+} while (0)
+
+/* Open device 0, init an area, create a channel with @cflags. */
+#define FX_OPEN_FLAGS(f, cflags) do {					\
+	FX_OPEN_DEV(f);							\
+	EXPECT_OK(nvsvm_area_init((f)->fd, WIN_ADDR, WIN_SIZE));	\
+	EXPECT_OK(nvsvm_chan_create((f)->fd, cflags, &(f)->chan));	\
+} while (0)
+#define FX_OPEN(f)	FX_OPEN_FLAGS(f, NVSVM_CHAN_JOIN_AREA)
+
+#define CHECK(x) do { if ((x) != KTAP_PASS) return KTAP_FAIL; } while (0)
+
+#define NEED_CAP(cap) do {						\
+	if (!(info.caps & (cap)))					\
+		SKIP("no " #cap);					\
+} while (0)
+
+/* Anonymous private memory, never touched; NULL on failure. */
+static inline void *anon(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Run @n operations on any GPC; the outcome is in *@e. A program that
+ * stopped on a fault leaves its channel in the error state: replace it,
+ * so that the next call runs on a working channel.
+ */
+static inline int gpu_run(struct fx *f, struct nvsvm_op *ops, unsigned int n,
+			  struct nvsvm_exec *e)
+{
+	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, n,
+			     TIMEOUT_MS, e));
+	if (e->status != NVSVM_EXEC_OK) {
+		EXPECT_OK(nvsvm_chan_destroy(f->fd, f->chan));
+		EXPECT_OK(nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA,
+					    &f->chan));
+	}
+	return KTAP_PASS;
+}
+
+/* Run @n operations that must all complete; results are in @ops. */
+static inline int gpu_ok(struct fx *f, struct nvsvm_op *ops, unsigned int n)
+{
+	struct nvsvm_exec e;
+
+	CHECK(gpu_run(f, ops, n, &e));
+	if (e.status != NVSVM_EXEC_OK)
+		KTAP_FAIL_MSG("status %s after %u of %u ops (first op %u at %#llx), expected OK (fault at %#llx, %s)",
+			      nvsvm_status_name(e.status), e.done, n,
+			      ops[0].code, (unsigned long long)ops[0].addr,
+			      (unsigned long long)e.fault_addr,
+			      nvsvm_access_name(e.fault_access));
+	EXPECT_EQ(e.done, n);
+	return KTAP_PASS;
+}
+
+/* One operation that must complete; its result in *@result if not NULL. */
+static inline int gpu_ok1(struct fx *f, struct nvsvm_op op, uint64_t *result)
+{
+	CHECK(gpu_ok(f, &op, 1));
+	if (result)
+		*result = op.result;
+	return KTAP_PASS;
+}
+
+static inline int gpu_read_eq(struct fx *f, const volatile void *p,
+			      uint64_t want)
+{
+	uint64_t got;
+
+	CHECK(gpu_ok1(f, nvsvm_op_read(nvsvm_ptr(p)), &got));
+	if (got != want)
+		KTAP_FAIL_MSG("GPU read at %p: expected %#llx, got %#llx",
+			      (const void *)p, (unsigned long long)want,
+			      (unsigned long long)got);
+	return KTAP_PASS;
+}
+
+/* One operation that must be cancelled on the page @page with @access. */
+static inline int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
+			    uint32_t access)
+{
+	struct nvsvm_exec e;
+
+	CHECK(gpu_run(f, &op, 1, &e));
+	if (e.status != NVSVM_EXEC_FAULT)
+		KTAP_FAIL_MSG("op %u at %#llx: status %s, expected FAULT",
+			      op.code, (unsigned long long)op.addr,
+			      nvsvm_status_name(e.status));
+	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), page);
+	if (e.fault_access != access)
+		KTAP_FAIL_MSG("fault_access %s, expected %s",
+			      nvsvm_access_name(e.fault_access),
+			      nvsvm_access_name(access));
+	EXPECT_EQ(e.done, 0);
+	return KTAP_PASS;
+}
+
+/* Every one of @nwords words at @p is @v. */
+static inline int cpu_check(const volatile uint64_t *p, size_t nwords,
+			    uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < nwords; i++)
+		if (p[i] != v)
+			KTAP_FAIL_MSG("word %zu at %p: %#llx, expected %#llx",
+				      i, (const void *)&p[i],
+				      (unsigned long long)p[i],
+				      (unsigned long long)v);
+	return KTAP_PASS;
+}
+
+/*
+ * main() of a test program: read GET_INFO of device 0 into @info, skip
+ * the whole program if the device is missing or lacks @need_caps, then
+ * run @cases.
+ */
+static inline int test_main(const struct ktap_case *cases, size_t n,
+			    uint32_t need_caps)
+{
+	int fd, ret;
+
+	fd = nvsvm_open(0);
+	if (fd < 0)
+		ktap_skip_all("/dev/nvsvm0: %s", strerror(-fd));
+	ret = nvsvm_get_info(fd, &info);
+	close(fd);
+	if (ret)
+		ktap_skip_all("GET_INFO: %s", strerror(-ret));
+	if ((info.caps & need_caps) != need_caps)
+		ktap_skip_all("capabilities %#x missing",
+			      need_caps & ~info.caps);
+	return ktap_run(cases, n);
+}
+
+#endif /* NVSVM_TESTS_COMMON_H */
