@@ -7,6 +7,7 @@
  * device's xarray; chan->svmm changes only under that xarray's lock.
  */
 #include <linux/dma-mapping.h>
+#include <linux/err.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -69,20 +70,22 @@ void nvsvm_chan_detach_svmm(struct nvsvm_file *nf, struct nvsvm_svmm *svmm)
  * @ndev: device
  * @inst_addr: instance block address from a fault entry
  *
- * Return: the area with a reference taken, or NULL (unknown instance, or
- * a channel without an area).
+ * Return: the area with a reference taken; NULL for a channel without an
+ * area; ERR_PTR(-ENOENT) when no channel has this instance block (any
+ * more: a fault entry written before the channel was destroyed).
  */
 struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
 				       u64 inst_addr)
 {
 	struct nvsvm_core_chan *chan;
-	struct nvsvm_svmm *svmm = NULL;
+	struct nvsvm_svmm *svmm = ERR_PTR(-ENOENT);
 
 	xa_lock(&ndev->chans);
 	chan = xa_load(&ndev->chans, inst_addr >> PAGE_SHIFT);
-	if (chan && chan->svmm) {
+	if (chan) {
 		svmm = chan->svmm;
-		kref_get(&svmm->kref);
+		if (svmm)
+			kref_get(&svmm->kref);
 	}
 	xa_unlock(&ndev->chans);
 	return svmm;

@@ -10,6 +10,7 @@
  * changed), the cancels of the accesses that cannot be served, and one
  * REPLAY_GLOBAL.
  */
+#include <linux/err.h>
 #include <linux/hmm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -150,12 +151,24 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 	unsigned int i, j;
 
 	svmm = nvsvm_chan_svmm_get(ndev, b->faults[first].inst);
-	if (!svmm || !mmget_not_zero(svmm->mm)) {
-		/* No area, or its process is exiting: nothing to serve. */
+	if (!svmm) {
+		/* A live channel that has no area: its accesses fail. */
 		for (i = first; i < last; i++)
 			b->cancel[i] = b->faults[i].access !=
 				       NVSVM_ACCESS_PREFETCH;
-		if (svmm)
+		return;
+	}
+	/*
+	 * Stale faults: the channel is gone, or its process's mm has no
+	 * users. No access of theirs is stalled any more (a destroyed
+	 * channel's programs were stopped; a task leaves EXEC before it
+	 * drops its mm), so nothing is cancelled: CANCEL_TARGETED hits a
+	 * GPC and client, and that GPC may be stalled on another process's
+	 * live work by now. The replay of the batch is all they need.
+	 */
+	if (IS_ERR(svmm) || !mmget_not_zero(svmm->mm)) {
+		nvsvm_stat_add(ndev, NVSVM_STAT_STALE, last - first);
+		if (!IS_ERR(svmm))
 			nvsvm_svmm_put(svmm);
 		return;
 	}
