@@ -280,7 +280,7 @@ static void nvsvm_fault_work(struct work_struct *work)
 	struct nvsvm_device *ndev = container_of(work, struct nvsvm_device,
 						 fault.work);
 	struct nvsvm_fault_batch *b = ndev->fault.batch;
-	bool overflow;
+	bool overflow, replayed = false;
 	unsigned int n;
 
 	for (;;) {
@@ -288,12 +288,21 @@ static void nvsvm_fault_work(struct work_struct *work)
 				      &overflow);
 		if (overflow)
 			nvsvm_stat_add(ndev, NVSVM_STAT_OVERFLOWS, 1);
-		if (n)
+		if (n) {
 			nvsvm_fault_service(ndev, b, n, overflow);
-		else if (overflow)
+		} else if (overflow && !replayed) {
 			gp100_replay(ndev);	/* the dropped faults come back */
-		else
+		} else {
+			/*
+			 * Nothing read. OVERFLOW seen now, right after a
+			 * batch, means the buffer was full before that
+			 * batch's GET write (an entry written after it would
+			 * be here), so the batch's replay already came after
+			 * the dropped faults: no second replay.
+			 */
 			break;
+		}
+		replayed = true;
 		cond_resched();
 	}
 }
