@@ -1,0 +1,846 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Teardown while the GPU is working: close of the descriptor by another
+ * thread during EXEC, AREA_FINI, CHAN_DESTROY and munmap while faults are in
+ * flight, SIGKILL and exit of a process in the middle of a fault storm, the
+ * mapping replaced under the GPU, and a storm from every GPC (with a tiny
+ * fault buffer, tests/guest-overflow.sh makes it overflow).
+ *
+ * In every case a second process (the bystander) runs verified GPU work on
+ * its own memory from several GPCs at once; its results must stay exact:
+ * a stale fault of the process being torn down must never cancel it. After
+ * each case the device still serves faults and its page-table memory and
+ * mapped-page counters are back where they started.
+ *
+ * Modes (environment):
+ *   NVSVM_TEARDOWN_STORM=1   run only the storm, and require the fault
+ *                            buffer to overflow (tests/guest-overflow.sh)
+ *   NVSVM_TEARDOWN_HOLD=1    keep an area, a channel and GPU work going
+ *                            until stdin reaches EOF, then check the data
+ *                            and exit 0 (tests/guest-lifecycle.sh)
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "ktap.h"
+#include "common.h"
+
+#define BIG		(4 * MiB)
+#define MAX_GPCS	32
+#define BY_GPCS		4	/* bystander threads (one GPC each) */
+#define BY_PAGES	32	/* pages per bystander round */
+#define STORM_ROUNDS	8	/* storm rounds when an overflow is required */
+
+static uint64_t stat_or(const char *name, uint64_t dflt)
+{
+	uint64_t v;
+
+	return nvsvm_stat_read(0, name, &v) ? dflt : v;
+}
+
+/* Spin (yielding) until *@p is @v or *@done is set; true if seen. */
+static int wait_word(const volatile uint64_t *p, uint64_t v,
+		     const volatile int *done)
+{
+	while (*p != v) {
+		if (done && *done)
+			return *p == v;
+		sched_yield();
+	}
+	return 1;
+}
+
+/*
+ * The bystander: a separate process with its own descriptor, area and one
+ * channel per GPC; each thread fills fresh memory through faults, has the
+ * GPU sum it and the CPU check it, round after round, until told to stop
+ * (and at least once after that).
+ */
+struct by_shared {
+	volatile int stop;
+	volatile int started;
+	volatile uint64_t rounds;
+	volatile int bad;
+	char why[256];
+};
+
+struct by_thread {
+	int fd, gpc;
+	struct by_shared *sh;
+};
+
+static void by_fail(struct by_shared *sh, const char *fmt, uint64_t a,
+		    uint64_t b)
+{
+	if (!__sync_lock_test_and_set(&sh->bad, 1))
+		snprintf(sh->why, sizeof(sh->why), fmt,
+			 (unsigned long long)a, (unsigned long long)b);
+}
+
+static void *by_thread_fn(void *arg)
+{
+	struct by_thread *t = arg;
+	struct by_shared *sh = t->sh;
+	uint64_t round = 0;
+	uint32_t chan;
+
+	if (nvsvm_chan_create(t->fd, NVSVM_CHAN_JOIN_AREA, &chan)) {
+		by_fail(sh, "chan_create %llu %llu", t->gpc, 0);
+		return NULL;
+	}
+	do {
+		uint64_t *buf = anon(BY_PAGES * PAGE);
+		uint64_t v = ((uint64_t)t->gpc << 48) | ++round, i;
+		struct nvsvm_op ops[2];
+		struct nvsvm_exec e;
+
+		if (!buf) {
+			by_fail(sh, "mmap %llu %llu", t->gpc, round);
+			return NULL;
+		}
+		ops[0] = nvsvm_op_fill(nvsvm_ptr(buf), BY_PAGES * PAGE, v);
+		ops[1] = nvsvm_op_sum(nvsvm_ptr(buf), BY_PAGES * PAGE);
+		if (nvsvm_exec(t->fd, chan, t->gpc, ops, 2, TIMEOUT_MS, &e) ||
+		    e.status != NVSVM_EXEC_OK) {
+			by_fail(sh, "GPC %llu: EXEC status %llu", t->gpc,
+				e.status);
+			return NULL;
+		}
+		if (ops[1].result != v * BY_PAGES * WORDS)
+			by_fail(sh, "GPC %llu: GPU sum %#llx", t->gpc,
+				ops[1].result);
+		for (i = 0; i < BY_PAGES * WORDS; i++)
+			if (buf[i] != v) {
+				by_fail(sh, "word %llu: %#llx", i, buf[i]);
+				break;
+			}
+		munmap(buf, BY_PAGES * PAGE);
+		__sync_fetch_and_add(&sh->rounds, 1);
+		if (t->gpc == 0)
+			sh->started = 1;
+	} while (!sh->stop && !sh->bad);
+	return NULL;
+}
+
+static void by_main(struct by_shared *sh)
+{
+	struct by_thread t[BY_GPCS];
+	pthread_t th[BY_GPCS];
+	int fd, i, n = info.gpc_count < BY_GPCS ? info.gpc_count : BY_GPCS;
+
+	fd = nvsvm_open(0);
+	if (fd < 0 || nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE)) {
+		by_fail(sh, "open/area_init %llu %llu", 0, 0);
+		_exit(1);
+	}
+	for (i = 0; i < n; i++) {
+		t[i] = (struct by_thread){ .fd = fd, .gpc = i, .sh = sh };
+		pthread_create(&th[i], NULL, by_thread_fn, &t[i]);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	close(fd);
+	_exit(sh->bad ? 1 : 0);
+}
+
+/* Start the bystander and wait until it completed a round. */
+static pid_t by_start(struct by_shared **psh)
+{
+	struct by_shared *sh = ktap_shared(sizeof(*sh));
+	pid_t pid;
+
+	*psh = sh;
+	if (!sh)
+		return -1;
+	pid = fork();
+	if (!pid)
+		by_main(sh);
+	while (pid > 0 && !sh->started && !sh->bad)
+		sched_yield();
+	return pid;
+}
+
+static int by_stop(pid_t pid, struct by_shared *sh)
+{
+	uint64_t before = sh->rounds;
+	int status;
+
+	/* One more verified round after the teardown, then stop. */
+	while (sh->rounds == before && !sh->bad)
+		sched_yield();
+	sh->stop = 1;
+	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+	if (sh->bad)
+		KTAP_FAIL_MSG("bystander: %s", sh->why);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status),
+		    "bystander status %#x", status);
+	ktap_note("bystander: %llu verified rounds",
+		  (unsigned long long)sh->rounds);
+	return KTAP_PASS;
+}
+
+#define BY_START(pid, sh) do {						\
+	pid = by_start(&sh);						\
+	EXPECT_TRUE(pid > 0, "bystander fork");				\
+	if (sh->bad)							\
+		KTAP_FAIL_MSG("bystander: %s", sh->why);		\
+} while (0)
+
+/* The counters that must come back when everything is closed. */
+struct baseline {
+	uint64_t pt_bytes, pages_mapped;
+	int have;
+};
+
+static void base_read(struct baseline *b)
+{
+	b->have = !nvsvm_stat_read(0, "pt_bytes", &b->pt_bytes) &&
+		  !nvsvm_stat_read(0, "pages_mapped", &b->pages_mapped);
+}
+
+/*
+ * The device still serves faults (a fresh file, a fault on never touched
+ * memory, from every GPC), and once that file is closed too, the page
+ * tables and mapped pages are back to @b. The new faults are served after
+ * every fault of the teardown (one ordered worker), so the worker holds
+ * no reference on the old areas any more.
+ */
+static int still_works(const struct baseline *b)
+{
+	uint64_t *buf = anon(info.gpc_count * PAGE);
+	struct baseline a;
+	struct fx f;
+	uint32_t g;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	for (g = 0; g < info.gpc_count; g++) {
+		struct nvsvm_op op = nvsvm_op_fill(nvsvm_ptr(buf + g * WORDS),
+						   PAGE, 0xa110c + g);
+		struct nvsvm_exec e;
+
+		EXPECT_OK(nvsvm_exec(f.fd, f.chan, g, &op, 1, TIMEOUT_MS, &e));
+		EXPECT_EQ(e.status, NVSVM_EXEC_OK);
+		CHECK(cpu_check(buf + g * WORDS, WORDS, 0xa110c + g));
+	}
+	EXPECT_OK(nvsvm_close(f.fd));
+	munmap(buf, info.gpc_count * PAGE);
+	if (!b->have)
+		return KTAP_PASS;
+	base_read(&a);
+	EXPECT_TRUE(a.have, "debugfs counters vanished");
+	EXPECT_EQ(a.pt_bytes, b->pt_bytes);
+	EXPECT_EQ(a.pages_mapped, b->pages_mapped);
+	return KTAP_PASS;
+}
+
+/* One EXEC in a thread: a FILL of @len bytes at @buf on @gpc. */
+struct exec_job {
+	int fd;
+	uint32_t chan, gpc;
+	struct nvsvm_op op;
+	struct nvsvm_exec e;
+	int ret;
+	volatile int done;
+	pthread_t th;
+};
+
+static void *exec_fn(void *arg)
+{
+	struct exec_job *j = arg;
+
+	j->ret = nvsvm_exec(j->fd, j->chan, j->gpc, &j->op, 1, TIMEOUT_MS,
+			    &j->e);
+	j->done = 1;
+	return NULL;
+}
+
+static int exec_start(struct exec_job *j, int fd, uint32_t chan, uint32_t gpc,
+		      struct nvsvm_op op)
+{
+	memset(j, 0, sizeof(*j));
+	j->fd = fd;
+	j->chan = chan;
+	j->gpc = gpc;
+	j->op = op;
+	EXPECT_EQ(pthread_create(&j->th, NULL, exec_fn, j), 0);
+	return KTAP_PASS;
+}
+
+/*
+ * A FILL of @npages pages at @buf with @v that may have been stopped by a
+ * fault: the pages below the fault are all @v. With status OK, every page
+ * is. Only the first @check pages are still mapped and looked at.
+ */
+static int fill_prefix(const struct exec_job *j, const uint64_t *buf,
+		       uint64_t npages, uint64_t check, uint64_t v)
+{
+	uint64_t stop = npages, p;
+
+	EXPECT_OK(j->ret);
+	if (j->e.status == NVSVM_EXEC_FAULT) {
+		uint64_t fa = j->e.fault_addr & ~(PAGE - 1);
+
+		EXPECT_TRUE(fa >= nvsvm_ptr(buf) &&
+			    fa < nvsvm_ptr(buf) + npages * PAGE,
+			    "fault at %#llx outside the buffer",
+			    (unsigned long long)j->e.fault_addr);
+		EXPECT_EQ(j->e.fault_access, NVSVM_ACCESS_WRITE);
+		EXPECT_EQ(j->e.done, 0);
+		stop = (fa - nvsvm_ptr(buf)) / PAGE;
+	} else if (j->e.status != NVSVM_EXEC_OK) {
+		KTAP_FAIL_MSG("EXEC status %s", nvsvm_status_name(j->e.status));
+	}
+	for (p = 0; p < stop && p < check; p++)
+		CHECK(cpu_check(buf + p * WORDS, WORDS, v));
+	ktap_note("EXEC %s after %llu of %llu pages",
+		  nvsvm_status_name(j->e.status), (unsigned long long)stop,
+		  (unsigned long long)npages);
+	return KTAP_PASS;
+}
+
+/*
+ * Another thread closes the descriptor while an EXEC on it is faulting:
+ * the file lives until the EXEC returns, which completes with every word
+ * written; only then is the area torn down.
+ */
+static int close_during_exec(void)
+{
+	uint64_t *buf = anon(BIG), v = 0xc105e;
+	struct by_shared *sh;
+	struct exec_job j;
+	struct baseline b;
+	struct fx f;
+	pid_t by;
+
+	ASSERT_MAP(buf);
+	base_read(&b);
+	BY_START(by, sh);
+	FX_OPEN(&f);
+	CHECK(exec_start(&j, f.fd, f.chan, 0,
+			 nvsvm_op_fill(nvsvm_ptr(buf), BIG, v)));
+	wait_word(buf, v, &j.done);
+	EXPECT_OK(nvsvm_close(f.fd));
+	pthread_join(j.th, NULL);
+	EXPECT_OK(j.ret);
+	EXPECT_EQ(j.e.status, NVSVM_EXEC_OK);
+	CHECK(cpu_check(buf, BIG / 8, v));
+	/* The number is gone from this process. */
+	EXPECT_ERR(nvsvm_area_fini(f.fd), EBADF);
+	CHECK(by_stop(by, sh));
+	return still_works(&b);
+}
+
+/*
+ * AREA_FINI while an EXEC of the same file faults: the channel loses the
+ * area, the EXEC either completed or stops on a cancelled fault in the
+ * buffer, with everything below it written. The file gets a new area that
+ * works.
+ */
+static int area_fini_during_exec(void)
+{
+	uint64_t *buf = anon(BIG), v = 0xf1f1, s0, s1;
+	struct by_shared *sh;
+	struct exec_job j;
+	struct baseline b;
+	uint32_t q;
+	struct fx f;
+	pid_t by;
+
+	ASSERT_MAP(buf);
+	base_read(&b);
+	s0 = stat_or("stale", 0);
+	BY_START(by, sh);
+	FX_OPEN(&f);
+	CHECK(exec_start(&j, f.fd, f.chan, 0,
+			 nvsvm_op_fill(nvsvm_ptr(buf), BIG, v)));
+	wait_word(buf, v, &j.done);
+	EXPECT_OK(nvsvm_area_fini(f.fd));
+	pthread_join(j.th, NULL);
+	CHECK(fill_prefix(&j, buf, BIG / PAGE, BIG / PAGE, v));
+	s1 = stat_or("stale", 0);
+	ktap_note("stale faults +%llu", (unsigned long long)(s1 - s0));
+
+	/* No area: QUERY and MAP refuse; a new area and channel work. */
+	EXPECT_ERR(nvsvm_query(f.fd, nvsvm_ptr(buf), 1, &q), EINVAL);
+	EXPECT_OK(nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE));
+	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	CHECK(gpu_read_eq(&f, &buf[0], v));
+	CHECK(gpu_read_eq(&f, &buf[BIG / 8 - 1],
+			  j.e.status == NVSVM_EXEC_OK ? v : 0));
+	EXPECT_OK(nvsvm_close(f.fd));
+	CHECK(by_stop(by, sh));
+	return still_works(&b);
+}
+
+/* CHAN_DESTROY while its EXEC faults: the EXEC ends, the file goes on. */
+static int chan_destroy_during_exec(void)
+{
+	uint64_t *buf = anon(BIG), v = 0xde57;
+	struct by_shared *sh;
+	struct exec_job j;
+	struct baseline b;
+	struct fx f;
+	pid_t by;
+
+	ASSERT_MAP(buf);
+	base_read(&b);
+	BY_START(by, sh);
+	FX_OPEN(&f);
+	CHECK(exec_start(&j, f.fd, f.chan, 0,
+			 nvsvm_op_fill(nvsvm_ptr(buf), BIG, v)));
+	wait_word(buf, v, &j.done);
+	EXPECT_OK(nvsvm_chan_destroy(f.fd, f.chan));
+	pthread_join(j.th, NULL);
+	EXPECT_OK(j.ret);
+	EXPECT_TRUE(j.e.status == NVSVM_EXEC_OK ||
+		    j.e.status == NVSVM_EXEC_FAULT ||
+		    j.e.status == NVSVM_EXEC_CHANNEL_ERROR,
+		    "status %s", nvsvm_status_name(j.e.status));
+	if (j.e.status != NVSVM_EXEC_CHANNEL_ERROR)
+		CHECK(fill_prefix(&j, buf, BIG / PAGE, BIG / PAGE, v));
+	EXPECT_ERR(nvsvm_chan_destroy(f.fd, f.chan), ENOENT);
+	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	CHECK(gpu_read_eq(&f, &buf[0], v));
+	EXPECT_OK(nvsvm_close(f.fd));
+	CHECK(by_stop(by, sh));
+	return still_works(&b);
+}
+
+/*
+ * munmap of the upper half while the GPU fills the whole buffer: the EXEC
+ * completes, or reports a write fault in the unmapped half with the lower
+ * half written. A second channel of the same file, on another GPC, fills
+ * its own memory meanwhile and must not be cancelled.
+ */
+static int munmap_during_exec(void)
+{
+	uint64_t *buf = anon(BIG), *other = anon(BIG), v = 0x3a3a, w = 0x4b4b;
+	struct exec_job j, k;
+	struct by_shared *sh;
+	struct baseline b;
+	uint32_t chan2;
+	struct fx f;
+	pid_t by;
+
+	ASSERT_MAP(buf);
+	ASSERT_MAP(other);
+	if (info.gpc_count < 2)
+		SKIP("one GPC");
+	base_read(&b);
+	BY_START(by, sh);
+	FX_OPEN(&f);
+	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &chan2));
+	CHECK(exec_start(&k, f.fd, chan2, 1,
+			 nvsvm_op_fill(nvsvm_ptr(other), BIG, w)));
+	CHECK(exec_start(&j, f.fd, f.chan, 0,
+			 nvsvm_op_fill(nvsvm_ptr(buf), BIG, v)));
+	wait_word(buf, v, &j.done);
+	ASSERT_SYS(munmap(buf + BIG / 16, BIG / 2));
+	pthread_join(j.th, NULL);
+	pthread_join(k.th, NULL);
+	CHECK(fill_prefix(&j, buf, BIG / PAGE, BIG / PAGE / 2, v));
+	if (j.e.status == NVSVM_EXEC_FAULT)
+		EXPECT_TRUE(j.e.fault_addr >= nvsvm_ptr(buf) + BIG / 2,
+			    "fault at %#llx in the mapped half",
+			    (unsigned long long)j.e.fault_addr);
+	EXPECT_OK(k.ret);
+	EXPECT_EQ(k.e.status, NVSVM_EXEC_OK);
+	CHECK(cpu_check(other, BIG / 8, w));
+	EXPECT_OK(nvsvm_close(f.fd));
+	CHECK(by_stop(by, sh));
+	return still_works(&b);
+}
+
+/*
+ * The mapping is replaced (MAP_FIXED, the same file pages) again and again
+ * while the GPU sums it through faults: the address is always valid, so
+ * faults made stale by the invalidations are served again, never
+ * cancelled, and every sum is exact.
+ */
+#define REMAP_PAGES	256
+#define REMAP_SUMS	32
+
+struct remap_arg {
+	uint64_t *buf;
+	int mfd;
+	volatile int stop;
+	int err;
+	unsigned int done;
+};
+
+static void *remap_fn(void *arg)
+{
+	struct remap_arg *r = arg;
+
+	while (!r->stop) {
+		void *p = mmap(r->buf, REMAP_PAGES * PAGE,
+			       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			       r->mfd, 0);
+
+		if (p != r->buf) {
+			r->err = errno ? errno : EFAULT;
+			break;
+		}
+		r->done++;
+		sched_yield();
+	}
+	return NULL;
+}
+
+static int remap_during_faults(void)
+{
+	struct remap_arg r = { 0 };
+	uint64_t want = 0, i, sums = 0;
+	struct nvsvm_exec e;
+	struct nvsvm_op op;
+	pthread_t th;
+	struct fx f;
+
+	r.mfd = memfd_create("nvsvm-remap", 0);
+	EXPECT_TRUE(r.mfd >= 0, "memfd_create: %s", strerror(errno));
+	ASSERT_SYS(ftruncate(r.mfd, REMAP_PAGES * PAGE));
+	r.buf = mmap(NULL, REMAP_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, r.mfd, 0);
+	ASSERT_MAP(r.buf);
+	for (i = 0; i < REMAP_PAGES * WORDS; i++) {
+		r.buf[i] = i * 7 + 1;
+		want += i * 7 + 1;
+	}
+	FX_OPEN(&f);
+	EXPECT_EQ(pthread_create(&th, NULL, remap_fn, &r), 0);
+	while (sums < REMAP_SUMS && !r.err) {
+		op = nvsvm_op_sum(nvsvm_ptr(r.buf), REMAP_PAGES * PAGE);
+		EXPECT_OK(nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, &op, 1,
+				     TIMEOUT_MS, &e));
+		if (e.status != NVSVM_EXEC_OK) {
+			r.stop = 1;
+			pthread_join(th, NULL);
+			KTAP_FAIL_MSG("sum %llu: status %s at %#llx (%s), remap %u",
+				      (unsigned long long)sums,
+				      nvsvm_status_name(e.status),
+				      (unsigned long long)e.fault_addr,
+				      nvsvm_access_name(e.fault_access),
+				      r.done);
+		}
+		if (op.result != want) {
+			r.stop = 1;
+			pthread_join(th, NULL);
+			KTAP_FAIL_MSG("sum %llu: %#llx, expected %#llx",
+				      (unsigned long long)sums,
+				      (unsigned long long)op.result,
+				      (unsigned long long)want);
+		}
+		sums++;
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_EQ(r.err, 0);
+	EXPECT_TRUE(r.done > 0, "no remap");
+	ktap_note("%llu exact sums across %u remaps",
+		  (unsigned long long)sums, r.done);
+	return KTAP_PASS;
+}
+
+/*
+ * A child in a fault storm from every GPC it can use, one channel each,
+ * is killed (@how == SIGKILL) or exits from another thread (@how == 0)
+ * while the faults are in flight. Its faults become stale (its mm exits
+ * before its file is released); the bystander must not notice.
+ */
+struct storm_child {
+	volatile int started;
+};
+
+struct storm_thread {
+	int fd;
+	uint32_t gpc;
+	uint64_t *buf;
+};
+
+static void *storm_child_fn(void *arg)
+{
+	struct storm_thread *t = arg;
+	struct nvsvm_op op = nvsvm_op_fill(nvsvm_ptr(t->buf), BIG,
+					   0x5700 + t->gpc);
+	struct nvsvm_exec e;
+	uint32_t chan;
+
+	if (nvsvm_chan_create(t->fd, NVSVM_CHAN_JOIN_AREA, &chan))
+		_exit(3);
+	/* Round after round: the parent ends it. */
+	for (;;)
+		nvsvm_exec(t->fd, chan, t->gpc, &op, 1, TIMEOUT_MS, &e);
+	return NULL;
+}
+
+static void storm_child_main(struct storm_child *sc, int how)
+{
+	struct storm_thread t[BY_GPCS];
+	pthread_t th[BY_GPCS];
+	int fd, i, n = info.gpc_count < BY_GPCS ? info.gpc_count : BY_GPCS;
+
+	fd = nvsvm_open(0);
+	if (fd < 0 || nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE))
+		_exit(3);
+	for (i = 0; i < n; i++) {
+		t[i] = (struct storm_thread){ .fd = fd, .gpc = i,
+					      .buf = anon(BIG) };
+		if (!t[i].buf)
+			_exit(3);
+		pthread_create(&th[i], NULL, storm_child_fn, &t[i]);
+	}
+	for (i = 0; i < n; i++)
+		wait_word(t[i].buf, 0x5700 + i, NULL);
+	sc->started = 1;
+	if (how)
+		for (;;)
+			pause();
+	/* exit_group() from this thread, the others in EXEC. */
+	_exit(0);
+}
+
+static int kill_mid_storm(int how)
+{
+	struct storm_child *sc = ktap_shared(sizeof(*sc));
+	uint64_t s0, s1, c0, c1;
+	struct by_shared *sh;
+	struct baseline b;
+	pid_t by, child;
+	int status;
+
+	EXPECT_TRUE(sc != NULL, "mmap");
+	base_read(&b);
+	s0 = stat_or("stale", 0);
+	c0 = stat_or("cancels", 0);
+	BY_START(by, sh);
+	child = fork();
+	EXPECT_TRUE(child >= 0, "fork: %s", strerror(errno));
+	if (!child)
+		storm_child_main(sc, how);
+	while (!sc->started) {
+		EXPECT_EQ(waitpid(child, &status, WNOHANG), 0);
+		sched_yield();
+	}
+	if (how)
+		EXPECT_OK(kill(child, how) ? -errno : 0);
+	EXPECT_EQ(waitpid(child, &status, 0), child);
+	if (how)
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == how,
+			    "child status %#x", status);
+	else
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status),
+			    "child status %#x", status);
+	CHECK(by_stop(by, sh));
+	s1 = stat_or("stale", 0);
+	c1 = stat_or("cancels", 0);
+	ktap_note("stale faults +%llu, cancels +%llu",
+		  (unsigned long long)(s1 - s0), (unsigned long long)(c1 - c0));
+	return still_works(&b);
+}
+
+static int sigkill_mid_storm(void)
+{
+	return kill_mid_storm(SIGKILL);
+}
+
+static int exit_mid_storm(void)
+{
+	return kill_mid_storm(0);
+}
+
+/*
+ * A storm from every GPC at once, one channel and 256 KiB of never touched
+ * memory each: every word is written (no fault lost, also when the buffer
+ * overflows and faults are dropped until the replay), and never more than
+ * one replay per batch. With @need_overflow, rounds repeat (at most
+ * STORM_ROUNDS) until the fault buffer overflowed, which must happen.
+ */
+#define STORM_BYTES	(256 * 1024ULL)
+struct storm_job {
+	int fd;
+	uint32_t chan, gpc;
+	uint64_t *buf;
+	pthread_barrier_t *bar;
+	struct nvsvm_exec e;
+	int ret;
+};
+
+static void *storm_fn(void *arg)
+{
+	struct storm_job *j = arg;
+	struct nvsvm_op op = nvsvm_op_fill(nvsvm_ptr(j->buf), STORM_BYTES,
+					   0x0f0f0000ULL + j->gpc);
+
+	pthread_barrier_wait(j->bar);
+	j->ret = nvsvm_exec(j->fd, j->chan, j->gpc, &op, 1, TIMEOUT_MS,
+			    &j->e);
+	return NULL;
+}
+
+static int storm(int need_overflow)
+{
+	static const char *const names[] = { "batches", "replays", "faults",
+					     "overflows", "cancels" };
+	static struct storm_job jobs[MAX_GPCS];
+	uint64_t before[5], after[5];
+	uint32_t n = info.gpc_count, g;
+	pthread_barrier_t bar;
+	pthread_t th[MAX_GPCS];
+	int round, rounds = 0, i, ret;
+	struct fx f;
+
+	if (n > MAX_GPCS)
+		n = MAX_GPCS;
+	for (i = 0; i < 5; i++) {
+		ret = nvsvm_stat_read(0, names[i], &before[i]);
+		if (ret)
+			SKIP("debugfs %s: %s", names[i], strerror(-ret));
+	}
+	FX_OPEN(&f);
+	for (g = 0; g < n; g++) {
+		jobs[g].fd = f.fd;
+		jobs[g].gpc = g;
+		EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA,
+					    &jobs[g].chan));
+	}
+	ktap_note("%u GPCs, %u fault buffer entries", n,
+		  info.fault_buffer_entries);
+	for (round = 1; round <= (need_overflow ? STORM_ROUNDS : 1); round++) {
+		pthread_barrier_init(&bar, NULL, n);
+		for (g = 0; g < n; g++) {
+			jobs[g].buf = anon(STORM_BYTES);
+			ASSERT_MAP(jobs[g].buf);
+			jobs[g].bar = &bar;
+			EXPECT_EQ(pthread_create(&th[g], NULL, storm_fn,
+						 &jobs[g]), 0);
+		}
+		for (g = 0; g < n; g++)
+			pthread_join(th[g], NULL);
+		pthread_barrier_destroy(&bar);
+		for (g = 0; g < n; g++) {
+			EXPECT_OK(jobs[g].ret);
+			if (jobs[g].e.status != NVSVM_EXEC_OK)
+				KTAP_FAIL_MSG("round %d GPC %u: status %s at %#llx",
+					      round, g,
+					      nvsvm_status_name(jobs[g].e.status),
+					      (unsigned long long)jobs[g].e.fault_addr);
+			CHECK(cpu_check(jobs[g].buf, STORM_BYTES / 8,
+					0x0f0f0000ULL + g));
+			munmap(jobs[g].buf, STORM_BYTES);
+		}
+		for (i = 0; i < 5; i++)
+			EXPECT_OK(nvsvm_stat_read(0, names[i], &after[i]));
+		rounds = round;
+		if (after[3] > before[3])
+			break;
+	}
+	ktap_note("rounds %d: batches +%llu, replays +%llu, faults +%llu, overflows +%llu, cancels +%llu",
+		  rounds,
+		  (unsigned long long)(after[0] - before[0]),
+		  (unsigned long long)(after[1] - before[1]),
+		  (unsigned long long)(after[2] - before[2]),
+		  (unsigned long long)(after[3] - before[3]),
+		  (unsigned long long)(after[4] - before[4]));
+	EXPECT_TRUE(after[1] - before[1] <= after[0] - before[0],
+		    "more replays than batches");
+	EXPECT_EQ(after[4], before[4]);
+	if (need_overflow)
+		EXPECT_TRUE(after[3] > before[3],
+			    "no overflow in %d rounds of %u GPCs on %u entries",
+			    STORM_ROUNDS, n, info.fault_buffer_entries);
+	return KTAP_PASS;
+}
+
+static int storm_every_gpc(void)
+{
+	return storm(0);
+}
+
+static int storm_overflow(void)
+{
+	return storm(1);
+}
+
+/*
+ * Hold mode for tests/guest-lifecycle.sh: an area, a channel and GPU
+ * rounds (fill through faults, then check) until stdin reaches EOF; prints
+ * "ready" once the first round is verified. Exit 0 only if every round was
+ * exact and the file closes.
+ */
+static volatile int hold_eof;
+
+static void *hold_stdin(void *arg)
+{
+	char c;
+
+	(void)arg;
+	while (read(0, &c, 1) > 0)
+		;
+	hold_eof = 1;
+	return NULL;
+}
+
+static int hold(void)
+{
+	uint64_t round = 0;
+	pthread_t th;
+	struct fx f;
+
+	FX_OPEN(&f);
+	EXPECT_EQ(pthread_create(&th, NULL, hold_stdin, NULL), 0);
+	do {
+		uint64_t *buf = anon(64 * PAGE), v = 0x401d0000 + ++round;
+		struct nvsvm_op op = nvsvm_op_fill(nvsvm_ptr(buf), 64 * PAGE,
+						   v);
+
+		ASSERT_MAP(buf);
+		CHECK(gpu_ok(&f, &op, 1));
+		CHECK(cpu_check(buf, 64 * WORDS, v));
+		munmap(buf, 64 * PAGE);
+		if (round == 1) {
+			printf("# hold: ready\n");
+			fflush(stdout);
+		}
+	} while (!hold_eof);
+	pthread_join(th, NULL);
+	EXPECT_OK(nvsvm_close(f.fd));
+	ktap_note("hold: %llu verified rounds", (unsigned long long)round);
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE_T(close_during_exec, 240),
+	KTAP_CASE_T(area_fini_during_exec, 240),
+	KTAP_CASE_T(chan_destroy_during_exec, 240),
+	KTAP_CASE_T(munmap_during_exec, 240),
+	KTAP_CASE_T(remap_during_faults, 240),
+	KTAP_CASE_T(sigkill_mid_storm, 240),
+	KTAP_CASE_T(exit_mid_storm, 240),
+	KTAP_CASE_T(storm_every_gpc, 240),
+};
+
+static const struct ktap_case storm_cases[] = {
+	KTAP_CASE_T(storm_overflow, 500),
+};
+
+static const struct ktap_case hold_cases[] = {
+	KTAP_CASE_T(hold, 590),
+};
+
+int main(void)
+{
+	if (getenv("NVSVM_TEARDOWN_STORM"))
+		return test_main(storm_cases, KTAP_ARRAY_SIZE(storm_cases),
+				 NVSVM_CAP_EXEC);
+	if (getenv("NVSVM_TEARDOWN_HOLD"))
+		return test_main(hold_cases, KTAP_ARRAY_SIZE(hold_cases),
+				 NVSVM_CAP_EXEC);
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+}
