@@ -665,12 +665,12 @@ static int fuzz_two_threads(void)
 	return KTAP_PASS;
 }
 
-/* Fuzz @fd as a process other than its opener; results to @msg. */
-static int foreign_fuzz(int fd, const char *who)
+/* Fuzz @fd as a process other than its opener, from seed @s. */
+static int foreign_fuzz(int fd, const char *who, uint64_t s)
 {
 	struct fz z;
 
-	if (fz_init(&z, fd, 1, seed * 7 + 1))
+	if (fz_init(&z, fd, 1, s))
 		return 2;
 	fz_loop(&z, iters / 4, seconds / 3.0 + 0.3);
 	return fz_report(&z, who) == KTAP_PASS ? 0 : 1;
@@ -709,7 +709,7 @@ static int fuzz_forked_child(void)
 	pid = fork();
 	ASSERT_SYS(pid);
 	if (!pid)
-		_exit(foreign_fuzz(f.fd, "forked child"));
+		_exit(foreign_fuzz(f.fd, "forked child", seed * 7 + 1));
 	EXPECT_EQ(wait_child(pid), 0);
 	return owner_intact(&f, buf, 0x666f726bULL);
 }
@@ -771,7 +771,7 @@ static int fuzz_scm_rights(void)
 		rfd = recv_fd(sv[1]);
 		if (rfd < 0)
 			_exit(3);
-		_exit(foreign_fuzz(rfd, "SCM_RIGHTS receiver"));
+		_exit(foreign_fuzz(rfd, "SCM_RIGHTS receiver", seed * 11 + 2));
 	}
 	close(sv[1]);
 	FX_OPEN(&f);
