@@ -133,7 +133,12 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 			GFP_KERNEL);
 	if (ret)
 		goto err_unlock;
-	ret = xa_alloc(&nf->chans, &id, chan, xa_limit_31b, GFP_KERNEL);
+	/*
+	 * Handles are 1 and up. XA_FLAGS_ALLOC1 alone does not ensure it:
+	 * xa_erase(0) by a CHAN_DESTROY of handle 0 marks index 0 free.
+	 */
+	ret = xa_alloc(&nf->chans, &id, chan, XA_LIMIT(1, INT_MAX),
+		       GFP_KERNEL);
 	if (ret)
 		goto err_erase;
 	chan->pub.id = id;

@@ -299,6 +299,30 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 	}
 }
 
+/*
+ * Without NVSVM_MAP_FAULT nothing can be mapped where the CPU has no
+ * readable VMA (hmm_range_fault() would only report holes there): return
+ * the first address at or after @addr inside a readable VMA, or @end, so
+ * that a huge sparse range costs one step per VMA instead of one per
+ * 2 MiB. The caller is the owner of @mm (the ioctl runs in it).
+ */
+static u64 nvsvm_mirror_next_readable(struct mm_struct *mm, u64 addr, u64 end)
+{
+	VMA_ITERATOR(vmi, mm, addr);
+	struct vm_area_struct *vma;
+	u64 next = end;
+
+	mmap_read_lock(mm);
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_flags & VM_READ) {
+			next = max_t(u64, addr, vma->vm_start);
+			break;
+		}
+	}
+	mmap_read_unlock(mm);
+	return next;
+}
+
 /**
  * nvsvm_mirror_map() - the MAP ioctl: map [start, end) in leaf-table chunks
  * @svmm: area; the range is mirrored (checked by the caller)
@@ -330,14 +354,32 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 	*mapped = 0;
 	down_read(&svmm->use);
 	while (addr < end && !svmm->dead) {
-		u64 next = min(ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
-			       NVSVM_RANGE_MAX_BYTES, end);
+		u64 next;
 		bool changed;
 
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
+		/*
+		 * A long MAP must not hold off AREA_FINI (which holds the
+		 * file's lock while it waits for @use): let a waiting writer
+		 * in; it marks the area dead and the loop ends.
+		 */
+		if (rwsem_is_contended(&svmm->use)) {
+			up_read(&svmm->use);
+			cond_resched();
+			down_read(&svmm->use);
+			continue;
+		}
+		cond_resched();
+		if (!(flags & NVSVM_MAP_FAULT)) {
+			addr = nvsvm_mirror_next_readable(svmm->mm, addr, end);
+			if (addr >= end)
+				break;
+		}
+		next = min(ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
+			   NVSVM_RANGE_MAX_BYTES, end);
 		req.start = addr;
 		req.end = next;
 		ret = nvsvm_mirror_range(svmm, &req);

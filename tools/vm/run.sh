@@ -83,6 +83,10 @@ initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}")
 
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1"
 cmdline+=" hung_task_panic=1 printk.time=1"
+# Two emulated NUMA nodes (CONFIG_NUMA_EMU, in both kernels; the debug kernel
+# has no ACPI to read a QEMU -numa topology from), so that tests can migrate
+# pages with move_pages(2).
+cmdline+=" numa=fake=2"
 ((debug)) && cmdline+=" kmemleak=on"
 read -r -a accel <<<"$("$here/accel.sh" "$kernel")"
 

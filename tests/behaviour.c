@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Behaviours of TESTING.md that the other programs do not reach: the kernel
+ * migrating a GPU-mapped page (move_pages(2) between the two NUMA nodes the
+ * test VM emulates), KSM merging a GPU-mapped page, a process exiting with
+ * GPU mappings, mixed read/write/atomic faults on one page from several
+ * GPCs at once, and batches holding duplicate faults.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "ktap.h"
+#include "common.h"
+
+#define KSM_DIR		"/sys/kernel/mm/ksm/"
+#define MPOL_MF_MOVE	(1 << 1)
+
+static int read_stat(const char *name, uint64_t *v)
+{
+	return nvsvm_stat_read(0, name, v);
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static uint32_t query1(struct fx *f, const volatile void *p)
+{
+	uint32_t e = 0xffffffff;
+
+	if (nvsvm_query(f->fd, nvsvm_ptr(p), 1, &e))
+		return 0xffffffff;
+	return e;
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- page migration ---------------------------------------------------- */
+
+static long move_pages(int pid, unsigned long n, void **pages,
+		       const int *nodes, int *status, int flags)
+{
+	return syscall(SYS_move_pages, pid, n, pages, nodes, status, flags);
+}
+
+static int node_of(void *p)
+{
+	int st = -1;
+
+	if (move_pages(0, 1, &p, NULL, &st, 0))
+		return -errno;
+	return st;
+}
+
+#define MIG_PAGES	16
+
+/*
+ * The GPU has pages mapped; the kernel moves them to the other node. The
+ * GPU mapping must go with the old page, and the GPU must then see (and
+ * write) the page the CPU sees.
+ */
+static int migrate_move_pages(void)
+{
+	volatile uint64_t *buf = anon(MIG_PAGES * PAGE);
+	void *pages[MIG_PAGES];
+	int nodes[MIG_PAGES], st[MIG_PAGES], from, to, i;
+	uint64_t mapped = 0, sum = 0, want = 0;
+	struct nvsvm_op op;
+	struct fx f;
+	size_t w;
+
+	if (access("/sys/devices/system/node/node1", F_OK))
+		SKIP("one NUMA node only: nothing to migrate to (boot with numa=fake=2)");
+	ASSERT_MAP(buf);
+	for (w = 0; w < MIG_PAGES * WORDS; w++) {
+		buf[w] = 0x6d6967000000ULL + w;
+		want += buf[w];
+	}
+	FX_OPEN(&f);
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(buf), MIG_PAGES * PAGE,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	EXPECT_EQ(mapped, MIG_PAGES);
+	from = node_of((void *)buf);
+	if (from < 0)
+		SKIP("move_pages: %s", strerror(-from));
+	to = !from;
+	for (i = 0; i < MIG_PAGES; i++) {
+		pages[i] = (void *)&buf[i * WORDS];
+		nodes[i] = to;
+		st[i] = -1;
+	}
+	ASSERT_SYS(move_pages(0, MIG_PAGES, pages, nodes, st, MPOL_MF_MOVE));
+	for (i = 0; i < MIG_PAGES; i++) {
+		if (st[i] != to)
+			KTAP_FAIL_MSG("page %d: move_pages status %d, expected node %d",
+				      i, st[i], to);
+		EXPECT_EQ(node_of(pages[i]), to);
+		/* The PTE pointing at the old page is gone. */
+		EXPECT_EQ(query1(&f, pages[i]) & NVSVM_QUERY_VALID, 0);
+	}
+	op = nvsvm_op_sum(nvsvm_ptr(buf), MIG_PAGES * PAGE);
+	CHECK(gpu_ok(&f, &op, 1));
+	EXPECT_EQ(op.result, want);
+	/* A GPU write lands in the new page: the CPU sees it. */
+	op = nvsvm_op_fill(nvsvm_ptr(buf), MIG_PAGES * PAGE, 0x4e4f444531ULL);
+	CHECK(gpu_ok(&f, &op, 1));
+	CHECK(cpu_check(buf, MIG_PAGES * WORDS, 0x4e4f444531ULL));
+	/* And back: the CPU writes, the pages move again, the GPU sums. */
+	for (w = 0; w < MIG_PAGES * WORDS; w++)
+		buf[w] = w;
+	for (i = 0; i < MIG_PAGES; i++)
+		nodes[i] = from;
+	ASSERT_SYS(move_pages(0, MIG_PAGES, pages, nodes, st, MPOL_MF_MOVE));
+	for (i = 0; i < MIG_PAGES; i++)
+		EXPECT_EQ(st[i], from);
+	op = nvsvm_op_sum(nvsvm_ptr(buf), MIG_PAGES * PAGE);
+	CHECK(gpu_ok(&f, &op, 1));
+	for (w = 0; w < MIG_PAGES * WORDS; w++)
+		sum += w;
+	EXPECT_EQ(op.result, sum);
+	return KTAP_PASS;
+}
+
+/* ---- KSM ----------------------------------------------------------------- */
+
+static int ksm_write(const char *file, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), KSM_DIR "%s", file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Physical frame of @p from /proc/self/pagemap (root only); 0 if unknown. */
+static uint64_t pfn_of(const volatile void *p)
+{
+	uint64_t e = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &e, 8, (nvsvm_ptr(p) / PAGE) * 8) != 8)
+		e = 0;
+	close(fd);
+	if (!(e & (1ULL << 63)))
+		return 0;
+	return e & ((1ULL << 55) - 1);
+}
+
+/*
+ * Two pages with the same contents, one of them GPU-mapped writable, are
+ * merged by KSM into one write-protected page. The GPU must lose write
+ * access; a GPU write afterwards breaks the merge like a CPU write would,
+ * and the other copy keeps its contents.
+ */
+static int ksm_merge(void)
+{
+	volatile uint64_t *buf = anon(2 * PAGE), *a, *b;
+	uint64_t pa = 0, pb = 0, mapped = 0, got;
+	struct nvsvm_op op;
+	struct fx f;
+	int ret, i;
+	size_t w;
+
+	if (access(KSM_DIR "run", W_OK))
+		SKIP("no KSM (" KSM_DIR "run: %s)", strerror(errno));
+	ASSERT_MAP(buf);
+	a = buf;
+	b = buf + WORDS;
+	for (w = 0; w < WORDS; w++)
+		a[w] = b[w] = 0x6b736d0000000000ULL ^ (w * 0x9e3779b97f4a7c15ULL);
+	FX_OPEN(&f);
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(a), PAGE,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	EXPECT_EQ(mapped, 1);
+	EXPECT_TRUE(query1(&f, a) & NVSVM_QUERY_WRITE, "entry %#x",
+		    query1(&f, a));
+	if (!pfn_of(a))
+		SKIP("no physical frames in /proc/self/pagemap (needs root)");
+	ASSERT_SYS(madvise((void *)buf, 2 * PAGE, MADV_MERGEABLE));
+	ret = ksm_write("sleep_millisecs", "10");
+	if (!ret)
+		ret = ksm_write("pages_to_scan", "1000");
+	if (!ret)
+		ret = ksm_write("run", "1");
+	if (ret)
+		SKIP("cannot start ksmd: %s", strerror(-ret));
+	/* Wait (bounded) until ksmd has merged the two pages. */
+	for (i = 0; i < 3000; i++) {
+		pa = pfn_of(a);
+		pb = pfn_of(b);
+		if (pa && pa == pb)
+			break;
+		sleep_ms(10);
+	}
+	ksm_write("run", "0");
+	EXPECT_TRUE(pa && pa == pb, "ksmd did not merge the pages in 30 s (pfn %#llx, %#llx)",
+		    (unsigned long long)pa, (unsigned long long)pb);
+	/* The merged page is read-only: no writable GPU PTE may remain. */
+	EXPECT_EQ(query1(&f, a) & NVSVM_QUERY_WRITE, 0);
+	CHECK(gpu_read_eq(&f, &a[5], b[5]));
+	op = nvsvm_op_write(nvsvm_ptr(&a[5]), 0x475055ULL);
+	CHECK(gpu_ok(&f, &op, 1));
+	EXPECT_EQ(a[5], 0x475055ULL);
+	EXPECT_EQ(b[5], 0x6b736d0000000000ULL ^ (5 * 0x9e3779b97f4a7c15ULL));
+	EXPECT_NE(pfn_of(a), pfn_of(b));
+	/* The other copy, read by the GPU, is unchanged too. */
+	CHECK(gpu_ok1(&f, nvsvm_op_read(nvsvm_ptr(&b[5])), &got));
+	EXPECT_EQ(got, b[5]);
+	for (w = 0; w < WORDS; w++)
+		if (w != 5)
+			EXPECT_EQ(a[w], b[w]);
+	return KTAP_PASS;
+}
+
+/* ---- process exit --------------------------------------------------------- */
+
+/*
+ * A child opens the GPU, maps memory through MAP and through faults, and
+ * exits without closing anything: every table and mapping comes back.
+ */
+static int exit_with_mappings(void)
+{
+	uint64_t *res = ktap_shared(4 * sizeof(uint64_t));
+	uint64_t pt0, pm0, pt1 = 0, pm1 = 0;
+	pid_t pid;
+	int i;
+
+	ASSERT_MAP(res);
+	if (read_stat("pt_bytes", &pt0) || read_stat("pages_mapped", &pm0))
+		SKIP("no debugfs counters");
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid) {
+		uint64_t *big = anon(8 * MiB), *far;
+		struct nvsvm_op op;
+		struct fx f;
+
+		if (!big)
+			_exit(10);
+		far = mmap((void *)0x7d0000000000ULL, 4 * PAGE,
+			   PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (far == MAP_FAILED)
+			_exit(11);
+		f.fd = nvsvm_open(0);
+		if (f.fd < 0 || nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE) ||
+		    nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan))
+			_exit(12);
+		op = nvsvm_op_fill(nvsvm_ptr(big), 8 * MiB, 7);
+		if (gpu_ok(&f, &op, 1) != KTAP_PASS || big[12345] != 7)
+			_exit(13);
+		if (nvsvm_map(f.fd, nvsvm_ptr(far), 4 * PAGE,
+			      NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, NULL))
+			_exit(14);
+		read_stat("pt_bytes", &res[0]);
+		read_stat("pages_mapped", &res[1]);
+		_exit(0);	/* fd, area and channel still open */
+	}
+	EXPECT_EQ(wait_child(pid), 0);
+	EXPECT_TRUE(res[0] > pt0, "pt_bytes %llu in the child, %llu before",
+		    (unsigned long long)res[0], (unsigned long long)pt0);
+	EXPECT_TRUE(res[1] >= pm0 + 8 * MiB / PAGE + 4,
+		    "pages_mapped %llu in the child", (unsigned long long)res[1]);
+	/* The last fput may run just after the exit is reported. */
+	for (i = 0; i < 200; i++) {
+		EXPECT_OK(read_stat("pt_bytes", &pt1));
+		EXPECT_OK(read_stat("pages_mapped", &pm1));
+		if (pt1 == pt0 && pm1 == pm0)
+			break;
+		sleep_ms(10);
+	}
+	EXPECT_EQ(pt1, pt0);
+	EXPECT_EQ(pm1, pm0);
+	return KTAP_PASS;
+}
+
+/* ---- several GPCs on one page ------------------------------------------- */
+
+#define MAX_GPCS	8
+#define ROUNDS		8
+#define CHAIN		16
+
+struct job {
+	int fd;
+	uint32_t chan, gpc;
+	pthread_barrier_t *bar;
+	struct nvsvm_op ops[CHAIN];
+	unsigned int nops;
+	struct nvsvm_exec e;
+	int ret;
+};
+
+static void *job_thread(void *arg)
+{
+	struct job *j = arg;
+
+	pthread_barrier_wait(j->bar);
+	j->ret = nvsvm_exec(j->fd, j->chan, j->gpc, j->ops, j->nops,
+			    TIMEOUT_MS, &j->e);
+	return NULL;
+}
+
+/* Run @n jobs at once, one per GPC and channel; all must complete. */
+static int run_jobs(struct job *jobs, unsigned int n)
+{
+	pthread_t t[MAX_GPCS];
+	pthread_barrier_t bar;
+	unsigned int i;
+
+	pthread_barrier_init(&bar, NULL, n);
+	for (i = 0; i < n; i++) {
+		jobs[i].bar = &bar;
+		EXPECT_EQ(pthread_create(&t[i], NULL, job_thread, &jobs[i]), 0);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&bar);
+	for (i = 0; i < n; i++) {
+		EXPECT_OK(jobs[i].ret);
+		if (jobs[i].e.status != NVSVM_EXEC_OK)
+			KTAP_FAIL_MSG("GPC %u: status %s after %u ops (fault at %#llx, %s)",
+				      i, nvsvm_status_name(jobs[i].e.status),
+				      jobs[i].e.done,
+				      (unsigned long long)jobs[i].e.fault_addr,
+				      nvsvm_access_name(jobs[i].e.fault_access));
+		EXPECT_EQ(jobs[i].e.done, jobs[i].nops);
+	}
+	return KTAP_PASS;
+}
+
+/* One GPC per job; all on the fixture's channel (the driver dedups per channel). */
+static void setup_jobs(struct fx *f, struct job *jobs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		jobs[i].fd = f->fd;
+		jobs[i].gpc = i;
+		jobs[i].chan = f->chan;
+	}
+}
+
+static unsigned int gpcs(void)
+{
+	return info.gpc_count < MAX_GPCS ? info.gpc_count : MAX_GPCS;
+}
+
+/*
+ * Every GPC runs the same walk over CHAIN fresh pages, all on one channel
+ * (so that faults on one page are of one instance block and can be
+ * merged by access priority: atomic over write over read). The first fault
+ * stalls all of them; the one REPLAY_GLOBAL of a batch releases them
+ * together, so that they reach the next page at about the same time and
+ * their faults on it meet in one batch.
+ */
+static int mixed_rwa_one_page(void)
+{
+	unsigned int n = gpcs(), i, r, k;
+	volatile uint64_t *buf = anon(ROUNDS * CHAIN * PAGE);
+	static struct job jobs[MAX_GPCS];
+	uint64_t c0 = 0, c1 = 0, d0 = 0, d1 = 0;
+	struct fx f;
+
+	if (!(info.caps & NVSVM_CAP_ATOMICS))
+		SKIP("no NVSVM_CAP_ATOMICS");
+	if (n < 2)
+		SKIP("one GPC only");
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	setup_jobs(&f, jobs, n);
+	EXPECT_OK(read_stat("cancels", &c0));
+	EXPECT_OK(read_stat("fault_dups", &d0));
+	for (r = 0; r < ROUNDS; r++) {
+		volatile uint64_t *pg = buf + r * CHAIN * WORDS;
+
+		/* GPC i on page k: read, write or atomic by (i + k) % 3. */
+		for (i = 0; i < n; i++) {
+			for (k = 0; k < CHAIN; k++) {
+				uint64_t p = nvsvm_ptr(pg + k * WORDS);
+
+				switch ((i + k) % 3) {
+				case 0:
+					jobs[i].ops[k] = nvsvm_op_read(p + 8 * (64 + i));
+					break;
+				case 1:
+					jobs[i].ops[k] = nvsvm_op_write(p + 8 * (8 + i),
+									1000 * k + i);
+					break;
+				default:
+					jobs[i].ops[k] = nvsvm_op_atomic_add(p, 1);
+				}
+			}
+			jobs[i].nops = CHAIN;
+		}
+		CHECK(run_jobs(jobs, n));
+		for (k = 0; k < CHAIN; k++) {
+			volatile uint64_t *p = pg + k * WORDS;
+			uint64_t adds = 0;
+
+			for (i = 0; i < n; i++) {
+				switch ((i + k) % 3) {
+				case 0:
+					EXPECT_EQ(jobs[i].ops[k].result, 0);
+					EXPECT_EQ(p[8 + i], 0);
+					break;
+				case 1:
+					EXPECT_EQ(p[8 + i], 1000 * k + i);
+					break;
+				default:
+					adds++;
+					EXPECT_EQ(p[8 + i], 0);
+				}
+				EXPECT_EQ(p[64 + i], 0);
+			}
+			/* Each add was applied exactly once. */
+			EXPECT_EQ(p[0], adds);
+		}
+	}
+	EXPECT_OK(read_stat("cancels", &c1));
+	EXPECT_EQ(c1, c0);
+	EXPECT_OK(read_stat("fault_dups", &d1));
+	ktap_note("%u walks of %u pages on %u GPCs: %llu duplicate faults",
+		  ROUNDS, CHAIN, n, (unsigned long long)(d1 - d0));
+	return KTAP_PASS;
+}
+
+/*
+ * Every GPC reads the same words of the same fresh pages in the same
+ * order (the lockstep walk above) on one shared channel: their faults are
+ * duplicates (same instance block, page and access). Each must see the
+ * CPU's values, no fault is cancelled, and each page is mapped once.
+ * Whether duplicates met in one batch depends on timing: when none did,
+ * the case says so as a skip.
+ */
+static int batch_duplicates(void)
+{
+	unsigned int n = gpcs(), i, r, k;
+	volatile uint64_t *buf = anon(ROUNDS * CHAIN * PAGE);
+	static struct job jobs[MAX_GPCS];
+	uint64_t c0 = 0, c1 = 0, d0 = 0, d1 = 0, pm0 = 0, pm1 = 0;
+	struct fx f;
+
+	if (n < 2)
+		SKIP("one GPC only");
+	ASSERT_MAP(buf);
+	for (r = 0; r < ROUNDS * CHAIN; r++)
+		buf[r * WORDS + 3] = 0x64757000 + r;
+	FX_OPEN(&f);
+	setup_jobs(&f, jobs, n);
+	EXPECT_OK(read_stat("cancels", &c0));
+	EXPECT_OK(read_stat("fault_dups", &d0));
+	EXPECT_OK(read_stat("pages_mapped", &pm0));
+	for (r = 0; r < ROUNDS; r++) {
+		for (i = 0; i < n; i++) {
+			for (k = 0; k < CHAIN; k++)
+				jobs[i].ops[k] = nvsvm_op_read(nvsvm_ptr(&buf[(r * CHAIN + k) * WORDS + 3]));
+			jobs[i].nops = CHAIN;
+		}
+		CHECK(run_jobs(jobs, n));
+		for (i = 0; i < n; i++)
+			for (k = 0; k < CHAIN; k++)
+				EXPECT_EQ(jobs[i].ops[k].result,
+					  0x64757000 + r * CHAIN + k);
+	}
+	EXPECT_OK(read_stat("cancels", &c1));
+	EXPECT_OK(read_stat("fault_dups", &d1));
+	EXPECT_OK(read_stat("pages_mapped", &pm1));
+	EXPECT_EQ(c1, c0);
+	EXPECT_EQ(pm1 - pm0, ROUNDS * CHAIN);
+	for (r = 0; r < ROUNDS * CHAIN; r++)
+		EXPECT_EQ(query1(&f, &buf[r * WORDS]) & NVSVM_QUERY_VALID, 1);
+	ktap_note("%u walks of %u pages on %u GPCs: %llu duplicate faults",
+		  ROUNDS, CHAIN, n, (unsigned long long)(d1 - d0));
+	if (d1 == d0)
+		SKIP("no duplicate faults met in one batch (timing)");
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(migrate_move_pages),
+	KTAP_CASE_T(ksm_merge, 90),
+	KTAP_CASE(exit_with_mappings),
+	KTAP_CASE(mixed_rwa_one_page),
+	KTAP_CASE(batch_duplicates),
+};
+
+int main(void)
+{
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+}

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Security properties (docs/security.md): a descriptor reaches only its
+ * opener's address space, also once the opener has exited, and also for
+ * channels (CHAN_DESTROY, EXEC) from another process; no kernel pointer,
+ * physical address or pfn reaches user space through ioctl outputs,
+ * debugfs or the tracepoint formats; the device node's mode.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+#include "ktap.h"
+#include "common.h"
+
+#define SECRET		0x5ec2e75ec2e7ULL
+#define FIXED_ADDR	0x7c0000000000ULL
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int send_fd(int sock, int fd, const void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int recv_fd(int sock, void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = data, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_WAITALL) != (ssize_t)len)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * Every ioctl but GET_INFO from a process that is not the opener fails
+ * with EPERM, whatever the arguments; @chan is the opener's channel,
+ * @addr an address that holds the opener's data.
+ */
+static int all_eperm(int fd, uint32_t chan, uint64_t addr)
+{
+	struct nvsvm_op op = nvsvm_op_read(addr);
+	struct nvsvm_chan_destroy cd = { .handle = chan };
+	struct nvsvm_exec e = { 0 };
+	struct nvsvm_get_info gi;
+	struct nvsvm_migrate mg = { .addr = addr, .size = PAGE };
+	uint32_t q = 0, h = 0;
+	int ret;
+
+	EXPECT_ERR(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE), EPERM);
+	EXPECT_ERR(nvsvm_area_fini(fd), EPERM);
+	EXPECT_ERR(nvsvm_map(fd, addr, PAGE, NVSVM_MAP_FAULT, NULL), EPERM);
+	EXPECT_ERR(nvsvm_unmap(fd, addr, PAGE), EPERM);
+	EXPECT_ERR(nvsvm_query(fd, addr, 1, &q), EPERM);
+	EXPECT_EQ(q, 0);
+	EXPECT_ERR(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &h), EPERM);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_CHAN_DESTROY, &cd), EPERM);
+	e.handle = chan;
+	e.gpc = NVSVM_GPC_ANY;
+	e.ops = nvsvm_ptr(&op);
+	e.nops = 1;
+	e.timeout_ms = 1000;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EPERM);
+	EXPECT_EQ(op.result, 0);
+	/* MIGRATE: no handler yet (ENOTTY); once it exists, EPERM. */
+	ret = xioctl(fd, NVSVM_IOCTL_MIGRATE, &mg);
+	EXPECT_TRUE(ret == -EPERM || ret == -ENOTTY, "MIGRATE: %s",
+		    strerror(-ret));
+	EXPECT_OK(nvsvm_get_info(fd, &gi));
+	EXPECT_EQ(gi.chipset, info.chipset);
+	return KTAP_PASS;
+}
+
+struct handoff {
+	uint32_t chan;
+	uint64_t addr;
+	uint64_t pages_mapped;
+};
+
+/*
+ * The opener maps its secret for the GPU, hands the descriptor over a
+ * socket and exits. The holder can do nothing with it but GET_INFO; the
+ * GPU mappings of the dead address space are gone, and closing releases
+ * the rest.
+ */
+static int opener_exited(void)
+{
+	uint64_t pt0 = 0, pm0 = 0, pm = 0, pt = 0;
+	struct handoff h;
+	volatile uint64_t *mine;
+	int sv[2], fd, i, have;
+	pid_t pid;
+
+	have = !nvsvm_stat_read(0, "pt_bytes", &pt0) &&
+	       !nvsvm_stat_read(0, "pages_mapped", &pm0);
+	ASSERT_SYS(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid) {
+		uint64_t *p = mmap((void *)FIXED_ADDR, 16 * PAGE,
+				   PROT_READ | PROT_WRITE, MAP_PRIVATE |
+				   MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		struct handoff o = { 0 };
+		struct fx f;
+		size_t k;
+
+		close(sv[0]);
+		if (p == MAP_FAILED)
+			_exit(10);
+		for (k = 0; k < 16 * WORDS; k++)
+			p[k] = SECRET;
+		f.fd = nvsvm_open(0);
+		if (f.fd < 0 || nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE) ||
+		    nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan))
+			_exit(11);
+		if (nvsvm_map(f.fd, nvsvm_ptr(p), 16 * PAGE, NVSVM_MAP_FAULT,
+			      NULL))
+			_exit(12);
+		nvsvm_stat_read(0, "pages_mapped", &o.pages_mapped);
+		o.chan = f.chan;
+		o.addr = nvsvm_ptr(p);
+		if (send_fd(sv[1], f.fd, &o, sizeof(o)))
+			_exit(13);
+		_exit(0);
+	}
+	close(sv[1]);
+	fd = recv_fd(sv[0], &h, sizeof(h));
+	ASSERT_SYS(fd);
+	EXPECT_EQ(wait_child(pid), 0);
+	EXPECT_TRUE(h.pages_mapped >= pm0 + 16, "pages_mapped %llu in the opener",
+		    (unsigned long long)h.pages_mapped);
+	/* The holder's own memory at the same address: still unreachable. */
+	mine = mmap((void *)(uintptr_t)h.addr, 16 * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_MAP(mine);
+	mine[0] = 1;
+	CHECK(all_eperm(fd, h.chan, h.addr));
+	EXPECT_EQ(mine[0], 1);
+	if (have) {
+		/* The opener's address space is gone: so are its GPU pages. */
+		EXPECT_OK(nvsvm_stat_read(0, "pages_mapped", &pm));
+		EXPECT_EQ(pm, pm0);
+	}
+	close(fd);
+	if (have) {
+		for (i = 0; i < 200; i++) {
+			EXPECT_OK(nvsvm_stat_read(0, "pt_bytes", &pt));
+			if (pt == pt0)
+				break;
+			usleep(10000);
+		}
+		EXPECT_EQ(pt, pt0);
+	}
+	return KTAP_PASS;
+}
+
+/*
+ * A forked child (inherited descriptor) cannot destroy, run or create
+ * channels of its parent; the parent's channel works afterwards.
+ */
+static int chan_from_child(void)
+{
+	volatile uint64_t *buf = anon(PAGE);
+	int *res = ktap_shared(sizeof(int));
+	struct fx f;
+	pid_t pid;
+
+	ASSERT_MAP(buf);
+	ASSERT_MAP(res);
+	buf[0] = SECRET;
+	FX_OPEN(&f);
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid) {
+		/* Same addresses, the child's own (copied) memory. */
+		*res = all_eperm(f.fd, f.chan, nvsvm_ptr(buf));
+		_exit(0);
+	}
+	EXPECT_EQ(wait_child(pid), 0);
+	EXPECT_EQ(*res, KTAP_PASS);
+	/* The channel was not destroyed: it runs the parent's program. */
+	return gpu_read_eq(&f, buf, SECRET);
+}
+
+/* ---- no kernel values in user space ------------------------------------ */
+
+/* A value that looks like a kernel virtual address. */
+static int kernel_looking(uint64_t v)
+{
+	return v >= 0xffff800000000000ULL && v != ~0ULL;
+}
+
+static int ioctl_outputs(void)
+{
+	volatile uint64_t *buf = anon(16 * PAGE);
+	struct nvsvm_get_info gi;
+	struct nvsvm_op ops[4];
+	struct nvsvm_exec e;
+	uint32_t q[16], h;
+	uint64_t mapped = 0;
+	struct fx f;
+	int i;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	memset(&gi, 0xff, sizeof(gi));
+	EXPECT_OK(nvsvm_get_info(f.fd, &gi));
+	EXPECT_TRUE(!kernel_looking(gi.vram_size) &&
+		    !kernel_looking(gi.page_sizes), "GET_INFO %#llx %#llx",
+		    (unsigned long long)gi.vram_size,
+		    (unsigned long long)gi.page_sizes);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(gi.reserved[i], 0);
+	/* Channel handles are small integers, not addresses. */
+	EXPECT_OK(nvsvm_chan_create(f.fd, 0, &h));
+	EXPECT_TRUE(h >= 1 && h < 0x10000, "handle %#x", h);
+	buf[0] = 1;
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(buf), 16 * PAGE,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	EXPECT_EQ(mapped, 16);
+	/* QUERY: flag bits and the page shift only, no frame number. */
+	memset(q, 0xff, sizeof(q));
+	EXPECT_OK(nvsvm_query(f.fd, nvsvm_ptr(buf), 16, q));
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(q[i] & ~0xff0fU, 0);
+		EXPECT_EQ(NVSVM_QUERY_SHIFT(q[i]), 12);
+	}
+	/* EXEC: results are data; a cancelled access reports its address. */
+	ops[0] = nvsvm_op_nop();
+	ops[1] = nvsvm_op_read(nvsvm_ptr(&buf[1]));
+	ops[2] = nvsvm_op_sum(nvsvm_ptr(buf), 16 * PAGE);
+	ops[3] = nvsvm_op_atomic_add(nvsvm_ptr(&buf[2]), 5);
+	CHECK(gpu_ok(&f, ops, 4));
+	EXPECT_EQ(ops[0].result, 0);
+	EXPECT_EQ(ops[1].result, 0);
+	EXPECT_EQ(ops[2].result, 1);
+	EXPECT_EQ(ops[3].result, 0);
+	ops[0] = nvsvm_op_read(WIN_ADDR + 8 * PAGE + 16);
+	EXPECT_OK(nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, ops, 1, 10000, &e));
+	EXPECT_EQ(e.status, NVSVM_EXEC_FAULT);
+	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), WIN_ADDR + 8 * PAGE);
+	EXPECT_EQ(ops[0].result, 0);
+	/* A channel without an area: FAULT, the address, nothing else. */
+	EXPECT_OK(nvsvm_exec(f.fd, h, 0, &ops[1], 1, 10000, &e));
+	EXPECT_EQ(e.status, NVSVM_EXEC_FAULT);
+	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), nvsvm_ptr(buf));
+	EXPECT_TRUE(!kernel_looking(ops[1].result), "result %#llx",
+		    (unsigned long long)ops[1].result);
+	return KTAP_PASS;
+}
+
+/*
+ * Scan a text: any token that reads as a kernel address (0xffff8...,
+ * 16 hex digits as %p prints, or a decimal at or above 0xffff8...) fails.
+ */
+static int scan_text(const char *path, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *s = p;
+		unsigned long long v;
+		size_t hex = 0, dec = 0;
+
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+			p += 2;
+		while (isxdigit((unsigned char)p[hex]))
+			hex++;
+		while (isdigit((unsigned char)p[dec]))
+			dec++;
+		if (hex >= 16 && p == s + 2)
+			KTAP_FAIL_MSG("%s: pointer-like %.*s", path,
+				      (int)(hex + 2), s);
+		if (hex == 16 && (s == text || !isalnum((unsigned char)s[-1])))
+			KTAP_FAIL_MSG("%s: %%p-like %.16s", path, p);
+		if (dec > 0 && dec == hex) {
+			v = strtoull(p, NULL, 10);
+			if (kernel_looking(v))
+				KTAP_FAIL_MSG("%s: kernel-looking %llu", path, v);
+		}
+		p += hex ? hex : 1;
+	}
+	return KTAP_PASS;
+}
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int scan_dir(const char *dir, unsigned int *files)
+{
+	static char text[65536];
+	char path[512];
+	struct dirent *d;
+	struct stat st;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return KTAP_PASS;
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (lstat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (scan_dir(path, files) != KTAP_PASS) {
+				closedir(dp);
+				return KTAP_FAIL;
+			}
+			continue;
+		}
+		if (st.st_mode & 0022) {
+			closedir(dp);
+			KTAP_FAIL_MSG("%s: mode %o, writable by group or others",
+				      path, st.st_mode & 07777);
+		}
+		if (read_file(path, text, sizeof(text)))
+			continue;
+		(*files)++;
+		if (scan_text(path, text) != KTAP_PASS) {
+			closedir(dp);
+			return KTAP_FAIL;
+		}
+	}
+	closedir(dp);
+	return KTAP_PASS;
+}
+
+/*
+ * debugfs (root only: the mount's mode) holds counters and a histogram;
+ * none of it reads as a kernel address. Scanned after some work, with
+ * the device open.
+ */
+static int debugfs_values(void)
+{
+	volatile uint64_t *buf = anon(8 * PAGE);
+	unsigned int files = 0;
+	struct nvsvm_op op;
+	struct stat st;
+	struct fx f;
+
+	if (stat("/sys/kernel/debug/nvsvm", &st))
+		SKIP("no /sys/kernel/debug/nvsvm: %s", strerror(errno));
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	op = nvsvm_op_fill(nvsvm_ptr(buf), 8 * PAGE, 3);
+	CHECK(gpu_ok(&f, &op, 1));
+	CHECK(gpu_fault(&f, nvsvm_op_read(WIN_ADDR), WIN_ADDR,
+			NVSVM_ACCESS_READ));
+	EXPECT_OK(stat("/sys/kernel/debug", &st));
+	EXPECT_TRUE(!(st.st_mode & 0077), "/sys/kernel/debug mode %o",
+		    st.st_mode & 07777);
+	CHECK(scan_dir("/sys/kernel/debug/nvsvm", &files));
+	CHECK(scan_dir("/sys/kernel/debug/nvsvm_vgpu", &files));
+	EXPECT_TRUE(files >= 12, "only %u debugfs files read", files);
+	ktap_note("%u debugfs files scanned", files);
+	return KTAP_PASS;
+}
+
+/* The tracepoints print user addresses and counts, never %p or pfns. */
+static int trace_formats(void)
+{
+	static const char *const roots[] = {
+		"/sys/kernel/tracing/events/nvsvm",
+		"/sys/kernel/debug/tracing/events/nvsvm",
+	};
+	static char text[8192];
+	char path[512];
+	const char *root = NULL;
+	unsigned int n = 0, i;
+	struct dirent *d;
+	DIR *dp;
+
+	for (i = 0; i < KTAP_ARRAY_SIZE(roots) && !root; i++)
+		if (!access(roots[i], R_OK))
+			root = roots[i];
+	if (!root)
+		SKIP("no tracefs events/nvsvm (CONFIG_EVENT_TRACING or tracefs missing)");
+	dp = opendir(root);
+	if (!dp)
+		KTAP_FAIL_MSG("%s: %s", root, strerror(errno));
+	while ((d = readdir(dp))) {
+		char *fmt, *c;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/format", root, d->d_name);
+		if (read_file(path, text, sizeof(text)))
+			continue;
+		n++;
+		fmt = strstr(text, "print fmt:");
+		if (!fmt) {
+			closedir(dp);
+			KTAP_FAIL_MSG("%s: no print fmt", path);
+		}
+		for (c = fmt; (c = strchr(c, '%')); c++) {
+			if (c[1] == 'p' || c[1] == 'n') {
+				closedir(dp);
+				KTAP_FAIL_MSG("%s: prints %%%c: %s", path,
+					      c[1], fmt);
+			}
+		}
+		for (c = text; *c; c++)
+			*c = tolower((unsigned char)*c);
+		if (strstr(text, "pfn") || strstr(text, "phys") ||
+		    strstr(text, " dma") || strstr(text, "ptr")) {
+			closedir(dp);
+			KTAP_FAIL_MSG("%s: a pfn/physical/pointer field: %s",
+				      path, text);
+		}
+	}
+	closedir(dp);
+	EXPECT_TRUE(n >= 4, "%u nvsvm events found", n);
+	ktap_note("%u event formats read under %s", n, root);
+	return KTAP_PASS;
+}
+
+/* The node is 0660 root:root: only root or a group a udev rule names. */
+static int node_mode(void)
+{
+	struct stat st;
+
+	ASSERT_SYS(stat("/dev/nvsvm0", &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode), "mode %o", st.st_mode);
+	EXPECT_EQ(st.st_mode & 07777, 0660);
+	EXPECT_EQ(st.st_uid, 0);
+	EXPECT_EQ(st.st_gid, 0);
+	return KTAP_PASS;
+}
+
+/* Without the group's permission an unprivileged user cannot open it. */
+static int node_unprivileged(void)
+{
+	int *res = ktap_shared(sizeof(int));
+	pid_t pid;
+
+	ASSERT_MAP(res);
+	if (geteuid())
+		SKIP("not root: cannot switch to an unprivileged user");
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		*res = open("/dev/nvsvm0", O_RDWR) < 0 ? errno : 0;
+		_exit(0);
+	}
+	EXPECT_EQ(wait_child(pid), 0);
+	EXPECT_EQ(*res, EACCES);
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(opener_exited),
+	KTAP_CASE(chan_from_child),
+	KTAP_CASE(ioctl_outputs),
+	KTAP_CASE(debugfs_values),
+	KTAP_CASE(trace_formats),
+	KTAP_CASE(node_mode),
+	KTAP_CASE(node_unprivileged),
+};
+
+int main(void)
+{
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+}
