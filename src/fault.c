@@ -82,6 +82,7 @@ static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 	struct nvsvm_range_req req = {
 		.start = b->faults[i].addr,
 		.end = b->faults[i].addr + PAGE_SIZE,
+		.base = b->faults[i].addr,
 		.pfns = b->pfns,
 		.req = b->req,
 	};
@@ -103,23 +104,28 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 			      unsigned int last, bool *changed)
 {
 	u64 start = b->faults[first].addr;
+	u64 block = ALIGN_DOWN(start, NVSVM_RANGE_MAX_BYTES);
 	struct nvsvm_range_req req = {
 		.start = start,
 		.end = b->faults[last - 1].addr + PAGE_SIZE,
+		.base = block,
 		.pfns = b->pfns,
 		.req = b->req,
+		/* Where the CPU maps a THP, map its whole block at once. */
+		.grow_thp = nvsvm_svmm_managed(svmm, block,
+					       block + NVSVM_RANGE_MAX_BYTES),
 	};
 	unsigned int i;
 	int ret;
 
-	memset(b->req, 0, ((req.end - start) >> PAGE_SHIFT) * sizeof(*b->req));
+	memset(b->req, 0, sizeof(b->req));
 	for (i = last; i-- > first;)
-		b->req[(b->faults[i].addr - start) >> PAGE_SHIFT] =
+		b->req[(b->faults[i].addr - block) >> PAGE_SHIFT] =
 			nvsvm_fault_hmm_flags(b->faults[i].access);
 	ret = nvsvm_mirror_range(svmm, &req);
 	*changed |= req.changed;
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
-	trace_nvsvm_fault_range(ndev->index, start, req.end, last - first,
+	trace_nvsvm_fault_range(ndev->index, req.start, req.end, last - first,
 				req.mapped, ret);
 	if (!ret) {
 		nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_PAGES, req.mapped);
