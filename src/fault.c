@@ -11,6 +11,8 @@
  * REPLAY_GLOBAL.
  */
 #include <linux/hmm.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -22,18 +24,32 @@
 
 #define NVSVM_FAULT_BATCH	256
 
+/*
+ * Density prefetch (the policy of NVIDIA UVM's fault path): a fault's range
+ * grows to the largest aligned power-of-two region of its 2 MiB block, of 2
+ * to 512 pages around a faulted page, in which more than this percentage
+ * of the pages is faulted in this batch or already mapped on the GPU.
+ */
+static unsigned int prefetch_threshold = 51;
+module_param(prefetch_threshold, uint, 0644);
+MODULE_PARM_DESC(prefetch_threshold,
+		 "prefetch a region around a fault when more than this percentage of it is faulted or mapped (1-100, 0 = off, default 51)");
+
 /**
  * struct nvsvm_fault_batch - the fault worker's scratch space
  * @faults: decoded entries
  * @cancel: per entry: the access must be cancelled
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
+ * @dense: prefetch: per page of the block, prefix count of the pages
+ *	faulted or mapped before it
  */
 struct nvsvm_fault_batch {
 	struct nvsvm_fault faults[NVSVM_FAULT_BATCH];
 	bool cancel[NVSVM_FAULT_BATCH];
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
+	u16 dense[NVSVM_RANGE_MAX_PAGES + 1];
 };
 
 /* Higher serves more: one mapping that satisfies them all. */
@@ -94,6 +110,101 @@ static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 	return ret;
 }
 
+/* Set the requests of the faults [first, last) in b->req; 0 elsewhere. */
+static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
+			    unsigned int first, unsigned int last)
+{
+	unsigned int i;
+
+	memset(b->req, 0, sizeof(b->req));
+	for (i = last; i-- > first;)
+		b->req[(b->faults[i].addr - block) >> PAGE_SHIFT] =
+			nvsvm_fault_hmm_flags(b->faults[i].access);
+}
+
+/*
+ * Grow [*start, *end) of @block by density (see prefetch_threshold): pages
+ * of the grown part are requested like the faults (write when one of them
+ * writes and the VMA allows it). The growth stays inside the VMAs of the
+ * first and last fault; if hmm still fails on it, the caller serves the
+ * faults alone, so a prefetch never cancels anything.
+ *
+ * Return: true when the range grew.
+ */
+static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
+				 struct nvsvm_fault_batch *b, u64 block,
+				 u64 *start, u64 *end)
+{
+	unsigned int thr = READ_ONCE(prefetch_threshold);
+	unsigned long lo = ULONG_MAX, hi = 0, i, flags = HMM_PFN_REQ_FAULT;
+	struct vm_area_struct *vma;
+	unsigned int order;
+
+	if (!thr || thr > 100)
+		return false;
+	mutex_lock(&svmm->mutex);
+	b->dense[0] = 0;
+	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
+		unsigned int shift;
+		bool on = b->req[i] ||
+			  nvsvm_vmm_lookup(&svmm->vmm, block + (i << PAGE_SHIFT),
+					   &shift);
+
+		b->dense[i + 1] = b->dense[i] + on;
+		if (b->req[i] & HMM_PFN_REQ_WRITE)
+			flags |= HMM_PFN_REQ_WRITE;
+	}
+	mutex_unlock(&svmm->mutex);
+
+	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
+		if (!b->req[i])
+			continue;
+		for (order = ilog2(NVSVM_RANGE_MAX_PAGES); order > 0; order--) {
+			unsigned long n = 1UL << order, r = ALIGN_DOWN(i, n);
+
+			if ((b->dense[r + n] - b->dense[r]) * 100UL > thr * n) {
+				lo = min(lo, r);
+				hi = max(hi, r + n);
+				break;
+			}
+		}
+	}
+	if (hi <= lo)
+		return false;
+	lo = block + (lo << PAGE_SHIFT);
+	hi = block + (hi << PAGE_SHIFT);
+	if (lo >= *start && hi <= *end)
+		return false;
+
+	mmap_read_lock(svmm->mm);
+	vma = vma_lookup(svmm->mm, *start);
+	if (vma && (vma->vm_flags & VM_READ)) {
+		lo = max_t(u64, min_t(u64, lo, *start), vma->vm_start);
+		if (!(vma->vm_flags & VM_WRITE))
+			flags &= ~HMM_PFN_REQ_WRITE;
+	} else {
+		lo = *start;
+	}
+	vma = vma_lookup(svmm->mm, *end - 1);
+	if (vma && (vma->vm_flags & VM_READ)) {
+		hi = min_t(u64, max_t(u64, hi, *end), vma->vm_end);
+		if (!(vma->vm_flags & VM_WRITE))
+			flags &= ~HMM_PFN_REQ_WRITE;
+	} else {
+		hi = *end;
+	}
+	mmap_read_unlock(svmm->mm);
+	if (lo >= *start && hi <= *end)
+		return false;
+
+	for (i = (lo - block) >> PAGE_SHIFT; i < (hi - block) >> PAGE_SHIFT; i++)
+		if (!b->req[i])
+			b->req[i] = flags;
+	*start = lo;
+	*end = hi;
+	return true;
+}
+
 /*
  * Serve faults [first, last) of one area and one 2 MiB block. When the
  * range as a whole fails, go page by page to find the faults to cancel.
@@ -115,14 +226,23 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		.grow_thp = nvsvm_svmm_managed(svmm, block,
 					       block + NVSVM_RANGE_MAX_BYTES),
 	};
+	u64 end = req.end;
 	unsigned int i;
+	bool grown;
 	int ret;
 
-	memset(b->req, 0, sizeof(b->req));
-	for (i = last; i-- > first;)
-		b->req[(b->faults[i].addr - block) >> PAGE_SHIFT] =
-			nvsvm_fault_hmm_flags(b->faults[i].access);
+	nvsvm_fault_req(b, block, first, last);
+	grown = nvsvm_fault_prefetch(svmm, b, block, &req.start, &req.end);
 	ret = nvsvm_mirror_range(svmm, &req);
+	if (grown && !ret)
+		nvsvm_stat_add(ndev, NVSVM_STAT_PREFETCH_RANGES, 1);
+	if (grown && (ret == -EFAULT || ret == -EPERM)) {
+		/* The prefetch met a hole: serve the faults alone. */
+		nvsvm_fault_req(b, block, first, last);
+		req.start = start;
+		req.end = end;
+		ret = nvsvm_mirror_range(svmm, &req);
+	}
 	*changed |= req.changed;
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
 	trace_nvsvm_fault_range(ndev->index, req.start, req.end, last - first,
