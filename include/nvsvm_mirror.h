@@ -58,5 +58,6 @@ struct nvsvm_range_req {
 
 int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req);
 bool nvsvm_mirror_exclusive_atomics(void);
+int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed);
 
 #endif /* _NVSVM_MIRROR_H */

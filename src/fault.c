@@ -90,10 +90,13 @@ static unsigned long nvsvm_fault_hmm_flags(u8 access)
 	}
 }
 
-/* Serve one page at the access of faults[i]; 0 or an hmm errno. */
+/*
+ * Serve one page at the access of faults[i]; @atomic: with atomics enabled
+ * in any mode. 0 or an hmm errno.
+ */
 static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 			    struct nvsvm_fault_batch *b, unsigned int i,
-			    bool *changed)
+			    bool atomic, bool *changed)
 {
 	struct nvsvm_range_req req = {
 		.start = b->faults[i].addr,
@@ -101,6 +104,7 @@ static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 		.base = b->faults[i].addr,
 		.pfns = b->pfns,
 		.req = b->req,
+		.atomic = atomic,
 	};
 	int ret;
 
@@ -262,8 +266,45 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		    !b->cancel[i - 1] && nvsvm_fault_priority(f[-1].access) >=
 		    nvsvm_fault_priority(f->access))
 			continue;
-		if (nvsvm_fault_page(svmm, b, i, changed))
+		if (nvsvm_fault_page(svmm, b, i, false, changed))
 			b->cancel[i] = f->access != NVSVM_ACCESS_PREFETCH;
+	}
+}
+
+/*
+ * In the exclusive-access mode (nvsvm_mirror_exclusive_atomics()), the
+ * atomic faults of [first, last), already served as writes, take their
+ * page for exclusive access and map it with atomics enabled. A page that
+ * cannot be made exclusive (shared, file-backed, in a large folio) is
+ * mapped with atomics enabled anyway: the GPU's atomics on it are then as
+ * coherent as the stock-kernel mode's.
+ */
+static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
+				struct nvsvm_svmm *svmm,
+				struct nvsvm_fault_batch *b, unsigned int first,
+				unsigned int last, bool *changed)
+{
+	unsigned int i;
+	int ret;
+
+	if (!nvsvm_mirror_exclusive_atomics())
+		return;
+	for (i = first; i < last; i++) {
+		struct nvsvm_fault *f = &b->faults[i];
+
+		if (f->access != NVSVM_ACCESS_ATOMIC || b->cancel[i] ||
+		    (i > first && f->addr == f[-1].addr &&
+		     f[-1].access == NVSVM_ACCESS_ATOMIC))
+			continue;
+		ret = nvsvm_mirror_atomic(svmm, f->addr, changed);
+		if (!ret) {
+			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_EXCLUSIVE, 1);
+		} else if (ret == -EAGAIN) {
+			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_SHARED, 1);
+			ret = nvsvm_fault_page(svmm, b, i, true, changed);
+		}
+		if (ret == -EFAULT || ret == -EPERM)
+			b->cancel[i] = true;
 	}
 }
 
@@ -313,6 +354,7 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 				break;
 		}
 		nvsvm_fault_range(ndev, svmm, b, i, j, changed);
+		nvsvm_fault_atomics(ndev, svmm, b, i, j, changed);
 	}
 	up_read(&svmm->use);
 	mmput(svmm->mm);

@@ -500,3 +500,114 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 	kfree(req.pfns);
 	return ret;
 }
+
+#if IS_ENABLED(CONFIG_DEVICE_PRIVATE)
+/*
+ * Could the page at @addr be made exclusive at all: a private anonymous
+ * page, not part of a large folio, not KSM (what make_device_exclusive_range()
+ * accepts)? When it could, a failure was a race (folio lock, a PTE that
+ * changed) and is worth a retry.
+ */
+static bool nvsvm_mirror_exclusive_capable(struct mm_struct *mm, u64 addr)
+{
+	struct vm_area_struct *vma;
+	struct page *page;
+	bool ok = false;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && vma_is_anonymous(vma) && !(vma->vm_flags & VM_SHARED) &&
+	    get_user_pages_remote(mm, addr, 1, FOLL_GET, &page, NULL,
+				  NULL) == 1) {
+		ok = PageAnon(page) && !PageKsm(page) && !PageCompound(page);
+		put_page(page);
+	}
+	mmap_read_unlock(mm);
+	return ok;
+}
+
+/**
+ * nvsvm_mirror_atomic() - serve a GPU atomic through exclusive access
+ * @svmm: area, as for nvsvm_mirror_range()
+ * @addr: page address
+ * @changed: set when a TLB invalidate is due
+ *
+ * Takes the page for exclusive device access: the CPU's PTE becomes a
+ * device-exclusive entry (the MMU_NOTIFY_EXCLUSIVE event this raises with
+ * the device as owner is ours and ignored), then maps it 4 KiB with
+ * atomics enabled, under the mutex and after the sequence check, while the
+ * page is still locked. A CPU access later restores its PTE through an
+ * MMU_NOTIFY_EXCLUSIVE event without owner, which removes the GPU mapping.
+ *
+ * Return: 0; -EAGAIN when the page cannot be made exclusive (not anonymous,
+ * part of a large folio): the caller maps it with atomics enabled anyway;
+ * -EFAULT or -EPERM when it cannot be had for writing; -EBUSY when it could
+ * not be taken this time (the fault is replayed), -ENOMEM.
+ */
+int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
+{
+	struct mmu_interval_notifier *mni = nvsvm_mirror_notifier(svmm, addr);
+	unsigned long timeout = jiffies +
+				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	unsigned long hpfn;
+	struct nvsvm_range_req req = {
+		.start = addr,
+		.end = addr + PAGE_SIZE,
+		.base = addr,
+		.pfns = &hpfn,
+	};
+	struct nvsvm_map_ctx ctx = { .svmm = svmm, .req = &req, .atomic = true };
+	struct page *page;
+	unsigned long seq;
+	int ret;
+
+	for (;;) {
+		if (time_after(jiffies, timeout))
+			return -EBUSY;
+		ret = nvsvm_vmm_reserve(&svmm->vmm, addr, addr + PAGE_SIZE);
+		if (ret)
+			return ret;
+		seq = mmu_interval_read_begin(mni);
+		page = NULL;
+		mmap_read_lock(svmm->mm);
+		ret = make_device_exclusive_range(svmm->mm, addr,
+						  addr + PAGE_SIZE, &page,
+						  svmm->ndev);
+		mmap_read_unlock(svmm->mm);
+		if (ret < 0)
+			return ret;
+		if (!ret || !page)
+			return nvsvm_mirror_exclusive_capable(svmm->mm, addr) ?
+			       -EBUSY : -EAGAIN;
+
+		mutex_lock(&svmm->mutex);
+		if (mmu_interval_read_retry(mni, seq)) {
+			mutex_unlock(&svmm->mutex);
+			unlock_page(page);
+			put_page(page);
+			continue;
+		}
+		/* A valid PTE there (4 KiB or larger) would shadow the new one. */
+		nvsvm_mirror_unmap_locked(svmm, addr, addr + PAGE_SIZE);
+		hpfn = page_to_pfn(page) | HMM_PFN_VALID | HMM_PFN_WRITE;
+		ctx.err = 0;
+		req.mapped = 0;
+		ret = nvsvm_vmm_map(&svmm->vmm, addr, addr + PAGE_SIZE,
+				    PAGE_SHIFT, nvsvm_mirror_pte, &ctx,
+				    &req.mapped);
+		if (!ret)
+			ret = ctx.err;
+		mutex_unlock(&svmm->mutex);
+		unlock_page(page);
+		put_page(page);
+		*changed |= req.changed;
+		if (ret != -ENOMEM)
+			return ret;
+	}
+}
+#else
+int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
+{
+	return -EAGAIN;
+}
+#endif
