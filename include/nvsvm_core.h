@@ -47,6 +47,9 @@ enum nvsvm_stat {
 	NVSVM_STAT_INVALIDATES,	/* TLB invalidates written */
 	NVSVM_STAT_OVERFLOWS,	/* fault buffer overflows seen */
 	NVSVM_STAT_STALE,	/* faults found already served or moot */
+	NVSVM_STAT_PREFETCH_RANGES,	/* fault ranges grown by prefetch */
+	NVSVM_STAT_ATOMIC_EXCLUSIVE,	/* pages taken for exclusive access */
+	NVSVM_STAT_ATOMIC_SHARED,	/* atomic pages not exclusive-capable */
 	NVSVM_STAT_COUNT
 };
 

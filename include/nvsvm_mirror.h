@@ -30,22 +30,34 @@ struct nvsvm_mirror_notifier {
  * @start: first address
  * @end: end (exclusive), at most NVSVM_RANGE_MAX_BYTES past @start, in
  *	the same leaf span
- * @pfns: room for the range's pages
+ * @base: address of @pfns[0] and @req[0], at or below @start, in the
+ *	same 2 MiB block; 0 means @start
+ * @pfns: room for the pages from @base to the end of its block
  * @req: per-page HMM_PFN_REQ_* flags, or NULL to use @default_flags
  * @default_flags: HMM_PFN_REQ_* flags for every page
+ * @grow_thp: the range may grow to its whole 2 MiB block (which must be
+ *	mirrored, on one side of the window, and covered by @req) when the
+ *	CPU maps a THP there, so that the GPU maps it with one 2 MiB PTE
+ * @atomic: enable GPU atomics on writable pages even in the
+ *	exclusive-access mode (no exclusive access to be had for them)
  * @mapped: (out) pages valid on the GPU
  * @changed: (out) a valid PTE changed: a TLB invalidate is due
  */
 struct nvsvm_range_req {
 	u64 start;
 	u64 end;
+	u64 base;
 	unsigned long *pfns;
 	const unsigned long *req;
 	unsigned long default_flags;
+	bool grow_thp;
+	bool atomic;
 	u64 mapped;
 	bool changed;
 };
 
 int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req);
+bool nvsvm_mirror_exclusive_atomics(void);
+int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed);
 
 #endif /* _NVSVM_MIRROR_H */

@@ -24,6 +24,9 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_INVALIDATES] = "invalidates",
 	[NVSVM_STAT_OVERFLOWS] = "overflows",
 	[NVSVM_STAT_STALE] = "stale",
+	[NVSVM_STAT_PREFETCH_RANGES] = "prefetch_ranges",
+	[NVSVM_STAT_ATOMIC_EXCLUSIVE] = "atomic_exclusive",
+	[NVSVM_STAT_ATOMIC_SHARED] = "atomic_shared",
 };
 
 static int nvsvm_stat_get(void *data, u64 *val)

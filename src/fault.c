@@ -12,6 +12,8 @@
  */
 #include <linux/err.h>
 #include <linux/hmm.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -23,18 +25,32 @@
 
 #define NVSVM_FAULT_BATCH	256
 
+/*
+ * Density prefetch (the policy of NVIDIA UVM's fault path): a fault's range
+ * grows to the largest aligned power-of-two region of its 2 MiB block, of 2
+ * to 512 pages around a faulted page, in which more than this percentage
+ * of the pages is faulted in this batch or already mapped on the GPU.
+ */
+static unsigned int prefetch_threshold = 51;
+module_param(prefetch_threshold, uint, 0644);
+MODULE_PARM_DESC(prefetch_threshold,
+		 "prefetch a region around a fault when more than this percentage of it is faulted or mapped (1-100, 0 = off, default 51)");
+
 /**
  * struct nvsvm_fault_batch - the fault worker's scratch space
  * @faults: decoded entries
  * @cancel: per entry: the access must be cancelled
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
+ * @dense: prefetch: per page of the block, prefix count of the pages
+ *	faulted or mapped before it
  */
 struct nvsvm_fault_batch {
 	struct nvsvm_fault faults[NVSVM_FAULT_BATCH];
 	bool cancel[NVSVM_FAULT_BATCH];
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
+	u16 dense[NVSVM_RANGE_MAX_PAGES + 1];
 };
 
 /* Higher serves more: one mapping that satisfies them all. */
@@ -75,16 +91,21 @@ static unsigned long nvsvm_fault_hmm_flags(u8 access)
 	}
 }
 
-/* Serve one page at the access of faults[i]; 0 or an hmm errno. */
+/*
+ * Serve one page at the access of faults[i]; @atomic: with atomics enabled
+ * in any mode. 0 or an hmm errno.
+ */
 static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 			    struct nvsvm_fault_batch *b, unsigned int i,
-			    bool *changed)
+			    bool atomic, bool *changed)
 {
 	struct nvsvm_range_req req = {
 		.start = b->faults[i].addr,
 		.end = b->faults[i].addr + PAGE_SIZE,
+		.base = b->faults[i].addr,
 		.pfns = b->pfns,
 		.req = b->req,
+		.atomic = atomic,
 	};
 	int ret;
 
@@ -92,6 +113,101 @@ static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 	ret = nvsvm_mirror_range(svmm, &req);
 	*changed |= req.changed;
 	return ret;
+}
+
+/* Set the requests of the faults [first, last) in b->req; 0 elsewhere. */
+static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
+			    unsigned int first, unsigned int last)
+{
+	unsigned int i;
+
+	memset(b->req, 0, sizeof(b->req));
+	for (i = last; i-- > first;)
+		b->req[(b->faults[i].addr - block) >> PAGE_SHIFT] =
+			nvsvm_fault_hmm_flags(b->faults[i].access);
+}
+
+/*
+ * Grow [*start, *end) of @block by density (see prefetch_threshold): pages
+ * of the grown part are requested like the faults (write when one of them
+ * writes and the VMA allows it). The growth stays inside the VMAs of the
+ * first and last fault; if hmm still fails on it, the caller serves the
+ * faults alone, so a prefetch never cancels anything.
+ *
+ * Return: true when the range grew.
+ */
+static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
+				 struct nvsvm_fault_batch *b, u64 block,
+				 u64 *start, u64 *end)
+{
+	unsigned int thr = READ_ONCE(prefetch_threshold);
+	unsigned long lo = ULONG_MAX, hi = 0, i, flags = HMM_PFN_REQ_FAULT;
+	struct vm_area_struct *vma;
+	unsigned int order;
+
+	if (!thr || thr > 100)
+		return false;
+	mutex_lock(&svmm->mutex);
+	b->dense[0] = 0;
+	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
+		unsigned int shift;
+		bool on = b->req[i] ||
+			  nvsvm_vmm_lookup(&svmm->vmm, block + (i << PAGE_SHIFT),
+					   &shift);
+
+		b->dense[i + 1] = b->dense[i] + on;
+		if (b->req[i] & HMM_PFN_REQ_WRITE)
+			flags |= HMM_PFN_REQ_WRITE;
+	}
+	mutex_unlock(&svmm->mutex);
+
+	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
+		if (!b->req[i])
+			continue;
+		for (order = ilog2(NVSVM_RANGE_MAX_PAGES); order > 0; order--) {
+			unsigned long n = 1UL << order, r = ALIGN_DOWN(i, n);
+
+			if ((b->dense[r + n] - b->dense[r]) * 100UL > thr * n) {
+				lo = min(lo, r);
+				hi = max(hi, r + n);
+				break;
+			}
+		}
+	}
+	if (hi <= lo)
+		return false;
+	lo = block + (lo << PAGE_SHIFT);
+	hi = block + (hi << PAGE_SHIFT);
+	if (lo >= *start && hi <= *end)
+		return false;
+
+	mmap_read_lock(svmm->mm);
+	vma = vma_lookup(svmm->mm, *start);
+	if (vma && (vma->vm_flags & VM_READ)) {
+		lo = max_t(u64, min_t(u64, lo, *start), vma->vm_start);
+		if (!(vma->vm_flags & VM_WRITE))
+			flags &= ~HMM_PFN_REQ_WRITE;
+	} else {
+		lo = *start;
+	}
+	vma = vma_lookup(svmm->mm, *end - 1);
+	if (vma && (vma->vm_flags & VM_READ)) {
+		hi = min_t(u64, max_t(u64, hi, *end), vma->vm_end);
+		if (!(vma->vm_flags & VM_WRITE))
+			flags &= ~HMM_PFN_REQ_WRITE;
+	} else {
+		hi = *end;
+	}
+	mmap_read_unlock(svmm->mm);
+	if (lo >= *start && hi <= *end)
+		return false;
+
+	for (i = (lo - block) >> PAGE_SHIFT; i < (hi - block) >> PAGE_SHIFT; i++)
+		if (!b->req[i])
+			b->req[i] = flags;
+	*start = lo;
+	*end = hi;
+	return true;
 }
 
 /*
@@ -104,23 +220,37 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 			      unsigned int last, bool *changed)
 {
 	u64 start = b->faults[first].addr;
+	u64 block = ALIGN_DOWN(start, NVSVM_RANGE_MAX_BYTES);
 	struct nvsvm_range_req req = {
 		.start = start,
 		.end = b->faults[last - 1].addr + PAGE_SIZE,
+		.base = block,
 		.pfns = b->pfns,
 		.req = b->req,
+		/* Where the CPU maps a THP, map its whole block at once. */
+		.grow_thp = nvsvm_svmm_managed(svmm, block,
+					       block + NVSVM_RANGE_MAX_BYTES),
 	};
+	u64 end = req.end;
 	unsigned int i;
+	bool grown;
 	int ret;
 
-	memset(b->req, 0, ((req.end - start) >> PAGE_SHIFT) * sizeof(*b->req));
-	for (i = last; i-- > first;)
-		b->req[(b->faults[i].addr - start) >> PAGE_SHIFT] =
-			nvsvm_fault_hmm_flags(b->faults[i].access);
+	nvsvm_fault_req(b, block, first, last);
+	grown = nvsvm_fault_prefetch(svmm, b, block, &req.start, &req.end);
 	ret = nvsvm_mirror_range(svmm, &req);
+	if (grown && !ret)
+		nvsvm_stat_add(ndev, NVSVM_STAT_PREFETCH_RANGES, 1);
+	if (grown && (ret == -EFAULT || ret == -EPERM)) {
+		/* The prefetch met a hole: serve the faults alone. */
+		nvsvm_fault_req(b, block, first, last);
+		req.start = start;
+		req.end = end;
+		ret = nvsvm_mirror_range(svmm, &req);
+	}
 	*changed |= req.changed;
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
-	trace_nvsvm_fault_range(ndev->index, start, req.end, last - first,
+	trace_nvsvm_fault_range(ndev->index, req.start, req.end, last - first,
 				req.mapped, ret);
 	if (!ret) {
 		nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_PAGES, req.mapped);
@@ -137,8 +267,45 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		    !b->cancel[i - 1] && nvsvm_fault_priority(f[-1].access) >=
 		    nvsvm_fault_priority(f->access))
 			continue;
-		if (nvsvm_fault_page(svmm, b, i, changed))
+		if (nvsvm_fault_page(svmm, b, i, false, changed))
 			b->cancel[i] = f->access != NVSVM_ACCESS_PREFETCH;
+	}
+}
+
+/*
+ * In the exclusive-access mode (nvsvm_mirror_exclusive_atomics()), the
+ * atomic faults of [first, last), already served as writes, take their
+ * page for exclusive access and map it with atomics enabled. A page that
+ * cannot be made exclusive (shared, file-backed, in a large folio) is
+ * mapped with atomics enabled anyway: the GPU's atomics on it are then as
+ * coherent as the stock-kernel mode's.
+ */
+static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
+				struct nvsvm_svmm *svmm,
+				struct nvsvm_fault_batch *b, unsigned int first,
+				unsigned int last, bool *changed)
+{
+	unsigned int i;
+	int ret;
+
+	if (!nvsvm_mirror_exclusive_atomics())
+		return;
+	for (i = first; i < last; i++) {
+		struct nvsvm_fault *f = &b->faults[i];
+
+		if (f->access != NVSVM_ACCESS_ATOMIC || b->cancel[i] ||
+		    (i > first && f->addr == f[-1].addr &&
+		     f[-1].access == NVSVM_ACCESS_ATOMIC))
+			continue;
+		ret = nvsvm_mirror_atomic(svmm, f->addr, changed);
+		if (!ret) {
+			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_EXCLUSIVE, 1);
+		} else if (ret == -EAGAIN) {
+			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_SHARED, 1);
+			ret = nvsvm_fault_page(svmm, b, i, true, changed);
+		}
+		if (ret == -EFAULT || ret == -EPERM)
+			b->cancel[i] = true;
 	}
 }
 
@@ -200,6 +367,7 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 				break;
 		}
 		nvsvm_fault_range(ndev, svmm, b, i, j, changed);
+		nvsvm_fault_atomics(ndev, svmm, b, i, j, changed);
 	}
 	up_read(&svmm->use);
 	mmput(svmm->mm);

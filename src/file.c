@@ -73,6 +73,8 @@ static long nvsvm_ioctl_get_info(struct nvsvm_file *nf, void __user *uarg)
 
 	if (ndev->fault.entries)
 		info.caps |= NVSVM_CAP_REPLAYABLE_FAULTS;
+	if ((info.caps & NVSVM_CAP_ATOMICS) && nvsvm_mirror_exclusive_atomics())
+		info.caps |= NVSVM_CAP_ATOMICS_EXCLUSIVE;
 	if (copy_to_user(uarg, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;

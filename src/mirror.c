@@ -13,6 +13,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/hmm.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -167,8 +169,84 @@ nvsvm_mirror_notifier(struct nvsvm_svmm *svmm, u64 start)
 struct nvsvm_map_ctx {
 	struct nvsvm_svmm *svmm;
 	struct nvsvm_range_req *req;
+	bool atomic;
 	int err;
 };
+
+/* Index of @addr in @req's pfns and req arrays. */
+static unsigned long nvsvm_req_idx(const struct nvsvm_range_req *req, u64 addr)
+{
+	return (addr - req->base) >> PAGE_SHIFT;
+}
+
+/**
+ * nvsvm_mirror_exclusive_atomics() - how GPU atomics on system memory work
+ *
+ * With CONFIG_DEVICE_PRIVATE the kernel has make_device_exclusive_range():
+ * pages are mapped with atomics disabled, and an atomic fault takes the
+ * page for exclusive device access and maps it with atomics enabled until
+ * the CPU touches it again (nvsvm_mirror_atomic()). Without it (Debian's
+ * stock kernel), atomics follow write permission, as the virtual GP100
+ * performs them with CPU atomics on coherent memory.
+ *
+ * Return: true in the exclusive-access mode.
+ */
+bool nvsvm_mirror_exclusive_atomics(void)
+{
+	return IS_ENABLED(CONFIG_DEVICE_PRIVATE);
+}
+
+/*
+ * The PTE flags for a page hmm returned; @atomic: enable atomics on it
+ * whatever the mode (exclusive access held, or no exclusive access to be
+ * had: see nvsvm_mirror_atomic()).
+ */
+static u32 nvsvm_mirror_flags(unsigned long hpfn, bool atomic)
+{
+	u32 flags = NVSVM_PTE_VALID;
+
+	if (hpfn & HMM_PFN_WRITE) {
+		flags |= NVSVM_PTE_WRITE;
+		if (atomic || !nvsvm_mirror_exclusive_atomics())
+			flags |= NVSVM_PTE_ATOMIC;
+	}
+	return flags;
+}
+
+/*
+ * The GPU page size for the run of @n valid pages of @req at @addr, at most
+ * 1 << @max bytes: 2 MiB where the CPU maps the aligned block with a PMD,
+ * 64 KiB where 16 pages at a 64 KiB-aligned address are physically
+ * contiguous and aligned with the same permissions, 4 KiB otherwise.
+ * Comparing hmm pfns whole compares the pfn and every flag at once.
+ */
+static unsigned int nvsvm_mirror_shift(const struct nvsvm_range_req *req,
+				       u64 addr, unsigned long n,
+				       unsigned int max)
+{
+	static const unsigned int shifts[] = { 21, 16 };
+	const unsigned long *pfns = &req->pfns[nvsvm_req_idx(req, addr)];
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(shifts); k++) {
+		unsigned int shift = shifts[k];
+		unsigned long i, cnt = 1UL << (shift - PAGE_SHIFT);
+
+		if (shift > max || cnt > n || !IS_ALIGNED(addr, 1UL << shift))
+			continue;
+		if (shift == 21 &&
+		    hmm_pfn_to_map_order(pfns[0]) < shift - PAGE_SHIFT)
+			continue;
+		if (!IS_ALIGNED(page_to_pfn(hmm_pfn_to_page(pfns[0])), cnt))
+			continue;
+		for (i = 1; i < cnt; i++)
+			if (pfns[i] != pfns[0] + i)
+				break;
+		if (i == cnt)
+			return shift;
+	}
+	return PAGE_SHIFT;
+}
 
 static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 			    u64 old)
@@ -177,14 +255,10 @@ static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 	struct nvsvm_range_req *req = ctx->req;
 	struct nvsvm_svmm *svmm = ctx->svmm;
 	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
-	unsigned long hpfn = req->pfns[(addr - req->start) >> PAGE_SHIFT];
-	u32 flags = NVSVM_PTE_VALID;
+	unsigned long hpfn = req->pfns[nvsvm_req_idx(req, addr)];
+	u32 flags = nvsvm_mirror_flags(hpfn, ctx->atomic);
 	dma_addr_t dma;
 	u64 new;
-
-	/* GPU atomics on system memory follow write permission. */
-	if (hpfn & HMM_PFN_WRITE)
-		flags |= NVSVM_PTE_WRITE | NVSVM_PTE_ATOMIC;
 
 	if (desc->pte_flags(old) & NVSVM_PTE_VALID) {
 		/* Same page (the invariant above); only permissions change. */
@@ -201,41 +275,104 @@ static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 		ctx->err = -ENOMEM;
 		return old;
 	}
+	if (!IS_ALIGNED(dma, 1UL << shift)) {
+		/* An IOMMU that did not keep the alignment: go smaller. */
+		dma_unmap_page(svmm->ndev->gpu->dev, dma, 1UL << shift,
+			       DMA_BIDIRECTIONAL);
+		ctx->err = -EEXIST;
+		return old;
+	}
 	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED,
 		       1L << (shift - PAGE_SHIFT));
 	req->mapped += 1UL << (shift - PAGE_SHIFT);
 	return desc->pte(dma, flags);
 }
 
+/*
+ * Map the valid pfns of [addr, end) with pages of at most 1 << @max bytes;
+ * a large page that meets smaller ones already there (-EEXIST) is mapped
+ * with the next size down.
+ */
+static int nvsvm_mirror_write_span(struct nvsvm_map_ctx *ctx, u64 addr,
+				   u64 end, unsigned int max)
+{
+	struct nvsvm_range_req *req = ctx->req;
+	struct nvsvm_vmm *vmm = &ctx->svmm->vmm;
+	int ret;
+
+	while (addr < end) {
+		unsigned long i = nvsvm_req_idx(req, addr), n;
+		u64 stop = min(end, ALIGN_DOWN(addr, SZ_2M) + SZ_2M);
+		unsigned int shift;
+		u64 next;
+
+		if (!(req->pfns[i] & HMM_PFN_VALID)) {
+			addr += PAGE_SIZE;
+			continue;
+		}
+		for (n = 1; addr + (n << PAGE_SHIFT) < stop; n++)
+			if (!(req->pfns[i + n] & HMM_PFN_VALID))
+				break;
+		shift = nvsvm_mirror_shift(req, addr, n, max);
+		if (shift > PAGE_SHIFT)
+			next = addr + (1ULL << shift);
+		else
+			next = min(addr + (n << PAGE_SHIFT),
+				   ALIGN_DOWN(addr, SZ_64K) + SZ_64K);
+		ret = nvsvm_vmm_map(vmm, addr, next, shift, nvsvm_mirror_pte,
+				    ctx, &req->mapped);
+		if (!ret && ctx->err == -EEXIST) {
+			ctx->err = 0;
+			ret = -EEXIST;
+		}
+		if (ret == -EEXIST && shift > PAGE_SHIFT)
+			ret = nvsvm_mirror_write_span(ctx, addr, next,
+						      shift - 1);
+		if (ret)
+			return ret;
+		if (ctx->err)
+			return ctx->err;
+		addr = next;
+	}
+	return 0;
+}
+
 /* Write the PTEs of every valid pfn of @req; svmm->mutex held. */
 static int nvsvm_mirror_write(struct nvsvm_svmm *svmm,
 			      struct nvsvm_range_req *req)
 {
-	unsigned long npages = (req->end - req->start) >> PAGE_SHIFT;
-	struct nvsvm_map_ctx ctx = { .svmm = svmm, .req = req };
-	unsigned long i = 0, j;
-	int ret;
+	struct nvsvm_map_ctx ctx = {
+		.svmm = svmm,
+		.req = req,
+		.atomic = req->atomic,
+	};
 
-	while (i < npages) {
-		if (!(req->pfns[i] & HMM_PFN_VALID)) {
-			i++;
-			continue;
+	return nvsvm_mirror_write_span(&ctx, req->start, req->end, 21);
+}
+
+/*
+ * After hmm_range_fault(): does the CPU map a THP in @req's block that the
+ * range does not cover whole? Then grow the range to the block.
+ */
+static bool nvsvm_mirror_grow(struct nvsvm_range_req *req)
+{
+	u64 block = ALIGN_DOWN(req->start, SZ_2M);
+	u64 addr;
+
+	if (!req->grow_thp || (req->start == block &&
+			       req->end == block + SZ_2M))
+		return false;
+	for (addr = req->start; addr < req->end; addr += PAGE_SIZE) {
+		unsigned long hpfn = req->pfns[nvsvm_req_idx(req, addr)];
+
+		if ((hpfn & HMM_PFN_VALID) &&
+		    hmm_pfn_to_map_order(hpfn) >= 21 - PAGE_SHIFT) {
+			req->start = block;
+			req->end = block + SZ_2M;
+			return true;
 		}
-		for (j = i + 1; j < npages; j++)
-			if (!(req->pfns[j] & HMM_PFN_VALID))
-				break;
-		ret = nvsvm_vmm_map(&svmm->vmm,
-				    req->start + ((u64)i << PAGE_SHIFT),
-				    req->start + ((u64)j << PAGE_SHIFT),
-				    PAGE_SHIFT, nvsvm_mirror_pte, &ctx,
-				    &req->mapped);
-		if (ret)
-			return ret;
-		if (ctx.err)
-			return ctx.err;
-		i = j;
 	}
-	return 0;
+	return false;
 }
 
 /**
@@ -252,20 +389,18 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 {
 	unsigned long timeout = jiffies +
 				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
-	unsigned long npages = (req->end - req->start) >> PAGE_SHIFT;
 	struct hmm_range range = {
 		.notifier = nvsvm_mirror_notifier(svmm, req->start),
-		.start = req->start,
-		.end = req->end,
-		.hmm_pfns = req->pfns,
 		.default_flags = req->default_flags,
 		.pfn_flags_mask = req->req ? HMM_PFN_REQ_FAULT |
 					     HMM_PFN_REQ_WRITE : 0,
 		.dev_private_owner = svmm->ndev,
 	};
-	unsigned long i;
+	unsigned long i, first, last;
 	int ret;
 
+	if (!req->base)
+		req->base = req->start;
 	req->changed = false;
 	for (;;) {
 		if (time_after(jiffies, timeout))
@@ -273,8 +408,13 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		ret = nvsvm_vmm_reserve(&svmm->vmm, req->start, req->end);
 		if (ret)
 			return ret;
-		for (i = 0; i < npages; i++)
+		first = nvsvm_req_idx(req, req->start);
+		last = nvsvm_req_idx(req, req->end);
+		for (i = first; i < last; i++)
 			req->pfns[i] = req->req ? req->req[i] : 0;
+		range.start = req->start;
+		range.end = req->end;
+		range.hmm_pfns = &req->pfns[first];
 
 		range.notifier_seq = mmu_interval_read_begin(range.notifier);
 		mmap_read_lock(svmm->mm);
@@ -284,6 +424,8 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 			continue;
 		if (ret)
 			return ret;
+		if (nvsvm_mirror_grow(req))
+			continue;
 
 		mutex_lock(&svmm->mutex);
 		if (mmu_interval_read_retry(range.notifier,
@@ -382,6 +524,7 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			   NVSVM_RANGE_MAX_BYTES, end);
 		req.start = addr;
 		req.end = next;
+		req.base = addr;
 		ret = nvsvm_mirror_range(svmm, &req);
 		if (ret == -EPERM)
 			ret = -EFAULT;
@@ -399,3 +542,114 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 	kfree(req.pfns);
 	return ret;
 }
+
+#if IS_ENABLED(CONFIG_DEVICE_PRIVATE)
+/*
+ * Could the page at @addr be made exclusive at all: a private anonymous
+ * page, not part of a large folio, not KSM (what make_device_exclusive_range()
+ * accepts)? When it could, a failure was a race (folio lock, a PTE that
+ * changed) and is worth a retry.
+ */
+static bool nvsvm_mirror_exclusive_capable(struct mm_struct *mm, u64 addr)
+{
+	struct vm_area_struct *vma;
+	struct page *page;
+	bool ok = false;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && vma_is_anonymous(vma) && !(vma->vm_flags & VM_SHARED) &&
+	    get_user_pages_remote(mm, addr, 1, FOLL_GET, &page, NULL,
+				  NULL) == 1) {
+		ok = PageAnon(page) && !PageKsm(page) && !PageCompound(page);
+		put_page(page);
+	}
+	mmap_read_unlock(mm);
+	return ok;
+}
+
+/**
+ * nvsvm_mirror_atomic() - serve a GPU atomic through exclusive access
+ * @svmm: area, as for nvsvm_mirror_range()
+ * @addr: page address
+ * @changed: set when a TLB invalidate is due
+ *
+ * Takes the page for exclusive device access: the CPU's PTE becomes a
+ * device-exclusive entry (the MMU_NOTIFY_EXCLUSIVE event this raises with
+ * the device as owner is ours and ignored), then maps it 4 KiB with
+ * atomics enabled, under the mutex and after the sequence check, while the
+ * page is still locked. A CPU access later restores its PTE through an
+ * MMU_NOTIFY_EXCLUSIVE event without owner, which removes the GPU mapping.
+ *
+ * Return: 0; -EAGAIN when the page cannot be made exclusive (not anonymous,
+ * part of a large folio): the caller maps it with atomics enabled anyway;
+ * -EFAULT or -EPERM when it cannot be had for writing; -EBUSY when it could
+ * not be taken this time (the fault is replayed), -ENOMEM.
+ */
+int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
+{
+	struct mmu_interval_notifier *mni = nvsvm_mirror_notifier(svmm, addr);
+	unsigned long timeout = jiffies +
+				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	unsigned long hpfn;
+	struct nvsvm_range_req req = {
+		.start = addr,
+		.end = addr + PAGE_SIZE,
+		.base = addr,
+		.pfns = &hpfn,
+	};
+	struct nvsvm_map_ctx ctx = { .svmm = svmm, .req = &req, .atomic = true };
+	struct page *page;
+	unsigned long seq;
+	int ret;
+
+	for (;;) {
+		if (time_after(jiffies, timeout))
+			return -EBUSY;
+		ret = nvsvm_vmm_reserve(&svmm->vmm, addr, addr + PAGE_SIZE);
+		if (ret)
+			return ret;
+		seq = mmu_interval_read_begin(mni);
+		page = NULL;
+		mmap_read_lock(svmm->mm);
+		ret = make_device_exclusive_range(svmm->mm, addr,
+						  addr + PAGE_SIZE, &page,
+						  svmm->ndev);
+		mmap_read_unlock(svmm->mm);
+		if (ret < 0)
+			return ret;
+		if (!ret || !page)
+			return nvsvm_mirror_exclusive_capable(svmm->mm, addr) ?
+			       -EBUSY : -EAGAIN;
+
+		mutex_lock(&svmm->mutex);
+		if (mmu_interval_read_retry(mni, seq)) {
+			mutex_unlock(&svmm->mutex);
+			unlock_page(page);
+			put_page(page);
+			continue;
+		}
+		/* A valid PTE there (4 KiB or larger) would shadow the new one. */
+		nvsvm_mirror_unmap_locked(svmm, addr, addr + PAGE_SIZE);
+		hpfn = page_to_pfn(page) | HMM_PFN_VALID | HMM_PFN_WRITE;
+		ctx.err = 0;
+		req.mapped = 0;
+		ret = nvsvm_vmm_map(&svmm->vmm, addr, addr + PAGE_SIZE,
+				    PAGE_SHIFT, nvsvm_mirror_pte, &ctx,
+				    &req.mapped);
+		if (!ret)
+			ret = ctx.err;
+		mutex_unlock(&svmm->mutex);
+		unlock_page(page);
+		put_page(page);
+		*changed |= req.changed;
+		if (ret != -ENOMEM)
+			return ret;
+	}
+}
+#else
+int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
+{
+	return -EAGAIN;
+}
+#endif

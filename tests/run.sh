@@ -6,8 +6,9 @@
 # 1. Loads nvsvm_vgpu with selftest=1 once and turns the module's KTAP lines
 #    in the kernel log ("nvsvm_vgpu_selftest: ok 1 name") into results.
 # 2. Runs every executable in /tests/bin with the modules loaded
-#    (`modprobe nvsvm_vgpu`, default parameters) and unloads them after;
-#    an unload that fails is a failure of that program.
+#    (`modprobe nvsvm_vgpu`, default parameters, or those params() gives
+#    for the program) and unloads them after; an unload that fails is a
+#    failure of that program.
 # 3. Runs every /tests/guest-*.sh with the modules unloaded: those scripts
 #    load what they need themselves and must leave nothing loaded.
 #
@@ -125,14 +126,22 @@ selftest() {
 	unload || count vgpu-selftest "not ok 0 vgpu-selftest # rmmod after the self-test failed"
 }
 
+# params PROGRAM: nvsvm_vgpu parameters PROGRAM needs (default: none).
+params() {
+	case $1 in
+	multi) echo count=2 ;;	# two GPUs mirroring one process
+	esac
+}
+
 echo "# run.sh: kernel $(uname -r)"
 selftest
 
 for t in /tests/bin/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	name=${t##*/}
-	if ! modprobe nvsvm_vgpu; then
-		count "$name" "not ok 1 $name # modprobe nvsvm_vgpu failed"
+	# shellcheck disable=SC2046 # word splitting wanted
+	if ! modprobe nvsvm_vgpu $(params "$name"); then
+		count "$name" "not ok 1 $name # modprobe nvsvm_vgpu $(params "$name") failed"
 		continue
 	fi
 	run "$name" "$t"

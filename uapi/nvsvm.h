@@ -43,6 +43,13 @@
 #define NVSVM_CAP_ATOMICS		(1U << 1) /* GPU atomics on sysmem */
 #define NVSVM_CAP_EXEC			(1U << 2) /* NVSVM_IOCTL_EXEC works */
 #define NVSVM_CAP_REPLAYABLE_FAULTS	(1U << 3) /* fault buffer present */
+/*
+ * With NVSVM_CAP_ATOMICS: GPU mappings have atomics disabled until a GPU
+ * atomic takes the page for exclusive device access, which a CPU access
+ * revokes (kernels with make_device_exclusive_range()). Without it, GPU
+ * atomics follow write permission.
+ */
+#define NVSVM_CAP_ATOMICS_EXCLUSIVE	(1U << 4)
 
 /**
  * struct nvsvm_get_info - describe the GPU

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Large GPU pages: where the CPU maps a THP with a PMD the GPU maps one
+ * 2 MiB PTE (no small-page table), a physically contiguous, aligned and
+ * uniformly mapped 64 KiB run gets one 64 KiB PTE, a fault in a THP block
+ * maps the whole block, and a THP split or collapse is followed (the large
+ * PTE goes whole, the next map uses the sizes that fit again).
+ *
+ * Needs root for /proc/self/pagemap pfns and /proc/kpageflags (to know
+ * whether the kernel really gave a THP; a case skips when it did not).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "ktap.h"
+#include "common.h"
+
+#define BLOCK		(2 * MiB)
+#define BLOCK_PAGES	(BLOCK / PAGE)
+#define KPF_THP		22
+
+static uint64_t pat(uint64_t i)
+{
+	return 0x4c41524745000000ULL | i;
+}
+
+/* A 2 MiB-aligned block with MADV_HUGEPAGE, not touched. */
+static uint64_t *thp_block(void)
+{
+	char *p = anon(2 * BLOCK);
+
+	if (!p)
+		return NULL;
+	p = (char *)(((uintptr_t)p + BLOCK - 1) & ~(BLOCK - 1));
+	if (madvise(p, BLOCK, MADV_HUGEPAGE))
+		return NULL;
+	return (uint64_t *)p;
+}
+
+/* Does the page at @p belong to a THP? -1 when it cannot be told. */
+static int is_thp(const void *p)
+{
+	uint64_t ent, flags;
+	int fd, ret = -1;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &ent, 8, (uintptr_t)p / PAGE * 8) != 8 ||
+	    !(ent & (1ULL << 63)) || !(ent & ((1ULL << 55) - 1)))
+		goto out;
+	close(fd);
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) == 8)
+		ret = !!(flags & (1ULL << KPF_THP));
+out:
+	close(fd);
+	return ret;
+}
+
+/* kB of AnonHugePages (PMD-mapped THP) of the VMA holding @p; -1 error. */
+static long anon_huge_kb(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long lo, hi, v;
+	char line[256];
+	int inside = 0;
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			if (inside)
+				break;
+			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		} else if (inside &&
+			   sscanf(line, "AnonHugePages: %lu kB", &v) == 1) {
+			kb = v;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+/* Write a pattern over the block; skip unless it is one PMD-mapped THP. */
+#define POPULATE_THP(buf) do {						\
+	size_t i_;							\
+	for (i_ = 0; i_ < BLOCK / 8; i_++)				\
+		(buf)[i_] = pat(i_);					\
+	if (is_thp(buf) != 1 || anon_huge_kb(buf) < 2048)		\
+		SKIP("the kernel gave no THP for the block");		\
+} while (0)
+
+static uint64_t block_sum(void)
+{
+	uint64_t s = 0, i;
+
+	for (i = 0; i < BLOCK / 8; i++)
+		s += pat(i);
+	return s;
+}
+
+static int query(struct fx *f, const void *p, uint64_t n, uint32_t *e)
+{
+	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, e));
+	return KTAP_PASS;
+}
+
+/* Entries [from, to) of @e are valid, of page shift @shift, with @bits. */
+static int expect_entries(const uint32_t *e, uint64_t from, uint64_t to,
+			  unsigned int shift, uint32_t bits)
+{
+	uint64_t i;
+
+	for (i = from; i < to; i++) {
+		if (!(e[i] & NVSVM_QUERY_VALID) ||
+		    NVSVM_QUERY_SHIFT(e[i]) != shift ||
+		    (e[i] & bits) != bits)
+			KTAP_FAIL_MSG("page %llu: entry %#x, expected valid, shift %u, bits %#x",
+				      (unsigned long long)i, e[i], shift,
+				      bits);
+	}
+	return KTAP_PASS;
+}
+
+static int expect_invalid(const uint32_t *e, uint64_t from, uint64_t to)
+{
+	uint64_t i;
+
+	for (i = from; i < to; i++)
+		if (e[i] & NVSVM_QUERY_VALID)
+			KTAP_FAIL_MSG("page %llu: entry %#x, expected invalid",
+				      (unsigned long long)i, e[i]);
+	return KTAP_PASS;
+}
+
+static int gpu_sum_eq(struct fx *f, const void *p, uint64_t len,
+		      uint64_t want)
+{
+	uint64_t got;
+
+	CHECK(gpu_ok1(f, nvsvm_op_sum(nvsvm_ptr(p), len), &got));
+	if (got != want)
+		KTAP_FAIL_MSG("GPU sum %#llx, CPU sum %#llx",
+			      (unsigned long long)got,
+			      (unsigned long long)want);
+	return KTAP_PASS;
+}
+
+static int map_thp_one_pte(void)
+{
+	static uint32_t e[BLOCK_PAGES];
+	uint64_t *buf = thp_block(), before, after, mapped;
+	struct fx f;
+	int ret;
+
+	ASSERT_MAP(buf);
+	POPULATE_THP(buf);
+	FX_OPEN(&f);
+	ret = nvsvm_stat_read(0, "pt_bytes", &before);
+	if (ret)
+		SKIP("debugfs pt_bytes: %s", strerror(-ret));
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(buf), BLOCK, 0, &mapped));
+	EXPECT_EQ(mapped, BLOCK_PAGES);
+	EXPECT_OK(nvsvm_stat_read(0, "pt_bytes", &after));
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 0, BLOCK_PAGES, 21,
+			     NVSVM_QUERY_WRITE));
+	/* PD2, PD1 and PD0 below the root; no 4 KiB or 64 KiB table. */
+	EXPECT_EQ(after - before, 3 * 4096);
+	CHECK(gpu_sum_eq(&f, buf, BLOCK, block_sum()));
+	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[BLOCK / 8 - 1]),
+					 0xfeed), NULL));
+	EXPECT_EQ(buf[BLOCK / 8 - 1], 0xfeed);
+	EXPECT_EQ(buf[BLOCK / 8 - 2], pat(BLOCK / 8 - 2));
+	return KTAP_PASS;
+}
+
+static int fault_maps_whole_block(void)
+{
+	static uint32_t e[BLOCK_PAGES];
+	uint64_t *buf = thp_block();
+	uint64_t w = 300 * WORDS + 9;
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	/* The GPU touches the block first; one write fault. */
+	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[w]), 0x77), NULL));
+	if (is_thp(&buf[w]) != 1 || anon_huge_kb(buf) < 2048)
+		SKIP("the kernel gave no THP for the block");
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 0, BLOCK_PAGES, 21, NVSVM_QUERY_WRITE));
+	EXPECT_EQ(buf[w], 0x77);
+	CHECK(cpu_check(buf, w, 0));
+	CHECK(gpu_read_eq(&f, &buf[BLOCK / 8 - 1], 0));
+	return KTAP_PASS;
+}
+
+static int partial_map_64k(void)
+{
+	static uint32_t e[BLOCK_PAGES];
+	uint64_t *buf = thp_block(), mapped;
+	char *b;
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	POPULATE_THP(buf);
+	b = (char *)buf;
+	FX_OPEN(&f);
+	/* Not the whole block: 64 KiB pages of the THP, 4 KiB at the edge. */
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b + 64 * 1024),
+			    MiB + 3 * PAGE, 0, &mapped));
+	EXPECT_EQ(mapped, MiB / PAGE + 3);
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_invalid(e, 0, 16));
+	CHECK(expect_entries(e, 16, 16 + MiB / PAGE, 16, NVSVM_QUERY_WRITE));
+	CHECK(expect_entries(e, 16 + MiB / PAGE, 19 + MiB / PAGE, 12,
+			     NVSVM_QUERY_WRITE));
+	CHECK(expect_invalid(e, 19 + MiB / PAGE, BLOCK_PAGES));
+	CHECK(gpu_sum_eq(&f, b + 64 * 1024, MiB,
+			 ({ uint64_t s = 0, i;
+			    for (i = 8192; i < 8192 + MiB / 8; i++)
+				    s += pat(i);
+			    s; })));
+	return KTAP_PASS;
+}
+
+/*
+ * Make page 37 read-only: the CPU splits the PMD. The 2 MiB PTE goes
+ * whole; mapped again, the block gets 64 KiB pages where the run is
+ * uniform, 4 KiB pages in the run of the read-only page.
+ */
+static int split_followed(void)
+{
+	static uint32_t e[BLOCK_PAGES];
+	uint64_t *buf = thp_block(), mapped;
+	char *b;
+	struct fx f;
+
+	ASSERT_MAP(buf);
+	POPULATE_THP(buf);
+	b = (char *)buf;
+	FX_OPEN(&f);
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 0, BLOCK_PAGES, 21, NVSVM_QUERY_WRITE));
+
+	ASSERT_SYS(mprotect(b + 37 * PAGE, PAGE, PROT_READ));
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_invalid(e, 0, BLOCK_PAGES));
+	EXPECT_EQ(anon_huge_kb(b), 0);
+
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
+	EXPECT_EQ(mapped, BLOCK_PAGES);
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 0, 32, 16, NVSVM_QUERY_WRITE));
+	CHECK(expect_entries(e, 32, 37, 12, NVSVM_QUERY_WRITE));
+	CHECK(expect_entries(e, 37, 38, 12, 0));
+	EXPECT_EQ(e[37] & NVSVM_QUERY_WRITE, 0);
+	CHECK(expect_entries(e, 38, 48, 12, NVSVM_QUERY_WRITE));
+	CHECK(expect_entries(e, 48, BLOCK_PAGES, 16, NVSVM_QUERY_WRITE));
+	CHECK(gpu_sum_eq(&f, b, BLOCK, block_sum()));
+	CHECK(gpu_fault(&f, nvsvm_op_write(nvsvm_ptr(b + 37 * PAGE), 1),
+			nvsvm_ptr(b + 37 * PAGE), NVSVM_ACCESS_WRITE));
+	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(b + 36 * PAGE), 5), NULL));
+	EXPECT_EQ(buf[36 * WORDS], 5);
+	return KTAP_PASS;
+}
+
+static int write_sysfs(const char *path, const char *val, char *old,
+		       size_t oldsz)
+{
+	int fd = open(path, O_RDWR);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	if (old) {
+		n = read(fd, old, oldsz - 1);
+		old[n > 0 ? n : 0] = '\0';
+	}
+	n = pwrite(fd, val, strlen(val), 0);
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+/*
+ * Split the PMD (mprotect a page and back), map: 64 KiB pages. Let
+ * khugepaged collapse the block again: the GPU mapping goes with the old
+ * page tables, and the next map is one 2 MiB PTE.
+ */
+static int collapse_followed(void)
+{
+	static const char sleep_ms[] =
+		"/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs";
+	static uint32_t e[BLOCK_PAGES];
+	uint64_t *buf = thp_block(), mapped;
+	char old[32];
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct fx f;
+	char *b;
+	int i;
+
+	ASSERT_MAP(buf);
+	POPULATE_THP(buf);
+	b = (char *)buf;
+	ASSERT_SYS(mprotect(b + PAGE, PAGE, PROT_READ));
+	ASSERT_SYS(mprotect(b + PAGE, PAGE, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(anon_huge_kb(b), 0);
+	FX_OPEN(&f);
+	/* Ask for write: mprotect may have left page 1 read-only. */
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 0, BLOCK_PAGES, 16, NVSVM_QUERY_WRITE));
+
+	if (write_sysfs(sleep_ms, "10", old, sizeof(old)))
+		SKIP("cannot set %s", sleep_ms);
+	for (i = 0; i < 1500 && anon_huge_kb(b) < 2048; i++)
+		nanosleep(&ts, NULL);
+	write_sysfs(sleep_ms, old, NULL, 0);
+	if (anon_huge_kb(b) < 2048)
+		SKIP("khugepaged did not collapse the block in 30 s");
+
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_invalid(e, 0, BLOCK_PAGES));
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 0, BLOCK_PAGES, 21, NVSVM_QUERY_WRITE));
+	CHECK(gpu_sum_eq(&f, b, BLOCK, block_sum()));
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(map_thp_one_pte),
+	KTAP_CASE(fault_maps_whole_block),
+	KTAP_CASE(partial_map_64k),
+	KTAP_CASE(split_followed),
+	KTAP_CASE_T(collapse_followed, 60),
+};
+
+int main(void)
+{
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+}
