@@ -50,6 +50,9 @@ enum nvsvm_stat {
 	NVSVM_STAT_PREFETCH_RANGES,	/* fault ranges grown by prefetch */
 	NVSVM_STAT_ATOMIC_EXCLUSIVE,	/* pages taken for exclusive access */
 	NVSVM_STAT_ATOMIC_SHARED,	/* atomic pages not exclusive-capable */
+	NVSVM_STAT_VRAM_PAGES,	/* device-private VRAM pages in use */
+	NVSVM_STAT_MIGRATED_VRAM,	/* pages migrated to VRAM */
+	NVSVM_STAT_MIGRATED_SYS,	/* pages migrated back to system memory */
 	NVSVM_STAT_COUNT
 };
 
@@ -78,6 +81,7 @@ struct nvsvm_fault {
 };
 
 struct nvsvm_fault_batch;
+struct nvsvm_dmem;
 
 /**
  * struct nvsvm_device - core state of one registered GPU
@@ -91,6 +95,7 @@ struct nvsvm_fault_batch;
  * @null_pd: an empty PD3 for channels without an SVM area
  * @fault: fault buffer and worker state, see fault.c
  * @debugfs: the device's debugfs directory
+ * @dmem: device-private VRAM (src/dmem.c), or NULL without it
  */
 struct nvsvm_device {
 	struct nvsvm_gpu *gpu;
@@ -117,6 +122,7 @@ struct nvsvm_device {
 		atomic64_t latency[NVSVM_LATENCY_BUCKETS];
 	} fault;
 	struct dentry *debugfs;
+	struct nvsvm_dmem *dmem;
 };
 
 static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
@@ -211,6 +217,8 @@ long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg);
 void nvsvm_svmm_fini(struct nvsvm_file *nf);
 void nvsvm_svmm_put(struct nvsvm_svmm *svmm);
 bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end);
+long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
+			  struct nvsvm_svmm **psvmm);
 
 /* mirror.c */
 int nvsvm_mirror_init(struct nvsvm_svmm *svmm);

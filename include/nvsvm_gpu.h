@@ -30,6 +30,14 @@ struct nvsvm_device;
  * @exec: optional; run the program described by @args (user pointers in
  *	it) on @chan and wait; fills the (out) fields of @args. Returns 0 or
  *	a negative errno for bad input or a signal.
+ * @copy: optional; copy @len bytes (at most PAGE_SIZE, not crossing a
+ *	page of either side) between video memory at byte offset @vram and
+ *	system memory at DMA address @sys (mapped by the core on @dev),
+ *	towards video memory if @to_vram, and wait for it. Returns 0, or
+ *	-EINVAL for a range outside video memory, -EIO. The core never
+ *	touches video memory itself: without @copy (the real-GPU provider
+ *	src/pascal.c has no copy engine support yet) it gets no
+ *	device-private memory.
  */
 struct nvsvm_gpu_ops {
 	u32 (*rd32)(struct nvsvm_gpu *gpu, u32 reg);
@@ -38,6 +46,8 @@ struct nvsvm_gpu_ops {
 	void (*chan_fini)(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
 	int (*exec)(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
 		    struct nvsvm_exec *args);
+	int (*copy)(struct nvsvm_gpu *gpu, u64 vram, dma_addr_t sys, u32 len,
+		    bool to_vram);
 };
 
 /**
@@ -46,7 +56,7 @@ struct nvsvm_gpu_ops {
  * @owner: module of the provider (THIS_MODULE)
  * @ops: callbacks
  * @vram_size: bytes of video memory the core may use for device-private
- *	pages (0 for none)
+ *	pages (0 for none); the core owns all of it once registered
  * @gpc_count: graphics processing clusters (for GET_INFO)
  * @exec_caps: NVSVM_CAP_EXEC when @ops->exec is set, plus NVSVM_CAP_ATOMICS
  *	when the engine can run atomics on system memory

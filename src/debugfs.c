@@ -27,6 +27,9 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_PREFETCH_RANGES] = "prefetch_ranges",
 	[NVSVM_STAT_ATOMIC_EXCLUSIVE] = "atomic_exclusive",
 	[NVSVM_STAT_ATOMIC_SHARED] = "atomic_shared",
+	[NVSVM_STAT_VRAM_PAGES] = "vram_pages",
+	[NVSVM_STAT_MIGRATED_VRAM] = "migrated_to_vram",
+	[NVSVM_STAT_MIGRATED_SYS] = "migrated_to_sysmem",
 };
 
 static int nvsvm_stat_get(void *data, u64 *val)

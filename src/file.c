@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "nvsvm_core.h"
+#include "nvsvm_dmem.h"
 
 static int nvsvm_open(struct inode *inode, struct file *file)
 {
@@ -75,6 +76,8 @@ static long nvsvm_ioctl_get_info(struct nvsvm_file *nf, void __user *uarg)
 		info.caps |= NVSVM_CAP_REPLAYABLE_FAULTS;
 	if ((info.caps & NVSVM_CAP_ATOMICS) && nvsvm_mirror_exclusive_atomics())
 		info.caps |= NVSVM_CAP_ATOMICS_EXCLUSIVE;
+	if (ndev->dmem)
+		info.caps |= NVSVM_CAP_DEVICE_PRIVATE;
 	if (copy_to_user(uarg, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;
@@ -94,6 +97,7 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_CREATE)] = nvsvm_ioctl_chan_create,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_DESTROY)] = nvsvm_ioctl_chan_destroy,
 		[_IOC_NR(NVSVM_IOCTL_EXEC)] = nvsvm_ioctl_exec,
+		[_IOC_NR(NVSVM_IOCTL_MIGRATE)] = nvsvm_ioctl_migrate,
 	};
 	static const unsigned int cmds[ARRAY_SIZE(ioctls)] = {
 		[_IOC_NR(NVSVM_IOCTL_GET_INFO)] = NVSVM_IOCTL_GET_INFO,
@@ -105,6 +109,7 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_CREATE)] = NVSVM_IOCTL_CHAN_CREATE,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_DESTROY)] = NVSVM_IOCTL_CHAN_DESTROY,
 		[_IOC_NR(NVSVM_IOCTL_EXEC)] = NVSVM_IOCTL_EXEC,
+		[_IOC_NR(NVSVM_IOCTL_MIGRATE)] = NVSVM_IOCTL_MIGRATE,
 	};
 	struct nvsvm_file *nf = file->private_data;
 	unsigned int nr = _IOC_NR(cmd);

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 
 #include "nvsvm_core.h"
+#include "nvsvm_dmem.h"
 
 static DEFINE_IDA(nvsvm_ida);
 
@@ -73,6 +74,12 @@ int nvsvm_gpu_register(struct nvsvm_gpu *gpu)
 	snprintf(ndev->name, sizeof(ndev->name), "nvsvm%d", ndev->index);
 	nvsvm_debugfs_add(ndev);
 
+	/* Without device-private memory the GPU works, without MIGRATE. */
+	ret = nvsvm_dmem_init(ndev);
+	if (ret)
+		dev_warn(gpu->dev, "%s: no device-private memory: %d\n",
+			 ndev->name, ret);
+
 	ndev->misc.minor = MISC_DYNAMIC_MINOR;
 	ndev->misc.name = ndev->name;
 	ndev->misc.fops = &nvsvm_fops;
@@ -82,11 +89,13 @@ int nvsvm_gpu_register(struct nvsvm_gpu *gpu)
 	if (ret)
 		goto err_ida;
 
-	dev_info(gpu->dev, "%s: chipset 0x%03x, %u fault buffer entries\n",
-		 ndev->name, chipset, ndev->fault.entries);
+	dev_info(gpu->dev, "%s: chipset 0x%03x, %u fault buffer entries%s\n",
+		 ndev->name, chipset, ndev->fault.entries,
+		 ndev->dmem ? ", device-private VRAM" : "");
 	return 0;
 
 err_ida:
+	nvsvm_dmem_fini(ndev);
 	nvsvm_debugfs_remove(ndev);
 	ida_free(&nvsvm_ida, ndev->index);
 err_fault:
@@ -115,6 +124,7 @@ void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu)
 	if (!ndev)
 		return;
 	misc_deregister(&ndev->misc);
+	nvsvm_dmem_fini(ndev);
 	nvsvm_debugfs_remove(ndev);
 	ida_free(&nvsvm_ida, ndev->index);
 	nvsvm_fault_fini(ndev);

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 
 #include "nvsvm_core.h"
+#include "nvsvm_dmem.h"
 #include "nvsvm_mirror.h"
 
 static struct nvsvm_svmm *nvsvm_notifier_svmm(struct mmu_interval_notifier *mni)
@@ -66,19 +67,17 @@ void nvsvm_mirror_unmap_locked(struct nvsvm_svmm *svmm, u64 start, u64 end)
 
 /*
  * Which events need the GPU mappings gone, and why the others do not:
- *  - MMU_NOTIFY_MIGRATE started by this device (owner == the device): the
- *    migration code moves the GPU mapping itself, under the same mutex.
  *  - MMU_NOTIFY_EXCLUSIVE for this device: it is this device taking
  *    exclusive access, after which it maps the page itself.
  * Everything else (unmap, clear, protection changes, soft-dirty, release,
- * other devices' migrations) may remove or downgrade what the CPU maps, so
- * the GPU loses it too.
+ * migrations, this device's too: src/dmem.c relies on it to keep the GPU
+ * off pages being copied, for every area of the mm) may remove or
+ * downgrade what the CPU maps, so the GPU loses it too.
  */
 static bool nvsvm_mirror_event_ignored(struct nvsvm_svmm *svmm,
 				       const struct mmu_notifier_range *range)
 {
 	switch (range->event) {
-	case MMU_NOTIFY_MIGRATE:
 	case MMU_NOTIFY_EXCLUSIVE:
 		return range->owner == svmm->ndev;
 	default:
@@ -258,7 +257,7 @@ static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 	unsigned long hpfn = req->pfns[nvsvm_req_idx(req, addr)];
 	u32 flags = nvsvm_mirror_flags(hpfn, ctx->atomic);
 	dma_addr_t dma;
-	u64 new;
+	u64 new, vram;
 
 	if (desc->pte_flags(old) & NVSVM_PTE_VALID) {
 		/* Same page (the invariant above); only permissions change. */
@@ -269,16 +268,23 @@ static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 		return new;
 	}
 
-	dma = dma_map_page(svmm->ndev->gpu->dev, hmm_pfn_to_page(hpfn), 0,
-			   1UL << shift, DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(svmm->ndev->gpu->dev, dma)) {
-		ctx->err = -ENOMEM;
-		return old;
+	if (nvsvm_dmem_vram(svmm->ndev, hpfn, &vram)) {
+		/* A device-private page: the VRAM aperture. */
+		dma = vram;
+		flags |= NVSVM_PTE_VRAM;
+	} else {
+		dma = dma_map_page(svmm->ndev->gpu->dev, hmm_pfn_to_page(hpfn),
+				   0, 1UL << shift, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(svmm->ndev->gpu->dev, dma)) {
+			ctx->err = -ENOMEM;
+			return old;
+		}
 	}
 	if (!IS_ALIGNED(dma, 1UL << shift)) {
-		/* An IOMMU that did not keep the alignment: go smaller. */
-		dma_unmap_page(svmm->ndev->gpu->dev, dma, 1UL << shift,
-			       DMA_BIDIRECTIONAL);
+		/* An IOMMU (or VRAM) that did not keep the alignment. */
+		if (!(flags & NVSVM_PTE_VRAM))
+			dma_unmap_page(svmm->ndev->gpu->dev, dma, 1UL << shift,
+				       DMA_BIDIRECTIONAL);
 		ctx->err = -EEXIST;
 		return old;
 	}
@@ -419,6 +425,8 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		range.notifier_seq = mmu_interval_read_begin(range.notifier);
 		mmap_read_lock(svmm->mm);
 		ret = hmm_range_fault(&range);
+		if (!ret)
+			ret = nvsvm_dmem_hmm_fixup(svmm->ndev, &range, req->req);
 		mmap_read_unlock(svmm->mm);
 		if (ret == -EBUSY)
 			continue;

@@ -149,12 +149,18 @@ long nvsvm_ioctl_area_fini(struct nvsvm_file *nf, void __user *uarg)
 	return ret;
 }
 
-/*
- * Take a reference on the file's area for an ioctl on [addr, addr + size),
- * after checking the range: page aligned, non-empty, not wrapping, mirrored.
+/**
+ * nvsvm_svmm_get_range() - the file's area, for an ioctl on a range
+ * @nf: file
+ * @addr: start of the range
+ * @size: its size
+ * @psvmm: (out) the area, referenced (nvsvm_svmm_put() it)
+ *
+ * Return: 0, or -EINVAL when the range is not page aligned, empty,
+ * wrapping or not mirrored, or the file has no area.
  */
-static long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
-				 struct nvsvm_svmm **psvmm)
+long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
+			  struct nvsvm_svmm **psvmm)
 {
 	struct nvsvm_svmm *svmm;
 	u64 end;

@@ -53,6 +53,7 @@ static const struct nvsvm_gpu_ops vgpu_ops = {
 	.chan_init = vgpu_chan_init,
 	.chan_fini = vgpu_chan_fini,
 	.exec = vgpu_exec,
+	.copy = vgpu_copy,
 };
 
 static struct dentry *vgpu_debugfs_root;
@@ -75,6 +76,7 @@ static void vgpu_debugfs_init(struct vgpu *vgpu)
 		VGPU_CTR(accesses), VGPU_CTR(tlb_hits), VGPU_CTR(tlb_misses),
 		VGPU_CTR(walks), VGPU_CTR(faults), VGPU_CTR(replays),
 		VGPU_CTR(cancels), VGPU_CTR(invalidates), VGPU_CTR(overflows),
+		VGPU_CTR(copies),
 #undef VGPU_CTR
 	};
 	char name[16];

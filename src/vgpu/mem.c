@@ -98,6 +98,45 @@ int vgpu_vram_rw(struct vgpu *vgpu, u64 off, void *buf, size_t len,
 }
 
 /**
+ * vgpu_copy() - the copy engine: move bytes between video and system memory
+ * @gpu: the GPU
+ * @vram: byte offset in video memory
+ * @sys: system memory address (DMA address; physical on this model)
+ * @len: bytes, at most a page, crossing no page boundary on either side
+ * @to_vram: copy system memory to video memory (else the reverse)
+ *
+ * The core calls it for pages no GPU PTE maps (a page being migrated), so
+ * no GPC access races with the copy.
+ *
+ * Return: 0, or -EINVAL when a side reaches no memory or @len is too long.
+ */
+int vgpu_copy(struct nvsvm_gpu *gpu, u64 vram, dma_addr_t sys, u32 len,
+	      bool to_vram)
+{
+	struct vgpu *vgpu = to_vgpu(gpu);
+	struct page *vpage, *spage;
+	void *v, *s;
+
+	if (!len || len > PAGE_SIZE || offset_in_page(vram) + len > PAGE_SIZE ||
+	    offset_in_page(sys) + len > PAGE_SIZE)
+		return -EINVAL;
+	vpage = vgpu_mem_page(vgpu, VGPU_MEM_VRAM, vram);
+	spage = vgpu_mem_page(vgpu, VGPU_MEM_SYS, sys);
+	if (!vpage || !spage)
+		return -EINVAL;
+	v = kmap_local_page(vpage);
+	s = kmap_local_page(spage);
+	if (to_vram)
+		memcpy(v + offset_in_page(vram), s + offset_in_page(sys), len);
+	else
+		memcpy(s + offset_in_page(sys), v + offset_in_page(vram), len);
+	kunmap_local(s);
+	kunmap_local(v);
+	atomic64_inc(&vgpu->ctr.copies);
+	return 0;
+}
+
+/**
  * vgpu_mem_page() - the page behind a physical address
  * @vgpu: the GPU
  * @mem: aperture class

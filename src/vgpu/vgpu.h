@@ -121,6 +121,7 @@ enum vgpu_mem {
  * @cancels: CANCEL_TARGETED invalidates
  * @invalidates: MMU invalidate triggers of any kind
  * @overflows: faults that found the buffer full
+ * @copies: copy-engine operations (vgpu_copy())
  */
 struct vgpu_counters {
 	atomic64_t accesses;
@@ -132,6 +133,7 @@ struct vgpu_counters {
 	atomic64_t cancels;
 	atomic64_t invalidates;
 	atomic64_t overflows;
+	atomic64_t copies;
 };
 
 /**
@@ -361,6 +363,8 @@ int vgpu_vram_init(struct vgpu *vgpu, u64 size);
 void vgpu_vram_fini(struct vgpu *vgpu);
 int vgpu_vram_rw(struct vgpu *vgpu, u64 off, void *buf, size_t len,
 		 bool write);
+int vgpu_copy(struct nvsvm_gpu *gpu, u64 vram, dma_addr_t sys, u32 len,
+	      bool to_vram);
 struct page *vgpu_mem_page(struct vgpu *vgpu, enum vgpu_mem mem, u64 pa);
 int vgpu_mem_read64(struct vgpu *vgpu, enum vgpu_mem mem, u64 pa, u64 *val);
 

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device-private memory and the MIGRATE ioctl.
+ *
+ * Where the kernel has CONFIG_DEVICE_PRIVATE, the provider's video memory
+ * becomes ZONE_DEVICE pages of type MEMORY_DEVICE_PRIVATE (memremap_pages()
+ * over a free physical range from request_free_mem_region(), owner = the
+ * nvsvm device). The CPU cannot address them: a CPU page table holds a
+ * device-private swap entry, and a CPU access calls ->migrate_to_ram(),
+ * which copies the page back to system memory. HMM hands such pages to this
+ * device's mirror as valid pfns (dev_private_owner = the device), and the
+ * mirror maps them with the video-memory aperture (nvsvm_dmem_vram()).
+ *
+ * Every byte moves through the provider's ->copy() op: the core never
+ * touches video memory. The core owns all of the provider's video memory;
+ * it hands it out in 4 KiB pages from a bitmap. Offset 0 is never handed
+ * out: an invalidated GPU PTE keeps its address and flags until released,
+ * and the GP100 encoding of a writable, atomic video memory page at offset
+ * 0 is all zeroes once VALID is cleared, which the page-table manager
+ * would read as an empty entry (and leak the table).
+ *
+ * Lifetime. Device-private pages belong to the page tables of the
+ * processes that hold them, not to a file: they outlive the file that
+ * migrated them (the process keeps its data), and go when the process
+ * unmaps them or exits (->page_free() returns the VRAM page). The device's
+ * dmem state therefore lives from nvsvm_gpu_register() to
+ * nvsvm_gpu_unregister(), which first migrates every page still in VRAM
+ * back to system memory (migrate_device_range()), then waits for the last
+ * page reference in memunmap_pages().
+ *
+ * GPU mappings. Every migration goes through migrate_vma_setup(), whose
+ * MMU_NOTIFY_MIGRATE notification makes each mirror of the mm drop its GPU
+ * PTEs for the range (src/mirror.c does not ignore it), so no GPU access
+ * reaches a page while it is copied; after a move to VRAM the range is
+ * mapped again through the ordinary mirror path (nvsvm_mirror_map()).
+ *
+ * Locking: dmem->lock (a spinlock, taken with interrupts off since pages
+ * can be freed from any context) protects the bitmap and its search hint.
+ * Migrations hold the mm's mmap lock for read (migrate_vma_*() need it) and
+ * never hold an svmm mutex; the notifiers they trigger take it.
+ */
+#include <linux/bitmap.h>
+#include <linux/dma-mapping.h>
+#include <linux/hmm.h>
+#include <linux/ioport.h>
+#include <linux/memremap.h>
+#include <linux/migrate.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "nvsvm_core.h"
+#include "nvsvm_dmem.h"
+
+/* Pages per migrate_vma_setup() call: one leaf table's span. */
+#define NVSVM_DMEM_CHUNK	NVSVM_RANGE_MAX_PAGES
+/* Video memory pages never handed out (see above): offset 0. */
+#define NVSVM_DMEM_RESERVED	1
+
+/**
+ * struct nvsvm_dmem - a device's video memory as device-private pages
+ * @ndev: the device (also the pgmap owner)
+ * @pgmap: the ZONE_DEVICE map
+ * @res: the physical range the pages were given
+ * @base_pfn: pfn of the page for video memory offset 0
+ * @npages: pages of video memory
+ * @lock: protects @used and @hint
+ * @used: one bit per video memory page handed out (or reserved)
+ * @hint: where the next search for a free page starts
+ */
+struct nvsvm_dmem {
+	struct nvsvm_device *ndev;
+	struct dev_pagemap pgmap;
+	struct resource *res;
+	unsigned long base_pfn;
+	unsigned long npages;
+	spinlock_t lock;		/* @used, @hint */
+	unsigned long *used;
+	unsigned long hint;
+};
+
+static struct nvsvm_dmem *nvsvm_page_dmem(struct page *page)
+{
+	return container_of(page->pgmap, struct nvsvm_dmem, pgmap);
+}
+
+static u64 nvsvm_dmem_offset(struct nvsvm_dmem *dmem, struct page *page)
+{
+	return (u64)(page_to_pfn(page) - dmem->base_pfn) << PAGE_SHIFT;
+}
+
+/* A free video memory page, referenced and locked for migration; or NULL. */
+static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem)
+{
+	unsigned long flags, idx;
+	struct page *page;
+
+	spin_lock_irqsave(&dmem->lock, flags);
+	idx = find_next_zero_bit(dmem->used, dmem->npages, dmem->hint);
+	if (idx >= dmem->npages)
+		idx = find_first_zero_bit(dmem->used, dmem->npages);
+	if (idx < dmem->npages) {
+		__set_bit(idx, dmem->used);
+		dmem->hint = idx + 1;
+	}
+	spin_unlock_irqrestore(&dmem->lock, flags);
+	if (idx >= dmem->npages)
+		return NULL;
+
+	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, 1);
+	page = pfn_to_page(dmem->base_pfn + idx);
+	zone_device_page_init(page);
+	return page;
+}
+
+/* The last reference to a device-private page went: its VRAM is free. */
+static void nvsvm_dmem_page_free(struct page *page)
+{
+	struct nvsvm_dmem *dmem = nvsvm_page_dmem(page);
+	unsigned long flags, idx = page_to_pfn(page) - dmem->base_pfn;
+
+	spin_lock_irqsave(&dmem->lock, flags);
+	WARN_ON_ONCE(!__test_and_clear_bit(idx, dmem->used));
+	spin_unlock_irqrestore(&dmem->lock, flags);
+	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, -1);
+}
+
+/* Copy one page between the VRAM page @vpage and the system page @spage. */
+static int nvsvm_dmem_copy(struct nvsvm_dmem *dmem, struct page *vpage,
+			   struct page *spage, bool to_vram)
+{
+	struct nvsvm_gpu *gpu = dmem->ndev->gpu;
+	enum dma_data_direction dir = to_vram ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+	dma_addr_t dma;
+	int ret;
+
+	dma = dma_map_page(gpu->dev, spage, 0, PAGE_SIZE, dir);
+	if (dma_mapping_error(gpu->dev, dma))
+		return -ENOMEM;
+	ret = gpu->ops->copy(gpu, nvsvm_dmem_offset(dmem, vpage), dma,
+			     PAGE_SIZE, to_vram);
+	dma_unmap_page(gpu->dev, dma, PAGE_SIZE, dir);
+	return ret;
+}
+
+/*
+ * Destinations for a move to VRAM: a VRAM page with the data for each page
+ * that may migrate (never-touched anonymous pages get zeroes). Stops at
+ * the first page VRAM has no room for: the rest stays in system memory.
+ */
+static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
+				 struct migrate_vma *args)
+{
+	unsigned long i;
+
+	for (i = 0; i < args->npages; i++) {
+		struct page *spage = migrate_pfn_to_page(args->src[i]);
+		struct page *dpage;
+
+		args->dst[i] = 0;
+		if (!(args->src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		dpage = nvsvm_dmem_alloc(dmem);
+		if (!dpage)
+			break;
+		if (nvsvm_dmem_copy(dmem, dpage, spage ? spage : ZERO_PAGE(0),
+				    true)) {
+			unlock_page(dpage);
+			put_page(dpage);
+			continue;
+		}
+		args->dst[i] = migrate_pfn(page_to_pfn(dpage));
+	}
+	for (; i < args->npages; i++)
+		args->dst[i] = 0;
+}
+
+/*
+ * Destinations for a move to system memory of the device pages in @src.
+ * With a @vma the new pages follow its memory policy and may fail (the
+ * page then stays in VRAM); without one (eviction) they cannot fail, and
+ * a page whose copy failed is replaced by zeroes, as the VRAM goes away.
+ *
+ * Return: pages that could not be given a destination.
+ */
+static unsigned long nvsvm_dmem_fill_sys(unsigned long *src,
+					 unsigned long *dst,
+					 unsigned long npages,
+					 struct vm_area_struct *vma,
+					 unsigned long start)
+{
+	unsigned long i, failed = 0;
+
+	for (i = 0; i < npages; i++) {
+		struct page *spage = migrate_pfn_to_page(src[i]);
+		struct page *dpage;
+
+		dst[i] = 0;
+		if (!spage || !(src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		if (vma)
+			dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma,
+					       start + (i << PAGE_SHIFT));
+		else
+			dpage = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_ZERO |
+					   __GFP_NOFAIL);
+		if (!dpage) {
+			failed++;
+			continue;
+		}
+		lock_page(dpage);
+		if (nvsvm_dmem_copy(nvsvm_page_dmem(spage), spage, dpage,
+				    false)) {
+			if (vma) {
+				unlock_page(dpage);
+				put_page(dpage);
+				failed++;
+				continue;
+			}
+			dev_err_ratelimited(nvsvm_page_dmem(spage)->ndev->gpu->dev,
+					    "VRAM page lost on eviction\n");
+		}
+		dst[i] = migrate_pfn(page_to_pfn(dpage));
+	}
+	return failed;
+}
+
+/* Pages of a finished migration that moved. */
+static unsigned long nvsvm_dmem_moved(const unsigned long *src,
+				      const unsigned long *dst,
+				      unsigned long npages)
+{
+	unsigned long i, moved = 0;
+
+	for (i = 0; i < npages; i++)
+		if ((src[i] & MIGRATE_PFN_MIGRATE) && dst[i])
+			moved++;
+	return moved;
+}
+
+/*
+ * Migrate [start, end) of @vma, at most NVSVM_DMEM_CHUNK pages, with the
+ * mmap lock held for read. Return: pages moved, or a negative errno from
+ * migrate_vma_setup().
+ */
+static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
+				   struct vm_area_struct *vma,
+				   unsigned long start, unsigned long end,
+				   bool to_vram, unsigned long *src,
+				   unsigned long *dst)
+{
+	struct migrate_vma args = {
+		.vma = vma,
+		.start = start,
+		.end = end,
+		.src = src,
+		.dst = dst,
+		.pgmap_owner = dmem->ndev,
+		.flags = to_vram ? MIGRATE_VMA_SELECT_SYSTEM :
+				   MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
+	};
+	unsigned long moved;
+	int ret;
+
+	ret = migrate_vma_setup(&args);
+	if (ret)
+		return ret;
+	if (!args.cpages)
+		return 0;
+	if (to_vram)
+		nvsvm_dmem_fill_vram(dmem, &args);
+	else
+		nvsvm_dmem_fill_sys(src, dst, args.npages, vma, start);
+	migrate_vma_pages(&args);
+	moved = nvsvm_dmem_moved(src, dst, args.npages);
+	migrate_vma_finalize(&args);
+	nvsvm_stat_add(dmem->ndev, to_vram ? NVSVM_STAT_MIGRATED_VRAM :
+			NVSVM_STAT_MIGRATED_SYS, moved);
+	return moved;
+}
+
+/* A CPU access to a device-private page: bring that page back. */
+static vm_fault_t nvsvm_dmem_migrate_to_ram(struct vm_fault *vmf)
+{
+	struct nvsvm_dmem *dmem = nvsvm_page_dmem(vmf->page);
+	unsigned long src = 0, dst = 0;
+	struct migrate_vma args = {
+		.vma = vmf->vma,
+		.start = ALIGN_DOWN(vmf->address, PAGE_SIZE),
+		.end = ALIGN_DOWN(vmf->address, PAGE_SIZE) + PAGE_SIZE,
+		.src = &src,
+		.dst = &dst,
+		.pgmap_owner = dmem->ndev,
+		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
+		.fault_page = vmf->page,
+	};
+	vm_fault_t ret = 0;
+
+	if (migrate_vma_setup(&args))
+		return VM_FAULT_SIGBUS;
+	/* Nothing collected: someone else moved it; the access retries. */
+	if (!args.cpages)
+		return 0;
+	if (nvsvm_dmem_fill_sys(&src, &dst, 1, vmf->vma, args.start))
+		ret = VM_FAULT_OOM;
+	migrate_vma_pages(&args);
+	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_MIGRATED_SYS,
+		       nvsvm_dmem_moved(&src, &dst, 1));
+	migrate_vma_finalize(&args);
+	return ret;
+}
+
+static const struct dev_pagemap_ops nvsvm_dmem_ops = {
+	.page_free = nvsvm_dmem_page_free,
+	.migrate_to_ram = nvsvm_dmem_migrate_to_ram,
+};
+
+/**
+ * nvsvm_dmem_vram() - is an HMM pfn one of this device's VRAM pages?
+ * @ndev: the device
+ * @hmm_pfn: a valid pfn from hmm_range_fault()
+ * @vram: (out) its byte offset in video memory
+ *
+ * Return: true for a device-private page of @ndev (map it with the video
+ * memory aperture at @vram); false for a system memory page.
+ */
+bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
+		     u64 *vram)
+{
+	struct page *page = hmm_pfn_to_page(hmm_pfn);
+
+	if (!NVSVM_HAVE_DEVICE_PRIVATE || !is_device_private_page(page) ||
+	    page->pgmap->owner != ndev)
+		return false;
+	*vram = nvsvm_dmem_offset(nvsvm_page_dmem(page), page);
+	return true;
+}
+
+/**
+ * nvsvm_dmem_hmm_fixup() - move back VRAM pages the GPU wants to write
+ * @ndev: the device
+ * @range: a range hmm_range_fault() just filled, the mmap lock still held
+ *	for read
+ * @req: the per-page HMM_PFN_REQ_* flags it was given, or NULL
+ *
+ * hmm_range_fault() returns this device's pages as they are, without
+ * faulting: a page the CPU maps read-only (after fork, both processes
+ * share it copy-on-write) comes back without HMM_PFN_WRITE even when write
+ * access was asked for, and the GPU write would fault forever. Such pages
+ * are migrated to system memory here, so that the retried
+ * hmm_range_fault() breaks the copy-on-write like for any page.
+ *
+ * Return: 0, or -EBUSY when a page moved: the caller retries.
+ */
+int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
+			 const unsigned long *req)
+{
+	unsigned long i, npages = (range->end - range->start) >> PAGE_SHIFT;
+	unsigned long src, dst;
+	bool moved = false;
+	u64 vram;
+
+	if (!ndev->dmem)
+		return 0;
+	for (i = 0; i < npages; i++) {
+		unsigned long want = range->default_flags;
+		unsigned long hpfn = range->hmm_pfns[i];
+		unsigned long addr = range->start + (i << PAGE_SHIFT);
+		struct vm_area_struct *vma;
+
+		if (req)
+			want |= req[i] & range->pfn_flags_mask;
+		if (!(want & HMM_PFN_REQ_WRITE) || !(hpfn & HMM_PFN_VALID) ||
+		    (hpfn & HMM_PFN_WRITE) || !nvsvm_dmem_vram(ndev, hpfn, &vram))
+			continue;
+		vma = vma_lookup(range->notifier->mm, addr);
+		if (vma && nvsvm_dmem_migrate_vma(ndev->dmem, vma, addr,
+						  addr + PAGE_SIZE, false,
+						  &src, &dst) > 0)
+			moved = true;
+	}
+	return moved ? -EBUSY : 0;
+}
+
+/**
+ * nvsvm_ioctl_migrate() - NVSVM_IOCTL_MIGRATE
+ * @nf: the file
+ * @uarg: struct nvsvm_migrate
+ *
+ * Best effort: holes, pages that cannot move (file-backed, pinned, locked
+ * elsewhere) and what does not fit in VRAM stay where they are. After a
+ * move to VRAM the range's present pages are mapped on the GPU.
+ *
+ * Return: 0 with @moved set; -EOPNOTSUPP without device-private memory,
+ * -EINVAL for bad fields, no area or a range that is not mirrored,
+ * -EINTR on a fatal signal, -ENOMEM, -EFAULT.
+ */
+long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_dmem *dmem = nf->ndev->dmem;
+	struct mm_struct *mm = current->mm;
+	struct nvsvm_migrate args;
+	struct nvsvm_svmm *svmm;
+	unsigned long *src, *dst;
+	u64 addr, end, mapped;
+	bool to_vram;
+	long ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (!dmem)
+		return -EOPNOTSUPP;
+	if (args.flags || args.moved || args.target > NVSVM_MIGRATE_TO_SYSMEM)
+		return -EINVAL;
+	ret = nvsvm_svmm_get_range(nf, args.addr, args.size, &svmm);
+	if (ret)
+		return ret;
+	src = kmalloc_array(2 * NVSVM_DMEM_CHUNK, sizeof(*src), GFP_KERNEL);
+	if (!src) {
+		nvsvm_svmm_put(svmm);
+		return -ENOMEM;
+	}
+	dst = src + NVSVM_DMEM_CHUNK;
+	to_vram = args.target == NVSVM_MIGRATE_TO_VRAM;
+	end = args.addr + args.size;
+
+	for (addr = args.addr; addr < end; ) {
+		struct vm_area_struct *vma;
+		u64 next;
+
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		mmap_read_lock(mm);
+		vma = find_vma(mm, addr);
+		if (!vma || vma->vm_start >= end) {
+			mmap_read_unlock(mm);
+			break;
+		}
+		addr = max_t(u64, addr, vma->vm_start);
+		next = min3((u64)vma->vm_end, end,
+			    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
+			    NVSVM_RANGE_MAX_BYTES);
+		/* A VMA migrate_vma_setup() refuses is skipped. */
+		ret = nvsvm_dmem_migrate_vma(dmem, vma, addr, next, to_vram,
+					     src, dst);
+		mmap_read_unlock(mm);
+		if (ret > 0)
+			args.moved += ret;
+		ret = 0;
+		addr = next;
+		cond_resched();
+	}
+	kfree(src);
+	/* Map what is now in VRAM; a failure here only costs GPU faults. */
+	if (!ret && to_vram && args.moved)
+		nvsvm_mirror_map(svmm, args.addr, end, 0, &mapped);
+	nvsvm_svmm_put(svmm);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+}
+
+/* Move every page still in VRAM back to system memory. */
+static void nvsvm_dmem_evict(struct nvsvm_dmem *dmem)
+{
+	unsigned long *src, *dst, i, n;
+
+	src = kmalloc_array(2 * NVSVM_DMEM_CHUNK, sizeof(*src),
+			    GFP_KERNEL | __GFP_NOFAIL);
+	dst = src + NVSVM_DMEM_CHUNK;
+	/* A page being freed or migrated meanwhile is seen in a later pass. */
+	while (find_next_bit(dmem->used, dmem->npages, NVSVM_DMEM_RESERVED) <
+	       dmem->npages) {
+		for (i = 0; i < dmem->npages; i += n) {
+			n = min_t(unsigned long, NVSVM_DMEM_CHUNK,
+				  dmem->npages - i);
+			if (find_next_bit(dmem->used, i + n, i) >= i + n)
+				continue;
+			migrate_device_range(src, dmem->base_pfn + i, n);
+			nvsvm_dmem_fill_sys(src, dst, n, NULL, 0);
+			migrate_device_pages(src, dst, n);
+			nvsvm_stat_add(dmem->ndev, NVSVM_STAT_MIGRATED_SYS,
+				       nvsvm_dmem_moved(src, dst, n));
+			migrate_device_finalize(src, dst, n);
+		}
+		cond_resched();
+	}
+	kfree(src);
+}
+
+/**
+ * nvsvm_dmem_init() - make the provider's VRAM device-private memory
+ * @ndev: the device, named
+ *
+ * Does nothing (and MIGRATE fails with EOPNOTSUPP) when the kernel lacks
+ * CONFIG_DEVICE_PRIVATE, the provider has no VRAM or no ->copy().
+ *
+ * Return: 0, or an errno when the memory could not be set up.
+ */
+int nvsvm_dmem_init(struct nvsvm_device *ndev)
+{
+	struct nvsvm_gpu *gpu = ndev->gpu;
+	u64 size = ALIGN_DOWN(gpu->vram_size, PAGE_SIZE);
+	struct nvsvm_dmem *dmem;
+	void *addr;
+	int ret;
+
+	if (!NVSVM_HAVE_DEVICE_PRIVATE || size <= NVSVM_DMEM_RESERVED * PAGE_SIZE ||
+	    !gpu->ops->copy)
+		return 0;
+	dmem = kzalloc(sizeof(*dmem), GFP_KERNEL);
+	if (!dmem)
+		return -ENOMEM;
+	dmem->ndev = ndev;
+	dmem->npages = size >> PAGE_SHIFT;
+	spin_lock_init(&dmem->lock);
+	dmem->used = bitmap_zalloc(dmem->npages, GFP_KERNEL);
+	if (!dmem->used) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	bitmap_set(dmem->used, 0, NVSVM_DMEM_RESERVED);
+	dmem->hint = NVSVM_DMEM_RESERVED;
+	/* Memory hotplug works in 2 MiB subsections. */
+	dmem->res = request_free_mem_region(&iomem_resource,
+					    ALIGN(size, SZ_2M), ndev->name);
+	if (IS_ERR(dmem->res)) {
+		ret = PTR_ERR(dmem->res);
+		goto err_free;
+	}
+	dmem->pgmap.type = MEMORY_DEVICE_PRIVATE;
+	dmem->pgmap.range.start = dmem->res->start;
+	dmem->pgmap.range.end = dmem->res->start + ALIGN(size, SZ_2M) - 1;
+	dmem->pgmap.nr_range = 1;
+	dmem->pgmap.ops = &nvsvm_dmem_ops;
+	dmem->pgmap.owner = ndev;
+	addr = memremap_pages(&dmem->pgmap, dev_to_node(gpu->dev));
+	if (IS_ERR(addr)) {
+		ret = PTR_ERR(addr);
+		goto err_region;
+	}
+	dmem->base_pfn = PHYS_PFN(dmem->res->start);
+	ndev->dmem = dmem;
+	return 0;
+
+err_region:
+	release_mem_region(dmem->res->start, resource_size(dmem->res));
+err_free:
+	bitmap_free(dmem->used);
+	kfree(dmem);
+	return ret;
+}
+
+/**
+ * nvsvm_dmem_fini() - give the VRAM back to the provider
+ * @ndev: the device; no file of it is open
+ *
+ * Pages still in VRAM (processes that migrated and kept running after
+ * closing the device) are migrated back to system memory first.
+ */
+void nvsvm_dmem_fini(struct nvsvm_device *ndev)
+{
+	struct nvsvm_dmem *dmem = ndev->dmem;
+
+	if (!dmem)
+		return;
+	nvsvm_dmem_evict(dmem);
+	memunmap_pages(&dmem->pgmap);
+	release_mem_region(dmem->res->start, resource_size(dmem->res));
+	ndev->dmem = NULL;
+	bitmap_free(dmem->used);
+	kfree(dmem);
+}

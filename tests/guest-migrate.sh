@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Device-private VRAM with a small VRAM (nvsvm_vgpu vram_mb=4), in the test
+# VM. Starts and ends with neither module loaded. Prints KTAP.
+#  1. `migrate small-vram`: migrating more than the VRAM moves what fits
+#     (tests/migrate.c exhaustion_falls_back) and the basic cases again.
+#  2. Unload with pages in VRAM: a process migrates pages, closes the
+#     device and keeps running; rmmod nvsvm_vgpu moves its pages back to
+#     system memory, the process then finds its data intact.
+# Skips where GET_INFO has no NVSVM_CAP_DEVICE_PRIVATE (a kernel without
+# CONFIG_DEVICE_PRIVATE).
+
+bin=/tests/bin/migrate
+dbg=/sys/kernel/debug/nvsvm/nvsvm0
+
+if ! modinfo nvsvm_vgpu >/dev/null 2>&1 || [ ! -x $bin ]; then
+	echo "1..0 # SKIP nvsvm_vgpu or $bin is missing"
+	exit 4
+fi
+if ! modprobe nvsvm_vgpu vram_mb=4; then
+	echo "1..0 # SKIP modprobe nvsvm_vgpu vram_mb=4 failed"
+	exit 4
+fi
+tmp=$(mktemp -d)
+# Stream the program's KTAP as comments; keep its exit status.
+{ $bin small-vram 2>&1; echo $? >"$tmp/status"; } | tee "$tmp/small" |
+	sed 's/^/# /'
+status=$(cat "$tmp/status")
+if [ "$status" = 4 ]; then
+	rmmod nvsvm_vgpu nvsvm
+	echo "1..0 # SKIP $(sed -n 's/.*# SKIP //p' "$tmp/small" | head -n 1)"
+	rm -rf "$tmp"
+	exit 4
+fi
+fails=0
+echo "1..2"
+if [ "$status" = 0 ]; then
+	echo "ok 1 small-vram"
+else
+	echo "not ok 1 small-vram # exit status $status"
+	fails=1
+fi
+
+# 2: the holder migrates, closes and waits for SIGUSR1.
+$bin hold >"$tmp/hold" 2>&1 &
+pid=$!
+i=0
+while ! grep -q '^ready' "$tmp/hold" && [ $i -lt 120 ] &&
+	kill -0 $pid 2>/dev/null; do
+	sleep 1
+	i=$((i + 1))
+done
+err=
+if ! grep -q '^ready' "$tmp/hold"; then
+	err="the holder did not get ready"
+else
+	used=$(cat $dbg/vram_pages 2>/dev/null)
+	want=$(sed -n 's/^ready //p' "$tmp/hold")
+	[ "$used" = "$want" ] || err="vram_pages $used before unload, expected $want"
+	echo "# holder ready with $used pages in VRAM: rmmod nvsvm_vgpu"
+	rmmod nvsvm_vgpu || err="$err; rmmod nvsvm_vgpu failed"
+	rmmod nvsvm || err="$err; rmmod nvsvm failed"
+fi
+kill -USR1 $pid 2>/dev/null
+wait $pid
+status=$?
+sed 's/^/# /' "$tmp/hold"
+[ $status = 0 ] || err="$err; the holder exited with $status"
+if [ -z "$err" ]; then
+	echo "ok 2 unload-evicts-vram"
+else
+	echo "# $err"
+	echo "not ok 2 unload-evicts-vram"
+	fails=$((fails + 1))
+fi
+grep -q '^nvsvm_vgpu ' /proc/modules && rmmod nvsvm_vgpu
+grep -q '^nvsvm ' /proc/modules && rmmod nvsvm
+rm -rf "$tmp"
+[ $fails = 0 ]

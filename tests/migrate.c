@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device-private VRAM and NVSVM_IOCTL_MIGRATE: pages moved to VRAM are
+ * mapped by the GPU with the VRAM aperture (QUERY) and keep their data for
+ * GPU reads and writes; a CPU access brings a page back with its data;
+ * fork, munmap and exit with pages in VRAM are correct and give the VRAM
+ * back (debugfs vram_pages); migrating more than the VRAM moves what fits
+ * and leaves the rest in system memory; bad input fails with the
+ * documented errno and changes nothing.
+ *
+ * Where GET_INFO lacks NVSVM_CAP_DEVICE_PRIVATE (Debian's stock kernel has
+ * no CONFIG_DEVICE_PRIVATE) every case but unsupported_or_works skips,
+ * and that one checks MIGRATE fails with EOPNOTSUPP.
+ *
+ * Filling the default 64 MiB of VRAM takes minutes on the debug kernel,
+ * so exhaustion runs in tests/guest-migrate.sh with nvsvm_vgpu vram_mb=4:
+ *   migrate              the cases below, with the modules' defaults
+ *   migrate small-vram   exhaustion (and the rest again) with a small VRAM
+ *   migrate hold         for the unload test of tests/guest-migrate.sh:
+ *                        migrate pages to VRAM, close the device, print
+ *                        "ready", wait for SIGUSR1, then check the data
+ *                        (exit 0) after the GPU went away under them
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#define TIMEOUT_MS	120000
+
+#include "ktap.h"
+#include "common.h"
+
+#define NEED_DMEM() do {						\
+	if (!(info.caps & NVSVM_CAP_DEVICE_PRIVATE))			\
+		SKIP("%s", info.vram_size && (info.caps & NVSVM_CAP_EXEC) ? \
+		     "kernel without CONFIG_DEVICE_PRIVATE" :		\
+		     "GPU without VRAM or copy engine");		\
+	NEED_CAP(NVSVM_CAP_EXEC);					\
+} while (0)
+
+static uint64_t pat(uint64_t i)
+{
+	return 0x3c3c000000000000ULL | i;
+}
+
+static uint64_t *anon_filled(size_t size)
+{
+	uint64_t *p = anon(size);
+	size_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < size / 8; i++)
+		p[i] = pat(i);
+	return p;
+}
+
+static int vram_pages(uint64_t *v)
+{
+	int ret = nvsvm_stat_read(0, "vram_pages", v);
+
+	if (ret)
+		KTAP_FAIL_MSG("debugfs vram_pages: %s", strerror(-ret));
+	return KTAP_PASS;
+}
+
+/*
+ * Wait until vram_pages is @want: pages are freed when the last mapping
+ * goes, which for an exiting process may finish just after waitpid().
+ * A bounded wait for a state, not a timed assertion.
+ */
+static int vram_pages_become(uint64_t want)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		CHECK(vram_pages(&v));
+		if (v == want)
+			return KTAP_PASS;
+		usleep(10000);
+	}
+	KTAP_FAIL_MSG("vram_pages %llu, expected %llu",
+		      (unsigned long long)v, (unsigned long long)want);
+}
+
+static int migrate(struct fx *f, const void *p, size_t size, uint32_t target,
+		   uint64_t want)
+{
+	uint64_t moved = ~0ULL;
+
+	EXPECT_OK(nvsvm_migrate(f->fd, nvsvm_ptr(p), size, target, &moved));
+	if (moved != want)
+		KTAP_FAIL_MSG("MIGRATE %s of %zu pages at %p: moved %llu, expected %llu",
+			      target == NVSVM_MIGRATE_TO_VRAM ? "to VRAM" :
+			      "to sysmem", (size_t)(size / PAGE), p,
+			      (unsigned long long)moved,
+			      (unsigned long long)want);
+	return KTAP_PASS;
+}
+
+/* Every page of [p, p + n pages) has (QUERY entry & mask) == want. */
+static int query_expect(struct fx *f, const void *p, unsigned int n,
+			uint32_t mask, uint32_t want)
+{
+	uint32_t q[512];
+	unsigned int i;
+
+	if (n > 512)
+		KTAP_FAIL_MSG("query_expect: n %u", n);
+	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, q));
+	for (i = 0; i < n; i++)
+		if ((q[i] & mask) != want)
+			KTAP_FAIL_MSG("QUERY page %u of %p: %#x, expected (x & %#x) == %#x",
+				      i, p, q[i], mask, want);
+	return KTAP_PASS;
+}
+
+#define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
+#define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
+
+/* The GPU sums [p, p + size) and finds @want. */
+static int gpu_sum_eq(struct fx *f, const void *p, size_t size,
+		      uint64_t want)
+{
+	uint64_t got;
+
+	CHECK(gpu_ok1(f, nvsvm_op_sum(nvsvm_ptr(p), size), &got));
+	if (got != want)
+		KTAP_FAIL_MSG("GPU SUM of %zu bytes at %p: %#llx, expected %#llx",
+			      size, p, (unsigned long long)got,
+			      (unsigned long long)want);
+	return KTAP_PASS;
+}
+
+static uint64_t pat_sum(size_t first, size_t n)
+{
+	uint64_t s = 0;
+	size_t i;
+
+	for (i = first; i < first + n; i++)
+		s += pat(i);
+	return s;
+}
+
+static int cpu_pat(const volatile uint64_t *p, size_t first, size_t n)
+{
+	size_t i;
+
+	for (i = first; i < first + n; i++)
+		if (p[i] != pat(i))
+			KTAP_FAIL_MSG("word %zu: %#llx, expected %#llx", i,
+				      (unsigned long long)p[i],
+				      (unsigned long long)pat(i));
+	return KTAP_PASS;
+}
+
+/* MIGRATE works exactly when GET_INFO says so; EOPNOTSUPP otherwise. */
+static int unsupported_or_works(void)
+{
+	uint64_t *buf = anon_filled(4 * PAGE);
+	uint64_t moved = ~0ULL;
+	struct fx f;
+	int ret;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	ret = nvsvm_migrate(f.fd, nvsvm_ptr(buf), 4 * PAGE,
+			    NVSVM_MIGRATE_TO_VRAM, &moved);
+	if (!(info.caps & NVSVM_CAP_DEVICE_PRIVATE)) {
+		EXPECT_ERR(ret, EOPNOTSUPP);
+		ktap_note("no NVSVM_CAP_DEVICE_PRIVATE: MIGRATE is EOPNOTSUPP");
+	} else {
+		EXPECT_OK(ret);
+		EXPECT_EQ(moved, 4);
+	}
+	CHECK(cpu_pat(buf, 0, 4 * WORDS));
+	return KTAP_PASS;
+}
+
+/* To VRAM: GPU reads and writes the data there; back: the CPU sees both. */
+static int gpu_uses_vram(void)
+{
+	const size_t n = 16;
+	uint64_t *buf, v0, v1;
+	struct fx f;
+
+	NEED_DMEM();
+	buf = anon_filled(n * PAGE);
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(vram_pages(&v0));
+	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	CHECK(vram_pages(&v1));
+	EXPECT_EQ(v1 - v0, n);
+	CHECK(query_expect(&f, buf, n, IN_VRAM | NVSVM_QUERY_WRITE,
+			   IN_VRAM | NVSVM_QUERY_WRITE));
+	/* Already there: nothing moves again. */
+	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, 0));
+
+	CHECK(gpu_sum_eq(&f, buf, n * PAGE, pat_sum(0, n * WORDS)));
+	CHECK(gpu_ok1(&f, nvsvm_op_fill(nvsvm_ptr(&buf[3 * WORDS]), PAGE,
+					0x7777), NULL));
+	CHECK(gpu_read_eq(&f, &buf[3 * WORDS + 5], 0x7777));
+	CHECK(query_expect(&f, buf, n, IN_VRAM, IN_VRAM));
+
+	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_SYSMEM, n));
+	CHECK(vram_pages_become(v0));
+	CHECK(query_expect(&f, buf, n, NVSVM_QUERY_VRAM, 0));
+	CHECK(cpu_pat(buf, 0, 3 * WORDS));
+	CHECK(cpu_check(&buf[3 * WORDS], WORDS, 0x7777));
+	CHECK(cpu_pat(buf, 4 * WORDS, (n - 4) * WORDS));
+	return KTAP_PASS;
+}
+
+/* A CPU access migrates that page back, data intact; the rest stays. */
+static int cpu_touch_brings_back(void)
+{
+	const size_t n = 8;
+	uint64_t *buf, s0, s1;
+	struct fx f;
+
+	NEED_DMEM();
+	buf = anon_filled(n * PAGE);
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[2 * WORDS + 1]),
+					 0xabcdef), NULL));
+	EXPECT_OK(nvsvm_stat_read(0, "migrated_to_sysmem", &s0));
+	/* CPU read of page 2, CPU write of page 5. */
+	EXPECT_EQ(buf[2 * WORDS + 1], 0xabcdef);
+	EXPECT_EQ(buf[2 * WORDS], pat(2 * WORDS));
+	buf[5 * WORDS + 7] = 0x5555;
+	EXPECT_OK(nvsvm_stat_read(0, "migrated_to_sysmem", &s1));
+	EXPECT_EQ(s1 - s0, 2);
+	CHECK(query_expect(&f, &buf[2 * WORDS], 1, NVSVM_QUERY_VRAM, 0));
+	CHECK(query_expect(&f, &buf[5 * WORDS], 1, NVSVM_QUERY_VRAM, 0));
+	CHECK(query_expect(&f, buf, 2, IN_VRAM, IN_VRAM));
+	CHECK(query_expect(&f, &buf[6 * WORDS], 2, IN_VRAM, IN_VRAM));
+	/* The GPU sees the CPU's write (it faults the page in again). */
+	CHECK(gpu_read_eq(&f, &buf[5 * WORDS + 7], 0x5555));
+	CHECK(gpu_read_eq(&f, &buf[7 * WORDS + 9], pat(7 * WORDS + 9)));
+	/* Every other word came back intact. */
+	buf[2 * WORDS + 1] = pat(2 * WORDS + 1);
+	buf[5 * WORDS + 7] = pat(5 * WORDS + 7);
+	CHECK(cpu_pat(buf, 0, n * WORDS));
+	return KTAP_PASS;
+}
+
+/* Never-touched anonymous memory moves as zero pages. */
+static int untouched_moves_as_zero(void)
+{
+	const size_t n = 4;
+	uint64_t *buf;
+	struct fx f;
+
+	NEED_DMEM();
+	buf = anon(n * PAGE);
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	CHECK(query_expect(&f, buf, n, IN_VRAM, IN_VRAM));
+	CHECK(gpu_sum_eq(&f, buf, n * PAGE, 0));
+	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[WORDS]), 9), NULL));
+	EXPECT_EQ(buf[WORDS], 9);
+	CHECK(cpu_check(buf, WORDS, 0));
+	CHECK(cpu_check(&buf[2 * WORDS], 2 * WORDS, 0));
+	return KTAP_PASS;
+}
+
+/* Shared memory and holes do not move; the call still succeeds. */
+static int best_effort_skips(void)
+{
+	uint64_t *shm, *buf;
+	struct fx f;
+
+	NEED_DMEM();
+	shm = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_MAP(shm);
+	shm[0] = 0x51;
+	buf = anon_filled(8 * PAGE);
+	ASSERT_MAP(buf);
+	ASSERT_SYS(munmap(&buf[2 * WORDS], 2 * PAGE));
+	FX_OPEN(&f);
+	CHECK(migrate(&f, shm, 4 * PAGE, NVSVM_MIGRATE_TO_VRAM, 0));
+	EXPECT_EQ(shm[0], 0x51);
+	/* A hole in the middle: the 6 pages around it move. */
+	CHECK(migrate(&f, buf, 8 * PAGE, NVSVM_MIGRATE_TO_VRAM, 6));
+	CHECK(query_expect(&f, &buf[2 * WORDS], 2, NVSVM_QUERY_VALID, 0));
+	CHECK(gpu_sum_eq(&f, &buf[4 * WORDS], 4 * PAGE,
+			 pat_sum(4 * WORDS, 4 * WORDS)));
+	CHECK(cpu_pat(buf, 0, 2 * WORDS));
+	return KTAP_PASS;
+}
+
+/*
+ * fork with pages in VRAM: both sides share them copy-on-write. The parent
+ * writes word 0 through the GPU first (the GPU must break the
+ * copy-on-write of a device-private page), then the child checks it still
+ * sees the old data everywhere and writes word 0 with the CPU; each side
+ * sees only its own value, and the rest is intact on both.
+ */
+static int fork_with_vram(void)
+{
+	const size_t n = 4;
+	volatile uint64_t *shared = ktap_shared(PAGE);
+	int to_child[2], status;
+	uint64_t *buf;
+	char c = 0;
+	struct fx f;
+	pid_t pid;
+
+	NEED_DMEM();
+	buf = anon_filled(n * PAGE);
+	ASSERT_MAP(buf);
+	ASSERT_MAP(shared);
+	ASSERT_SYS(pipe(to_child));
+	FX_OPEN(&f);
+	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid) {
+		size_t i;
+
+		if (read(to_child[0], &c, 1) != 1)
+			_exit(2);
+		shared[2] = 1;
+		for (i = 0; i < n * WORDS; i++)
+			if (buf[i] != pat(i))
+				shared[2] = 0;
+		buf[0] = 0xc1c1;
+		shared[0] = buf[0];
+		_exit(0);
+	}
+	/* fork write-protected the parent's pages: so must the GPU be. */
+	CHECK(query_expect(&f, buf, n, NVSVM_QUERY_WRITE, 0));
+	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[0]), 0xd1d1), NULL));
+	CHECK(gpu_read_eq(&f, &buf[0], 0xd1d1));
+	CHECK(gpu_sum_eq(&f, &buf[WORDS], (n - 1) * PAGE,
+			 pat_sum(WORDS, (n - 1) * WORDS)));
+	ASSERT_SYS(write(to_child[1], &c, 1));
+	ASSERT_SYS(waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x",
+		    status);
+	EXPECT_EQ(shared[2], 1);
+	EXPECT_EQ(shared[0], 0xc1c1);
+	EXPECT_EQ(buf[0], 0xd1d1);
+	CHECK(cpu_pat(buf, 1, n * WORDS - 1));
+	return KTAP_PASS;
+}
+
+/* munmap of pages in VRAM frees them at once. */
+static int munmap_frees_vram(void)
+{
+	const size_t n = 32;
+	uint64_t *buf, v0, v1;
+	struct fx f;
+
+	NEED_DMEM();
+	buf = anon_filled(n * PAGE);
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(vram_pages(&v0));
+	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	CHECK(vram_pages(&v1));
+	EXPECT_EQ(v1 - v0, n);
+	ASSERT_SYS(munmap(buf, n * PAGE));
+	CHECK(vram_pages_become(v0));
+	return KTAP_PASS;
+}
+
+/*
+ * A process that exits with pages in VRAM (fd still open, nothing
+ * unmapped) gives them back; so does one that closed the fd first and
+ * keeps running, its data still reachable.
+ */
+static int exit_frees_vram(void)
+{
+	const size_t n = 32;
+	uint64_t *buf, v0;
+	int status;
+	struct fx f;
+	pid_t pid;
+
+	NEED_DMEM();
+	CHECK(vram_pages(&v0));
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid) {
+		uint64_t moved = 0;
+
+		buf = anon_filled(n * PAGE);
+		f.fd = nvsvm_open(0);
+		if (!buf || f.fd < 0 || nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE) ||
+		    nvsvm_migrate(f.fd, nvsvm_ptr(buf), n * PAGE,
+				  NVSVM_MIGRATE_TO_VRAM, &moved) || moved != n)
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_SYS(waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x",
+		    status);
+	CHECK(vram_pages_become(v0));
+
+	buf = anon_filled(n * PAGE);
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	close(f.fd);
+	CHECK(cpu_pat(buf, 0, WORDS));
+	CHECK(vram_pages_become(v0 + n - 1));
+	ASSERT_SYS(munmap(buf, n * PAGE));
+	CHECK(vram_pages_become(v0));
+	return KTAP_PASS;
+}
+
+/*
+ * More than the VRAM: what fits moves, the rest stays in system memory;
+ * the GPU and then the CPU see every word; all VRAM comes back.
+ */
+static int exhaustion_falls_back(void)
+{
+	size_t vram = info.vram_size / PAGE, n, free_pages;
+	uint64_t *buf, v0, moved = 0, back = 0;
+	uint32_t q[512];
+	size_t i, j, in_vram = 0;
+	struct fx f;
+
+	NEED_DMEM();
+	CHECK(vram_pages(&v0));
+	/* VRAM offset 0 is never used (docs/uapi.md). */
+	free_pages = vram - 1 - v0;
+	n = ALIGN_UP(vram + vram / 2, 512);	/* half as much again */
+	buf = anon_filled(n * PAGE);
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	EXPECT_OK(nvsvm_migrate(f.fd, nvsvm_ptr(buf), n * PAGE,
+				NVSVM_MIGRATE_TO_VRAM, &moved));
+	EXPECT_EQ(moved, free_pages);
+	CHECK(vram_pages_become(vram - 1));
+	for (i = 0; i < n; i += 512) {
+		EXPECT_OK(nvsvm_query(f.fd, nvsvm_ptr(&buf[i * WORDS]), 512, q));
+		for (j = 0; j < 512; j++)
+			in_vram += (q[j] & IN_VRAM) == IN_VRAM;
+	}
+	EXPECT_EQ(in_vram, moved);
+	/* Nothing more fits. */
+	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, 0));
+	CHECK(gpu_sum_eq(&f, buf, n * PAGE, pat_sum(0, n * WORDS)));
+	EXPECT_OK(nvsvm_migrate(f.fd, nvsvm_ptr(buf), n * PAGE,
+				NVSVM_MIGRATE_TO_SYSMEM, &back));
+	EXPECT_EQ(back, moved);
+	CHECK(vram_pages_become(v0));
+	CHECK(cpu_pat(buf, 0, n * WORDS));
+	return KTAP_PASS;
+}
+
+/* Bad input: the documented errno, and nothing moved. */
+static int bad_input(void)
+{
+	uint64_t *buf = anon_filled(4 * PAGE), v0, v1;
+	struct nvsvm_migrate m = { .size = 4 * PAGE,
+				   .target = NVSVM_MIGRATE_TO_VRAM };
+	int fd, status;
+	struct fx f;
+	pid_t pid;
+
+	NEED_DMEM();
+	ASSERT_MAP(buf);
+	CHECK(vram_pages(&v0));
+	m.addr = nvsvm_ptr(buf);
+	/* No area yet. */
+	OPEN_DEV(fd);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	close(fd);
+
+	FX_OPEN(&f);
+	m.flags = 1;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.flags = 1U << 31;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.flags = 0;
+	m.target = 2;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.target = NVSVM_MIGRATE_TO_VRAM;
+	m.moved = 1;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.moved = 0;
+	m.addr += 8;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.addr -= 8;
+	m.size = 100;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.size = 0;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.size = -PAGE;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.size = 4 * PAGE;
+	/* The unmanaged window, and a range touching it. */
+	m.addr = WIN_ADDR;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.addr = WIN_ADDR - PAGE;
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m), EINVAL);
+	m.addr = nvsvm_ptr(buf);
+	EXPECT_ERR(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, (void *)8), EFAULT);
+
+	/* Another address space: EPERM. */
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid)
+		_exit(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m) == -EPERM ? 0 : 2);
+	ASSERT_SYS(waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status),
+		    "MIGRATE from a forked child: status %#x, expected EPERM",
+		    status);
+
+	CHECK(vram_pages(&v1));
+	EXPECT_EQ(v1, v0);
+	CHECK(query_expect(&f, buf, 4, NVSVM_QUERY_VRAM, 0));
+	/* And the same call, well formed, works. */
+	EXPECT_OK(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m));
+	EXPECT_EQ(m.moved, 4);
+	CHECK(cpu_pat(buf, 0, 4 * WORDS));
+	return KTAP_PASS;
+}
+
+static volatile sig_atomic_t released;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	released = 1;
+}
+
+/* "migrate hold": see the top of the file. Exit 0, 1 (failed), 4 (skip). */
+static int hold(void)
+{
+	const size_t n = 64;
+	uint64_t *buf, moved = 0;
+	sigset_t block, old;
+	size_t i;
+	int fd;
+
+	fd = nvsvm_open(0);
+	if (fd < 0 || nvsvm_get_info(fd, &info)) {
+		printf("# /dev/nvsvm0: %s\n", strerror(fd < 0 ? -fd : EIO));
+		return 1;
+	}
+	if (!(info.caps & NVSVM_CAP_DEVICE_PRIVATE)) {
+		printf("skip no NVSVM_CAP_DEVICE_PRIVATE\n");
+		return KTAP_EXIT_SKIP;
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGUSR1, on_usr1);
+	buf = anon_filled(n * PAGE);
+	if (!buf || nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE) ||
+	    nvsvm_migrate(fd, nvsvm_ptr(buf), n * PAGE,
+			  NVSVM_MIGRATE_TO_VRAM, &moved) || moved != n) {
+		printf("# MIGRATE to VRAM: moved %llu of %zu\n",
+		       (unsigned long long)moved, n);
+		return 1;
+	}
+	close(fd);
+	printf("ready %zu\n", n);
+	fflush(stdout);
+	while (!released)
+		sigsuspend(&old);
+	for (i = 0; i < n * WORDS; i++)
+		if (buf[i] != pat(i)) {
+			printf("# word %zu: %#llx, expected %#llx\n", i,
+			       (unsigned long long)buf[i],
+			       (unsigned long long)pat(i));
+			return 1;
+		}
+	printf("intact\n");
+	return 0;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(unsupported_or_works),
+	KTAP_CASE(gpu_uses_vram),
+	KTAP_CASE(cpu_touch_brings_back),
+	KTAP_CASE(untouched_moves_as_zero),
+	KTAP_CASE(best_effort_skips),
+	KTAP_CASE(fork_with_vram),
+	KTAP_CASE(munmap_frees_vram),
+	KTAP_CASE(exit_frees_vram),
+	KTAP_CASE(bad_input),
+};
+
+static const struct ktap_case small_vram_cases[] = {
+	KTAP_CASE(gpu_uses_vram),
+	KTAP_CASE(cpu_touch_brings_back),
+	KTAP_CASE(exhaustion_falls_back),
+	KTAP_CASE(munmap_frees_vram),
+};
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "hold"))
+		return hold();
+	if (argc > 1 && !strcmp(argv[1], "small-vram")) {
+		/* Skip as a whole (exit 4), for tests/guest-migrate.sh. */
+		int fd = nvsvm_open(0);
+
+		if (fd >= 0 && !nvsvm_get_info(fd, &info) &&
+		    !(info.caps & NVSVM_CAP_DEVICE_PRIVATE))
+			ktap_skip_all("no NVSVM_CAP_DEVICE_PRIVATE (kernel without CONFIG_DEVICE_PRIVATE?)");
+		if (fd >= 0)
+			close(fd);
+		return test_main(small_vram_cases,
+				 KTAP_ARRAY_SIZE(small_vram_cases), 0);
+	}
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
+}
