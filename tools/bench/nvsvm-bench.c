@@ -5,13 +5,14 @@
  * lib/test_hmm.ko (/dev/hmm_dmirror0, through its uAPI header, which the
  * build takes from the linux-source tree: nothing of it is copied here).
  *
- * usage: nvsvm-bench [-r REPS] [-g GPCS] [-w WORKLOADS] [-P] SIZE_MIB...
+ * usage: nvsvm-bench [-r REPS] [-g GPCS] [-w WORKLOADS] [-t MHZ] [-P] SIZE_MIB...
  *
  *   -r REPS       repetitions of every measurement; the median is printed
  *                 (default 3; e takes 2 * REPS + 5, its munmap being short)
  *   -g GPCS       GPCs the GPU workloads are spread over, each running one
  *                 EXEC on a contiguous share of the range (default: all)
  *   -w WORKLOADS  letters of the workloads to run (default abcdefgh)
+ *   -t MHZ        the TSC's frequency (x86-64; see now()), default: measured
  *   -P            no peer, even when /dev/hmm_dmirror0 exists
  *
  * Workloads, each on fresh memory of SIZE MiB of 4 KiB pages:
@@ -101,13 +102,86 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
-static double now(void)
+static double mono(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+/*
+ * The clock of every measurement. A tinyconfig guest without ACPI has no
+ * HPET or PM timer: its kernel marks the TSC unstable for want of a
+ * reference and runs on jiffies, a 4 ms clock, too coarse for a munmap.
+ * The TSC itself is fine (QEMU reads the host's invariant TSC; KVM passes
+ * it through), so on x86-64 the TSC is read directly, at the rate -t
+ * gives (the host's TSC frequency, which run-bench.sh passes). Without -t
+ * the rate is calibrated against CLOCK_MONOTONIC between two of its ticks
+ * (clock_calibrate()); but a loaded host delays the guest's timer ticks,
+ * and the jiffies clock then runs slow (by 15-30 % seen here), so that
+ * calibration is only printed when -t is given. Elsewhere CLOCK_MONOTONIC
+ * is used.
+ */
+static double tsc_hz;
+
+#if defined(__x86_64__)
+static uint64_t tsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* Wait for CLOCK_MONOTONIC to move; the TSC and the clock at that edge. */
+static void clock_edge(uint64_t *c, double *t)
+{
+	double t0 = mono();
+
+	do {
+		*c = tsc();
+		*t = mono();
+	} while (*t == t0);
+}
+
+static void clock_calibrate(double given_hz)
+{
+	struct timespec res, sl = { .tv_sec = 1 };
+	double t0, t1, hz = 0;
+	uint64_t c0, c1;
+
+	clock_getres(CLOCK_MONOTONIC, &res);
+	clock_edge(&c0, &t0);
+	nanosleep(&sl, NULL);
+	clock_edge(&c1, &t1);
+	if (c1 > c0 && t1 > t0)
+		hz = (c1 - c0) / (t1 - t0);
+	tsc_hz = given_hz ? given_hz : hz;
+	printf("# clock: CLOCK_MONOTONIC resolution %.3g s; %s\n",
+	       res.tv_sec + res.tv_nsec / 1e9,
+	       tsc_hz ? "timing with the TSC" : "TSC unusable, timing with that clock");
+	printf("# clock: TSC %.6g MHz by CLOCK_MONOTONIC over %.3f s; %s %.6g MHz\n",
+	       hz / 1e6, t1 - t0, given_hz ? "using the given" : "using",
+	       tsc_hz / 1e6);
+}
+
+static double now(void)
+{
+	return tsc_hz ? tsc() / tsc_hz : mono();
+}
+#else
+static void clock_calibrate(double given_hz)
+{
+	(void)given_hz;
+	printf("# clock: CLOCK_MONOTONIC\n");
+}
+
+static double now(void)
+{
+	return mono();
+}
+#endif
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -537,7 +611,7 @@ static void munmap_ratio(const char *w, size_t mib, size_t touch, bool peer)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-w WORKLOADS] [-P] SIZE_MIB...\n"
+	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
 		"Workloads (default abcdefgh): a first-touch read, b first-touch\n"
 		"write (and f, its fault counters), c MAP (and g, page-table\n"
 		"bytes), d munmap slowdown, e munmap of 1 GiB with one page mapped,\n"
@@ -551,12 +625,16 @@ int main(int argc, char **argv)
 	struct nvsvm_get_info info;
 	unsigned int gpcs = 0, i;
 	bool no_peer = false;
+	double tsc_mhz = 0;
 	int c, ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	B.reps = 3;
-	while ((c = getopt(argc, argv, "r:g:w:Ph")) != -1) {
+	while ((c = getopt(argc, argv, "r:g:w:t:Ph")) != -1) {
 		switch (c) {
+		case 't':
+			tsc_mhz = strtod(optarg, NULL);
+			break;
 		case 'r':
 			B.reps = strtoul(optarg, NULL, 0);
 			break;
@@ -608,6 +686,7 @@ int main(int argc, char **argv)
 			printf("# peer: %s: %s; no peer figures\n", PEER_DEV,
 			       strerror(errno));
 	}
+	clock_calibrate(tsc_mhz * 1e6);
 	printf("# nvsvm-bench: %u repetitions (median), %u GPCs of %u, peer %s\n",
 	       B.reps, B.gpcs, info.gpc_count,
 	       B.peer >= 0 ? PEER_DEV : "none");
