@@ -8,7 +8,7 @@
 # 1. modprobe test_hmm (the peer, /dev/hmm_dmirror0) and nvsvm_vgpu;
 # 2. /tests/bin/nvsvm-bench $NVSVM_BENCH_ARGS: every line it prints goes
 #    to the console and, prefixed with "bench: ", to the results port;
-# 3. with NVSVM_BENCH_PROFILE=1, a second, shorter pass (a and b on 64 MiB,
+# 3. with NVSVM_BENCH_PROFILE=1, a second, shorter pass (a and b on 16 MiB,
 #    once) under the kernel's function profiler restricted to nvsvm,
 #    nvsvm_vgpu and the HMM/notifier calls they make; the busiest functions
 #    go to the results port as "profile: " lines;
@@ -73,7 +73,7 @@ if [ "${NVSVM_BENCH_PROFILE:-0}" = 1 ] && [ "$status" = 0 ] &&
 	echo 0 >$tracing/options/sleep-time 2>/dev/null
 	echo 1 >$tracing/function_profile_enabled
 	# shellcheck disable=SC2086
-	"$bench" -r 1 -P ${NVSVM_BENCH_TSC:-} -w ab 64 >/dev/null 2>&1
+	"$bench" -r 1 -P ${NVSVM_BENCH_TSC:-} -w ab 16 >/dev/null 2>&1
 	echo 0 >$tracing/function_profile_enabled
 	# One table per CPU: "Function Hit Time Avg s^2"; add them up by name.
 	cat $tracing/trace_stat/function* 2>/dev/null |
