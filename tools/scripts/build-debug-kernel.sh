@@ -8,12 +8,19 @@
 # arch/x86/boot/bzImage, the module build tree (for M=) and, in modinst/,
 # the installed in-tree modules.
 #
+# usage: build-debug-kernel.sh [FRAGMENT NAME]
+#   Another fragment over the same tinyconfig base, cached as
+#   kernel-NAME-<key> (tools/scripts/build-bench-kernel.sh passes
+#   tools/kconfig/bench.config and "bench"). Without arguments: the debug
+#   kernel, kernel-debug-<key>.
+#
 # NVSVM_CACHE overrides the cache directory (default /var/cache/nvsvm).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
-frag=$top/tools/kconfig/debug.config
+frag=${1:-$top/tools/kconfig/debug.config}
+name=${2:-debug}
 cache=${NVSVM_CACHE:-/var/cache/nvsvm}
 jobs=$(nproc)
 
@@ -22,9 +29,9 @@ recipe=1
 
 src=$("$here/linux-source.sh")
 key=$( { cat "$frag"; echo "recipe $recipe"; echo "$src"; } | sha256sum | cut -c1-12)
-out=$cache/kernel-debug-$key
+out=$cache/kernel-$name-$key
 
-log() { echo "build-debug-kernel: $*" >&2; }
+log() { echo "build-$name-kernel: $*" >&2; }
 
 if [[ -e $out/.built ]]; then
 	log "reusing $out"

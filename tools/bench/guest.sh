@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The bench in the guest (busybox sh), run by the VM's /init in place of
+# tests/run.sh (tools/vm/run.sh --script); tools/bench/run-bench.sh puts
+# NVSVM_BENCH_ARGS and NVSVM_BENCH_PROFILE in front of this file.
+#
+# 1. modprobe test_hmm (the peer, /dev/hmm_dmirror0) and nvsvm_vgpu;
+# 2. /tests/bin/nvsvm-bench $NVSVM_BENCH_ARGS: every line it prints goes
+#    to the console and, prefixed with "bench: ", to the results port;
+# 3. with NVSVM_BENCH_PROFILE=1, a second, shorter pass (a and b on 16 MiB,
+#    once) under the kernel's function profiler restricted to nvsvm,
+#    nvsvm_vgpu and the HMM/notifier calls they make; the busiest functions
+#    go to the results port as "profile: " lines;
+# 4. unloads what it loaded.
+#
+# No figure is judged here: the one result line, "[bench] ok 1 nvsvm-bench",
+# only says that the program ran to the end with every data check passing.
+
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+results=${NVSVM_RESULTS:-/dev/null}
+args=${NVSVM_BENCH_ARGS:-64 256}
+bench=/tests/bin/nvsvm-bench
+tracing=/sys/kernel/debug/tracing
+
+grep -q ' /sys/kernel/debug ' /proc/mounts 2>/dev/null ||
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+emit() {
+	echo "$1"
+	echo "$1" >>"$results"
+}
+
+loaded() {
+	grep -q "^$1 " /proc/modules 2>/dev/null
+}
+
+rc=0
+if modprobe test_hmm; then
+	n=0
+	for d in /dev/hmm_dmirror*; do
+		[ -e "$d" ] && n=$((n + 1))
+	done
+	emit "bench: # peer: test_hmm loaded, $n dmirror devices"
+else
+	emit "bench: # peer: modprobe test_hmm failed; no peer figures"
+fi
+if ! modprobe nvsvm_vgpu; then
+	emit "[bench] not ok 1 nvsvm-bench # modprobe nvsvm_vgpu failed"
+	exit 1
+fi
+emit "bench: # kernel $(uname -r), $(nproc) CPUs, $(grep MemTotal /proc/meminfo | tr -s ' ')"
+emit "bench: # THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+
+# The program's own status is kept apart from the pipe's; $args is a list.
+# shellcheck disable=SC2086
+( "$bench" $args 2>&1; echo "exit $?" >/tmp/bench.rc ) | while IFS= read -r line; do
+	emit "bench: $line"
+done
+status=$(sed -n 's/^exit //p' /tmp/bench.rc)
+
+if [ "${NVSVM_BENCH_PROFILE:-0}" = 1 ] && [ "$status" = 0 ] &&
+	[ -e $tracing/function_profile_enabled ]; then
+	# Our modules' functions, and the core mm calls on our paths.
+	echo '*:mod:nvsvm' >$tracing/set_ftrace_filter
+	for f in '*:mod:nvsvm_vgpu' hmm_range_fault mmu_interval_read_begin \
+		mmu_interval_notifier_insert mmu_interval_notifier_remove \
+		dma_map_page_attrs dma_unmap_page_attrs handle_mm_fault \
+		__mmu_notifier_invalidate_range_start; do
+		echo "$f" >>$tracing/set_ftrace_filter 2>/dev/null
+	done
+	# CPU time only: a thread asleep waiting for the GPU is not busy.
+	echo 0 >$tracing/options/sleep-time 2>/dev/null
+	echo 1 >$tracing/function_profile_enabled
+	# shellcheck disable=SC2086
+	"$bench" -r 1 -P ${NVSVM_BENCH_TSC:-} -w ab 16 >/dev/null 2>&1
+	echo 0 >$tracing/function_profile_enabled
+	# One table per CPU: "Function Hit Time Avg s^2"; add them up by name.
+	cat $tracing/trace_stat/function* 2>/dev/null |
+		awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ {
+			hit[$1] += $2; t[$1] += $3
+		} END {
+			for (f in t) printf "%.0f %d %s\n", t[f], hit[f], f
+		}' | sort -rn | head -n 25 | while read -r us hits fn; do
+		emit "profile: $fn hits=$hits total_us=$us"
+	done
+	echo >$tracing/set_ftrace_filter
+fi
+
+for m in nvsvm_vgpu nvsvm test_hmm; do
+	if loaded "$m" && ! rmmod "$m"; then
+		emit "bench: # rmmod $m failed"
+		rc=1
+	fi
+done
+
+if [ "$status" = 0 ] && [ "$rc" = 0 ]; then
+	emit "[bench] ok 1 nvsvm-bench"
+else
+	emit "[bench] not ok 1 nvsvm-bench # exit status ${status:-none}, rmmod $rc"
+	rc=1
+fi
+exit "$rc"

@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvsvm-bench: the figures of issue 8, measured on /dev/nvsvm0 (through
+ * libnvsvm) and, side by side, on the kernel's HMM test driver
+ * lib/test_hmm.ko (/dev/hmm_dmirror0, through its uAPI header, which the
+ * build takes from the linux-source tree: nothing of it is copied here).
+ *
+ * usage: nvsvm-bench [-r REPS] [-g GPCS] [-w WORKLOADS] [-t MHZ] [-P] SIZE_MIB...
+ *
+ *   -r REPS       repetitions of every measurement; the median is printed
+ *                 (default 3; e takes 2 * REPS + 5, its munmap being short)
+ *   -g GPCS       GPCs the GPU workloads are spread over, each running one
+ *                 EXEC on a contiguous share of the range (default: all)
+ *   -w WORKLOADS  letters of the workloads to run (default abcdefgh)
+ *   -t MHZ        the TSC's frequency (x86-64; see now()), default: measured
+ *   -P            no peer, even when /dev/hmm_dmirror0 exists
+ *
+ * Workloads, each on fresh memory of SIZE MiB of 4 KiB pages:
+ *   a  GPU first-touch read of CPU-populated anonymous memory through
+ *      faults (EXEC SUM, no MAP); peer: HMM_DMIRROR_READ
+ *   b  GPU first-touch write to never-touched memory (EXEC FILL); peer:
+ *      HMM_DMIRROR_WRITE. Also gives f: the fault counters of this storm
+ *   c  explicit MAP (NVSVM_MAP_WRITE) of a populated range; also gives g:
+ *      pt_bytes per mapped byte, and pt_bytes left after munmap
+ *   d  munmap of a GPU-mapped (peer: dmirror-mirrored) populated range
+ *      against munmap of the same populated range with no GPU mapping
+ *   e  munmap of 1 GiB with one page GPU-mapped against none (once, not
+ *      per size)
+ *   h  a and b on THP-backed memory (MADV_HUGEPAGE, 2 MiB aligned)
+ *
+ * Every GPU result is checked against the data (sums, filled words), so a
+ * broken run stops with an error instead of printing a figure. Output, on
+ * stdout, one line per figure:
+ *
+ *   result NAME SIDE VALUE UNIT
+ *
+ * with SIDE "ours" or "peer"; lines starting with '#' are notes (the
+ * samples, counters, THP coverage). tools/bench/report.py turns the
+ * results into the table, results.json and the plot. Exit status: 0, 1 on
+ * an error (message on stderr), 2 for bad usage.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libnvsvm.h"
+
+#ifdef TEST_HMM_UAPI
+#include TEST_HMM_UAPI		/* lib/test_hmm_uapi.h of the kernel tree */
+#define HAVE_PEER	1
+#else
+#define HAVE_PEER	0
+#endif
+
+#define PAGE		4096UL
+#define WORDS		(PAGE / 8)
+#define MIB		(1UL << 20)
+#define HUGE		(2UL << 20)
+#define GIB		(1UL << 30)
+#define MAX_GPCS	32
+#define MAX_REPS	101
+#define EXEC_TIMEOUT_MS	600000
+#define PEER_DEV	"/dev/hmm_dmirror0"
+
+static const char *prog = "nvsvm-bench";
+
+/* What every measurement uses: the GPU, its channels, the peer. */
+static struct {
+	int fd;
+	uint32_t chan[MAX_GPCS];
+	unsigned int gpcs;
+	int peer;		/* dmirror descriptor, or -1 */
+	unsigned int reps;
+} B = { .fd = -1, .peer = -1 };
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The clock of every measurement. A tinyconfig guest without ACPI has no
+ * HPET or PM timer: its kernel marks the TSC unstable for want of a
+ * reference and runs on jiffies, a 4 ms clock, too coarse for a munmap.
+ * The TSC itself is fine (QEMU reads the host's invariant TSC; KVM passes
+ * it through), so on x86-64 the TSC is read directly, at the rate -t
+ * gives (the host's TSC frequency, which run-bench.sh passes). Without -t
+ * the rate is calibrated against CLOCK_MONOTONIC between two of its ticks
+ * (clock_calibrate()); but a loaded host delays the guest's timer ticks,
+ * and the jiffies clock then runs slow (by 15-30 % seen here), so that
+ * calibration is only printed when -t is given. Elsewhere CLOCK_MONOTONIC
+ * is used.
+ */
+static double tsc_hz;
+
+#if defined(__x86_64__)
+static uint64_t tsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* Wait for CLOCK_MONOTONIC to move; the TSC and the clock at that edge. */
+static void clock_edge(uint64_t *c, double *t)
+{
+	double t0 = mono();
+
+	do {
+		*c = tsc();
+		*t = mono();
+	} while (*t == t0);
+}
+
+static void clock_calibrate(double given_hz)
+{
+	struct timespec res, sl = { .tv_sec = 1 };
+	double t0, t1, hz = 0;
+	uint64_t c0, c1;
+
+	clock_getres(CLOCK_MONOTONIC, &res);
+	clock_edge(&c0, &t0);
+	nanosleep(&sl, NULL);
+	clock_edge(&c1, &t1);
+	if (c1 > c0 && t1 > t0)
+		hz = (c1 - c0) / (t1 - t0);
+	tsc_hz = given_hz ? given_hz : hz;
+	printf("# clock: CLOCK_MONOTONIC resolution %.3g s; %s\n",
+	       res.tv_sec + res.tv_nsec / 1e9,
+	       tsc_hz ? "timing with the TSC" : "TSC unusable, timing with that clock");
+	printf("# clock: TSC %.6g MHz by CLOCK_MONOTONIC over %.3f s; %s %.6g MHz\n",
+	       hz / 1e6, t1 - t0, given_hz ? "using the given" : "using",
+	       tsc_hz / 1e6);
+}
+
+static double now(void)
+{
+	return tsc_hz ? tsc() / tsc_hz : mono();
+}
+#else
+static void clock_calibrate(double given_hz)
+{
+	(void)given_hz;
+	printf("# clock: CLOCK_MONOTONIC\n");
+}
+
+static double now(void)
+{
+	return mono();
+}
+#endif
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @n samples (sorted in place). */
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double maximum(const double *v, unsigned int n)
+{
+	double m = v[0];
+	unsigned int i;
+
+	for (i = 1; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
+static void samples(const char *name, const char *side, const char *what,
+		    const double *v, unsigned int n)
+{
+	unsigned int i;
+
+	printf("# %s %s %s:", name, side, what);
+	for (i = 0; i < n; i++)
+		printf(" %.6g", v[i]);
+	printf("\n");
+}
+
+static void result(const char *name, const char *side, double value,
+		   const char *unit)
+{
+	printf("result %s %s %.6g %s\n", name, side, value, unit);
+	fflush(stdout);
+}
+
+static uint64_t stat_get(const char *name)
+{
+	uint64_t v;
+	int ret = nvsvm_stat_read(0, name, &v);
+
+	if (ret)
+		die("debugfs counter %s: %s (is debugfs mounted?)", name,
+		    strerror(-ret));
+	return v;
+}
+
+/* Anonymous memory; @align a power of two >= PAGE. *@base/@len to unmap. */
+static uint64_t *anon(size_t size, size_t align, bool thp, void **base,
+		      size_t *len)
+{
+	size_t l = size + (align > PAGE ? align : 0);
+	char *p = mmap(NULL, l, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		die("mmap %zu bytes: %s", l, strerror(errno));
+	a = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+	if (thp && madvise((void *)a, size, MADV_HUGEPAGE))
+		die("madvise(MADV_HUGEPAGE): %s", strerror(errno));
+	if (!thp)
+		madvise((void *)a, size, MADV_NOHUGEPAGE);
+	*base = p;
+	*len = l;
+	return (uint64_t *)a;
+}
+
+static void unmap(void *base, size_t len)
+{
+	if (munmap(base, len))
+		die("munmap: %s", strerror(errno));
+}
+
+static uint64_t pat(uint64_t i)
+{
+	return 0x6e76000000000000ULL ^ (i * 0x9e3779b97f4a7c15ULL);
+}
+
+/* Write one word of every page (the page is then populated). */
+static uint64_t populate(uint64_t *p, size_t size)
+{
+	uint64_t i, sum = 0;
+
+	for (i = 0; i < size / PAGE; i++) {
+		p[i * WORDS] = pat(i);
+		sum += pat(i);
+	}
+	return sum;
+}
+
+/* Percent of [p, p + size) that /proc/self/smaps shows as AnonHugePages. */
+static double thp_percent(const void *p, size_t size)
+{
+	uintptr_t lo = (uintptr_t)p, hi = lo + size, s, e;
+	unsigned long kb, huge = 0;
+	bool in = false;
+	char line[256];
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* A mapping's header starts with its (lower-case) address. */
+		if (!isupper((unsigned char)line[0]) &&
+		    sscanf(line, "%lx-%lx ", &s, &e) == 2) {
+			in = s < hi && e > lo;
+			continue;
+		}
+		if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			huge += kb;
+	}
+	fclose(f);
+	return 100.0 * huge * 1024 / size;
+}
+
+/* One EXEC per GPC, started together; returns the wall time in seconds. */
+struct job {
+	pthread_t t;
+	pthread_barrier_t *bar;
+	uint32_t chan, gpc;
+	struct nvsvm_op op;
+	struct nvsvm_exec e;
+	int ret;
+};
+
+static void *job_thread(void *arg)
+{
+	struct job *j = arg;
+
+	pthread_barrier_wait(j->bar);
+	j->ret = nvsvm_exec(B.fd, j->chan, j->gpc, &j->op, 1, EXEC_TIMEOUT_MS,
+			    &j->e);
+	return NULL;
+}
+
+/* @code NVSVM_OP_SUM or _FILL over [p, p + size) split over the GPCs. */
+static double gpu_run(int code, uint64_t *p, size_t size, uint64_t value,
+		      uint64_t *sum)
+{
+	struct job jobs[MAX_GPCS];
+	size_t share = size / B.gpcs;
+	pthread_barrier_t bar;
+	unsigned int i;
+	double t0, t1;
+
+	pthread_barrier_init(&bar, NULL, B.gpcs + 1);
+	for (i = 0; i < B.gpcs; i++) {
+		uint64_t a = nvsvm_ptr(p) + i * share;
+		size_t l = i == B.gpcs - 1 ? size - i * share : share;
+
+		jobs[i].bar = &bar;
+		jobs[i].chan = B.chan[i];
+		jobs[i].gpc = i;
+		jobs[i].op = code == NVSVM_OP_SUM ? nvsvm_op_sum(a, l) :
+			     nvsvm_op_fill(a, l, value);
+		if (pthread_create(&jobs[i].t, NULL, job_thread, &jobs[i]))
+			die("pthread_create failed");
+	}
+	pthread_barrier_wait(&bar);
+	t0 = now();
+	for (i = 0; i < B.gpcs; i++)
+		pthread_join(jobs[i].t, NULL);
+	t1 = now();
+	pthread_barrier_destroy(&bar);
+	*sum = 0;
+	for (i = 0; i < B.gpcs; i++) {
+		if (jobs[i].ret)
+			die("EXEC on GPC %u: %s", i, strerror(-jobs[i].ret));
+		if (jobs[i].e.status != NVSVM_EXEC_OK)
+			die("EXEC on GPC %u: %s at %#llx (%s)", i,
+			    nvsvm_status_name(jobs[i].e.status),
+			    (unsigned long long)jobs[i].e.fault_addr,
+			    nvsvm_access_name(jobs[i].e.fault_access));
+		*sum += jobs[i].op.result;
+	}
+	return t1 - t0;
+}
+
+static void check_fill(const uint64_t *p, size_t size, uint64_t value)
+{
+	size_t i;
+
+	for (i = 0; i < size / 8; i += 61)
+		if (p[i] != value)
+			die("word %zu is %#llx after FILL, expected %#llx", i,
+			    (unsigned long long)p[i],
+			    (unsigned long long)value);
+	if (p[size / 8 - 1] != value)
+		die("last word not filled");
+}
+
+static void name_of(char *buf, size_t n, const char *w, size_t mib)
+{
+	if (mib >= 1024 && !(mib % 1024))
+		snprintf(buf, n, "%s-%zuG", w, mib / 1024);
+	else
+		snprintf(buf, n, "%s-%zuM", w, mib);
+}
+
+/* Fault counters around the b storms, summed over the repetitions. */
+static const char *const fcnt[] = { "faults", "batches", "replays",
+				    "invalidates", "fault_dups", "overflows" };
+#define NFCNT	(sizeof(fcnt) / sizeof(fcnt[0]))
+
+/* a and b (and h, with @thp): pages per second, ours then the peer's. */
+static void first_touch(size_t mib, bool write, bool thp)
+{
+	size_t size = mib * MIB, len, npages = size / PAGE;
+	double v[MAX_REPS], pv[MAX_REPS], thpv[MAX_REPS];
+	uint64_t before[NFCNT], total[NFCNT] = { 0 };
+	const char *w = thp ? (write ? "h.b" : "h.a") : (write ? "b" : "a");
+	char name[32];
+	unsigned int r, k;
+	void *base;
+
+	name_of(name, sizeof(name), w, mib);
+	for (r = 0; r < B.reps; r++) {
+		uint64_t *p = anon(size, thp ? HUGE : PAGE, thp, &base, &len);
+		uint64_t want = 0, got;
+		double t;
+
+		if (!write)
+			want = populate(p, size);
+		for (k = 0; k < NFCNT; k++)
+			before[k] = stat_get(fcnt[k]);
+		if (write) {
+			t = gpu_run(NVSVM_OP_FILL, p, size, pat(r), &got);
+			check_fill(p, size, pat(r));
+		} else {
+			t = gpu_run(NVSVM_OP_SUM, p, size, 0, &got);
+			if (got != want)
+				die("%s: GPU sum %#llx, CPU wrote %#llx", name,
+				    (unsigned long long)got,
+				    (unsigned long long)want);
+		}
+		for (k = 0; k < NFCNT; k++)
+			total[k] += stat_get(fcnt[k]) - before[k];
+		thpv[r] = thp ? thp_percent(p, size) : 0;
+		v[r] = npages / t;
+		unmap(base, len);
+	}
+	samples(name, "ours", "pages/s", v, B.reps);
+	printf("# %s ours counters over %u runs:", name, B.reps);
+	for (k = 0; k < NFCNT; k++)
+		printf(" %s %llu", fcnt[k], (unsigned long long)total[k]);
+	printf("\n");
+	if (thp)
+		samples(name, "ours", "THP-backed %", thpv, B.reps);
+	result(name, "ours", median(v, B.reps), "pages/s");
+
+	if (write && !thp && total[0]) {
+		/* f: the fault pipeline during the 4-GPC sequential storm. */
+		name_of(name, sizeof(name), "f", mib);
+		result(name, "ours", 1000.0 * total[2] / total[0],
+		       "replays/1000faults");
+		name_of(name, sizeof(name), "f.batch", mib);
+		result(name, "ours", total[1] ? (double)total[0] / total[1] : 0,
+		       "faults/batch");
+		name_of(name, sizeof(name), "f.inval", mib);
+		result(name, "ours", 1000.0 * total[3] / total[0],
+		       "invalidates/1000faults");
+		name_of(name, sizeof(name), w, mib);
+	}
+
+#if HAVE_PEER
+	if (B.peer < 0 || thp)
+		return;
+	for (r = 0; r < B.reps; r++) {
+		uint64_t *p = anon(size, PAGE, false, &base, &len);
+		uint64_t *buf = malloc(size), i;
+		struct hmm_dmirror_cmd cmd = { 0 };
+		double t0;
+
+		if (!buf)
+			die("malloc %zu", size);
+		memset(buf, 0, size);	/* the bounce side is populated */
+		if (write)
+			for (i = 0; i < npages; i++)
+				buf[i * WORDS] = pat(i + r);
+		else
+			populate(p, size);
+		cmd.addr = nvsvm_ptr(p);
+		cmd.ptr = nvsvm_ptr(buf);
+		cmd.npages = npages;
+		t0 = now();
+		if (ioctl(B.peer, write ? HMM_DMIRROR_WRITE : HMM_DMIRROR_READ,
+			  &cmd))
+			die("dmirror %s: %s", write ? "WRITE" : "READ",
+			    strerror(errno));
+		pv[r] = npages / (now() - t0);
+		if (cmd.cpages != npages)
+			die("dmirror copied %llu of %zu pages",
+			    (unsigned long long)cmd.cpages, npages);
+		for (i = 0; i < npages; i++)
+			if ((write ? p : buf)[i * WORDS] !=
+			    (write ? pat(i + r) : pat(i)))
+				die("dmirror %s: page %llu differs",
+				    write ? "WRITE" : "READ",
+				    (unsigned long long)i);
+		free(buf);
+		unmap(base, len);
+	}
+	samples(name, "peer", "pages/s", pv, B.reps);
+	result(name, "peer", median(pv, B.reps), "pages/s");
+#else
+	(void)pv;
+#endif
+}
+
+/* c and g: MAP of a populated range, and the page-table bytes it took. */
+static void map_populated(size_t mib)
+{
+	size_t size = mib * MIB, len, npages = size / PAGE;
+	double v[MAX_REPS], pt[MAX_REPS], left[MAX_REPS];
+	char name[32];
+	unsigned int r;
+	void *base;
+
+	for (r = 0; r < B.reps; r++) {
+		uint64_t *p = anon(size, PAGE, false, &base, &len);
+		uint64_t mapped = 0, pt0, pt1;
+		double t0, t;
+		int ret;
+
+		populate(p, size);
+		pt0 = stat_get("pt_bytes");
+		t0 = now();
+		ret = nvsvm_map(B.fd, nvsvm_ptr(p), size, NVSVM_MAP_WRITE,
+				&mapped);
+		t = now() - t0;
+		if (ret)
+			die("MAP: %s", strerror(-ret));
+		if (mapped != npages)
+			die("MAP mapped %llu of %zu pages",
+			    (unsigned long long)mapped, npages);
+		pt1 = stat_get("pt_bytes");
+		v[r] = npages / t;
+		pt[r] = 100.0 * (double)(pt1 - pt0) / size;
+		unmap(base, len);
+		left[r] = (double)(int64_t)(stat_get("pt_bytes") - pt0);
+	}
+	name_of(name, sizeof(name), "c", mib);
+	samples(name, "ours", "pages/s", v, B.reps);
+	result(name, "ours", median(v, B.reps), "pages/s");
+	name_of(name, sizeof(name), "g", mib);
+	samples(name, "ours", "pt_bytes % of mapped bytes", pt, B.reps);
+	result(name, "ours", median(pt, B.reps), "%");
+	name_of(name, sizeof(name), "g.after", mib);
+	samples(name, "ours", "pt_bytes left after munmap", left, B.reps);
+	result(name, "ours", maximum(left, B.reps), "bytes");
+}
+
+/*
+ * The time of one munmap of a @size range populated with @touch pages
+ * (every page when @touch is 0), GPU-mapped first when @mapped: by MAP on
+ * ours, by HMM_DMIRROR_READ on the peer.
+ */
+static double munmap_time(size_t size, size_t touch, bool mapped, bool peer)
+{
+	size_t len, bytes = touch ? touch * PAGE : size;
+	uint64_t *p, *q;
+	void *base;
+	double t0;
+
+	p = anon(size, PAGE, false, &base, &len);
+	q = p + (size - bytes) / 2 / PAGE * WORDS;	/* the middle page */
+	populate(q, bytes);
+	if (mapped && !peer) {
+		int ret = nvsvm_map(B.fd, nvsvm_ptr(q), bytes,
+				    NVSVM_MAP_WRITE, NULL);
+
+		if (ret)
+			die("MAP: %s", strerror(-ret));
+	}
+#if HAVE_PEER
+	if (mapped && peer) {
+		struct hmm_dmirror_cmd cmd = { 0 };
+		void *buf = malloc(bytes);
+
+		if (!buf)
+			die("malloc %zu", bytes);
+		cmd.addr = nvsvm_ptr(q);
+		cmd.ptr = nvsvm_ptr(buf);
+		cmd.npages = bytes / PAGE;
+		if (ioctl(B.peer, HMM_DMIRROR_READ, &cmd))
+			die("dmirror READ: %s", strerror(errno));
+		free(buf);
+	}
+#endif
+	t0 = now();
+	unmap(base, len);
+	return now() - t0;
+}
+
+/* d (and e with @touch = 1): the munmap slowdown, mapped against not. */
+static void munmap_ratio(const char *w, size_t mib, size_t touch, bool peer)
+{
+	double m[MAX_REPS], u[MAX_REPS], mm, um;
+	const char *side = peer ? "peer" : "ours";
+	/* A munmap of one page is short and noisy: more samples. */
+	unsigned int r, n = touch ? 2 * B.reps + 5 : B.reps;
+	char name[32];
+
+	if (n > MAX_REPS)
+		n = MAX_REPS;
+	/* Interleaved, so that drift in the machine hits both alike. */
+	for (r = 0; r < n; r++) {
+		u[r] = munmap_time(mib * MIB, touch, false, peer);
+		m[r] = munmap_time(mib * MIB, touch, true, peer);
+	}
+	name_of(name, sizeof(name), w, mib);
+	samples(name, side, "munmap s, GPU-mapped", m, n);
+	samples(name, side, "munmap s, not mapped", u, n);
+	mm = median(m, n);
+	um = median(u, n);
+	result(name, side, mm / um, "x");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
+		"Workloads (default abcdefgh): a first-touch read, b first-touch\n"
+		"write (and f, its fault counters), c MAP (and g, page-table\n"
+		"bytes), d munmap slowdown, e munmap of 1 GiB with one page mapped,\n"
+		"h a and b on THP. The peer is " PEER_DEV " (lib/test_hmm.ko).\n",
+		prog);
+}
+
+int main(int argc, char **argv)
+{
+	const char *work = "abcdefgh";
+	struct nvsvm_get_info info;
+	unsigned int gpcs = 0, i;
+	bool no_peer = false;
+	double tsc_mhz = 0;
+	int c, ret;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	B.reps = 3;
+	while ((c = getopt(argc, argv, "r:g:w:t:Ph")) != -1) {
+		switch (c) {
+		case 't':
+			tsc_mhz = strtod(optarg, NULL);
+			break;
+		case 'r':
+			B.reps = strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			gpcs = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			work = optarg;
+			break;
+		case 'P':
+			no_peer = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc || B.reps < 1 || B.reps > MAX_REPS ||
+	    gpcs > MAX_GPCS) {
+		usage(stderr);
+		return 2;
+	}
+
+	B.fd = nvsvm_open(0);
+	if (B.fd < 0)
+		die("open /dev/nvsvm0: %s", strerror(-B.fd));
+	ret = nvsvm_get_info(B.fd, &info);
+	if (ret)
+		die("GET_INFO: %s", strerror(-ret));
+	if (!(info.caps & NVSVM_CAP_EXEC))
+		die("the GPU cannot EXEC (not the virtual GP100?)");
+	B.gpcs = gpcs ? gpcs : info.gpc_count;
+	if (B.gpcs > info.gpc_count || B.gpcs > MAX_GPCS)
+		die("%u GPCs asked, the GPU has %u", B.gpcs, info.gpc_count);
+	ret = nvsvm_area_init(B.fd, 0, 0);
+	if (ret)
+		die("AREA_INIT: %s", strerror(-ret));
+	for (i = 0; i < B.gpcs; i++) {
+		ret = nvsvm_chan_create(B.fd, NVSVM_CHAN_JOIN_AREA, &B.chan[i]);
+		if (ret)
+			die("CHAN_CREATE: %s", strerror(-ret));
+	}
+	if (HAVE_PEER && !no_peer) {
+		B.peer = open(PEER_DEV, O_RDWR | O_CLOEXEC);
+		if (B.peer < 0)
+			printf("# peer: %s: %s; no peer figures\n", PEER_DEV,
+			       strerror(errno));
+	}
+	clock_calibrate(tsc_mhz * 1e6);
+	printf("# nvsvm-bench: %u repetitions (median), %u GPCs of %u, peer %s\n",
+	       B.reps, B.gpcs, info.gpc_count,
+	       B.peer >= 0 ? PEER_DEV : "none");
+
+	for (i = optind; i < (unsigned int)argc; i++) {
+		size_t mib = strtoul(argv[i], NULL, 0);
+
+		if (!mib || mib % 2 || mib * MIB / PAGE % B.gpcs)
+			die("bad size %s MiB", argv[i]);
+		if (strchr(work, 'a'))
+			first_touch(mib, false, false);
+		if (strchr(work, 'b') || strchr(work, 'f'))
+			first_touch(mib, true, false);
+		if (strchr(work, 'c') || strchr(work, 'g'))
+			map_populated(mib);
+		if (strchr(work, 'd')) {
+			munmap_ratio("d", mib, 0, false);
+			if (B.peer >= 0)
+				munmap_ratio("d", mib, 0, true);
+		}
+		if (strchr(work, 'h')) {
+			first_touch(mib, false, true);
+			first_touch(mib, true, true);
+		}
+	}
+	if (strchr(work, 'e'))
+		munmap_ratio("e", 1024, 1, false);
+	return 0;
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the bench's VM output into the table, results.json and the plot.
+
+Reads the results port of the bench VM run (build/bench/vm/results.txt),
+whose "bench: result NAME SIDE VALUE UNIT" lines nvsvm-bench printed in the
+guest, and writes:
+
+- a table on stdout: name, ours, peer, ratio, unit, goal, met;
+- --json: a list with one object per workload and size, with exactly the
+  fields of issue 8 item 1: name, ours, peer, ratio, unit, goal, met;
+- --plot: a PNG (gnuplot): the rates of a, b, c, h beside the peer's, and
+  every figure that has a goal as a fraction of it (1 = just met).
+
+The goals of issue 8 item 3 are the GOALS table below: data, not tests.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# letter -> (what, how the ratio is formed, goal: (field, op, value) or None)
+#   ratio "peer":  ours / peer of the same name
+#   ratio "peer-a": ours / the peer's a figure of the same size (c)
+#   ratio "ours-a", "ours-b": ours / our own a (b) figure of the same size (h)
+GOALS = {
+    "a": ("GPU first-touch read through faults", "peer", ("ratio", ">=", 1.0)),
+    "b": ("GPU first-touch write, never-touched memory", "peer",
+          ("ratio", ">=", 1.0)),
+    "c": ("explicit MAP of a populated range (peer: dmirror read)", "peer-a",
+          ("ratio", ">=", 2.0)),
+    "d": ("munmap slowdown, GPU-mapped vs not", "peer", ("ours", "<=", 1.5)),
+    "e": ("munmap of 1 GiB, one page GPU-mapped vs none", None,
+          ("ours", "<=", 1.2)),
+    "f": ("replays per 1000 faults, 4-GPC sequential storm", None,
+          ("ours", "<=", 10.0)),
+    "f.batch": ("faults per batch, same storm", None, None),
+    "f.inval": ("TLB invalidates per 1000 faults, same storm", None, None),
+    "g": ("GPU page-table bytes per mapped byte", None, ("ours", "<=", 0.25)),
+    "g.after": ("page-table bytes left after munmap (max)", None,
+                ("ours", "==", 0.0)),
+    "h.a": ("a on THP, ratio to a on 4 KiB pages", "ours-a",
+            ("ratio", ">=", 5.0)),
+    "h.b": ("b on THP, ratio to b on 4 KiB pages", "ours-b",
+            ("ratio", ">=", 5.0)),
+}
+ORDER = list(GOALS)
+RESULT = re.compile(r"^bench: result (\S+) (ours|peer) (\S+) (\S+)\s*$")
+
+
+def parse(path):
+    """{(name, side): (value, unit)} and the note and profile lines."""
+    figures, notes, profile = {}, [], []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            m = RESULT.match(line)
+            if m:
+                figures[(m.group(1), m.group(2))] = (float(m.group(3)),
+                                                     m.group(4))
+            elif line.startswith("bench: #"):
+                notes.append(line[len("bench: "):])
+            elif line.startswith("profile: "):
+                profile.append(line[len("profile: "):])
+    return figures, notes, profile
+
+
+def split(name):
+    """'h.a-64M' -> ('h.a', '64M')."""
+    letter, _, size = name.rpartition("-")
+    return letter, size
+
+
+def met(goal, ours, ratio):
+    if goal is None:
+        return None
+    field, op, want = goal
+    v = ours if field == "ours" else ratio
+    if v is None:
+        return None
+    return {">=": v >= want, "<=": v <= want, "==": v == want}[op]
+
+
+def build(figures):
+    rows = []
+    names = sorted({n for n, _ in figures},
+                   key=lambda n: (ORDER.index(split(n)[0])
+                                  if split(n)[0] in ORDER else 99,
+                                  int(re.sub(r"\D", "", split(n)[1]) or 0)
+                                  * (1024 if split(n)[1].endswith("G") else 1)))
+    for name in names:
+        letter, size = split(name)
+        what, how, goal = GOALS.get(letter, ("", None, None))
+        ours, unit = figures.get((name, "ours"), (None, None))
+        peer = figures.get((name, "peer"), (None, None))[0]
+        base = None
+        if how == "peer":
+            base = peer
+        elif how == "peer-a":
+            peer = figures.get(("a-" + size, "peer"), (None, None))[0]
+            base = peer
+        elif how in ("ours-a", "ours-b"):
+            base = figures.get((how[-1] + "-" + size, "ours"), (None, None))[0]
+        ratio = ours / base if ours is not None and base else None
+        rows.append({
+            "name": name,
+            "ours": ours,
+            "peer": peer,
+            "ratio": round(ratio, 4) if ratio is not None else None,
+            "unit": unit or figures.get((name, "peer"), (0, ""))[1],
+            "goal": " ".join(str(g) for g in goal) if goal else None,
+            "met": met(goal, ours, ratio),
+            "_what": what,
+            "_goal": goal,
+        })
+    return rows
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "NO"
+    if v == 0 or 0.01 <= abs(v) < 1e6:
+        return f"{v:.4g}" if abs(v) < 1000 else f"{v:.0f}"
+    return f"{v:.3e}"
+
+
+def table(rows):
+    head = ("name", "ours", "peer", "ratio", "unit", "goal", "met")
+    lines = [[r["name"], fmt(r["ours"]), fmt(r["peer"]), fmt(r["ratio"]),
+              r["unit"], r["goal"] or "-", fmt(r["met"])] for r in rows]
+    w = [max(len(x) for x in col) for col in zip(head, *lines)]
+    out = ["  ".join(h.ljust(n) for h, n in zip(head, w))]
+    out.append("  ".join("-" * n for n in w))
+    out += ["  ".join(c.ljust(n) for c, n in zip(line, w)) for line in lines]
+    return "\n".join(out)
+
+
+def plot(rows, path):
+    """Two panels with gnuplot; returns an error string or None."""
+    if not shutil.which("gnuplot"):
+        return "gnuplot not installed (tools/bench/deps.sh)"
+    d = os.path.splitext(path)[0] + ".plot"
+    os.makedirs(d, exist_ok=True)
+    rates = [r for r in rows if r["unit"] == "pages/s"]
+    with open(os.path.join(d, "rates.dat"), "w") as f:
+        for r in rates:
+            f.write(f'"{r["name"]}" {r["ours"] or 0:g} {r["peer"] or 0:g}\n')
+    goals = []
+    for r in rows:
+        g, v = r["_goal"], None
+        if not g or g[1] == "==":
+            continue
+        x = r["ours"] if g[0] == "ours" else r["ratio"]
+        if x is None:
+            continue
+        if g[1] == ">=":
+            v = x / g[2]
+        elif x > 0:
+            v = g[2] / x
+        else:
+            v = 100.0
+        goals.append((r["name"], max(v, 1e-3)))
+    with open(os.path.join(d, "goals.dat"), "w") as f:
+        for name, v in goals:
+            f.write(f'"{name}" {v:g} {1 if v >= 1 else 0}\n')
+    script = f"""
+set terminal pngcairo noenhanced size 1200,900 font ",10"
+set output "{path}"
+set multiplot layout 2,1 title "nvsvm make bench (median of the repetitions)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set grid ytics
+set xtics rotate by -30
+set ylabel "pages/s (log)"
+set title "first touch and MAP: nvsvm vs lib/test_hmm.ko (dmirror)"
+plot "{d}/rates.dat" using 2:xtic(1) title "nvsvm" lc rgb "#1f77b4", \\
+     "" using 3 title "dmirror" lc rgb "#ff7f0e"
+set style data boxes
+set boxwidth 0.6
+set ylabel "figure / goal (log; >= 1 meets it)"
+set title "every figure with a goal, relative to the goal (issue 8 item 3)"
+set yrange [0.001:*]
+plot "{d}/goals.dat" using 0:2:($3 > 0 ? 0x2ca02c : 0xd62728):xtic(1) \\
+     with boxes lc rgb variable notitle, 1 with lines dt 2 lc rgb "black" notitle
+unset multiplot
+"""
+    with open(os.path.join(d, "plot.gp"), "w") as f:
+        f.write(script)
+    p = subprocess.run(["gnuplot", os.path.join(d, "plot.gp")],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return p.stderr.strip() or f"gnuplot exit status {p.returncode}"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--json")
+    ap.add_argument("--plot")
+    ap.add_argument("--meta", action="append", default=[])
+    a = ap.parse_args()
+
+    if not os.path.exists(a.results):
+        print(f"report.py: {a.results} missing (the VM run failed?)",
+              file=sys.stderr)
+        return 1
+    figures, notes, profile = parse(a.results)
+    rows = build(figures)
+    for m in a.meta:
+        print(f"# {m}")
+    for n in notes:
+        print(n)
+    if profile:
+        print("# busiest kernel functions in the profile pass "
+              "(function profiler; time includes callees):")
+        for p in profile:
+            print(f"#   {p}")
+    print()
+    print(table(rows))
+    missing = [r["name"] for r in rows if r["met"] is False]
+    print(f"\n{len(rows)} figures, {sum(r['met'] is True for r in rows)} goals "
+          f"met, {len(missing)} missed" +
+          (f": {', '.join(missing)}" if missing else ""))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump([{k: v for k, v in r.items() if not k.startswith("_")}
+                       for r in rows], f, indent=1)
+            f.write("\n")
+    if a.plot:
+        err = plot(rows, a.plot)
+        if err:
+            print(f"report.py: no plot: {err}", file=sys.stderr)
+    return 0 if rows else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`: the issue 8 benchmarks, nvsvm beside lib/test_hmm.ko, in the
+# VM on a non-debug kernel; prints a table and writes build/bench/results.json
+# and build/bench/results.png. Not a test: no figure passes or fails here.
+#
+#   1. deps       tools/bench/deps.sh (make deps, and gnuplot)
+#   2. kernel     tools/scripts/build-bench-kernel.sh: tinyconfig +
+#                 tools/kconfig/bench.config (DEVICE_PRIVATE, TEST_HMM=m, no
+#                 checkers), cached in /var/cache/nvsvm/kernel-bench-<key>
+#   3. modules    nvsvm.ko, nvsvm_vgpu.ko against it (build/bench/modules)
+#   4. program    tools/bench/nvsvm-bench.c, static (build/bench/nvsvm-bench)
+#   5. VM         tools/vm/run.sh --script tools/bench/guest.sh, logs in
+#                 build/bench/vm/ (console.txt, results.txt)
+#   6. report     tools/bench/report.py: table, results.json, results.png
+#
+# usage: run-bench.sh [--reps N] [--sizes "MIB..."] [--no-profile]
+#                     [--timeout SECONDS]
+# Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
+# "64 256"), NVSVM_BENCH_PROFILE (1, the default, adds the function-profile
+# pass), NVSVM_ACCEL (tcg|kvm, see tools/vm/accel.sh).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+scripts=$top/tools/scripts
+out=$top/build/bench
+
+reps=${NVSVM_BENCH_REPS:-3}
+sizes=${NVSVM_BENCH_SIZES:-64 256}
+profile=${NVSVM_BENCH_PROFILE:-1}
+timeout_s=3600
+while (($#)); do
+	case $1 in
+	--reps) reps=$2; shift 2 ;;
+	--sizes) sizes=$2; shift 2 ;;
+	--no-profile) profile=0; shift ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	-h | --help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run-bench.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+t_all=$SECONDS
+step() {
+	echo "bench: $*" >&2
+}
+
+mkdir -p "$out"
+step "deps"
+"$here/deps.sh"
+
+t=$SECONDS
+step "kernel (tinyconfig + tools/kconfig/bench.config)"
+dk=$("$scripts/build-bench-kernel.sh" | tail -n 1)
+kver=$("$scripts/kernelrelease.sh" "$dk")
+step "kernel $kver in $dk ($((SECONDS - t)) s)"
+
+step "modules against $kver"
+"$scripts/build-modules.sh" "$dk" "$out/modules"
+step "nvsvm-bench"
+make --no-print-directory -s -C "$here" O="$out"
+
+# The guest times with the TSC, which under QEMU (TCG or KVM) runs at the
+# host's rate: the host's kernel knows it (nvsvm-bench.c, now()).
+tsc_mhz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' | tail -n 1)
+[[ -n $tsc_mhz ]] || tsc_mhz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz.*/\1/p' | head -n 1)
+if [[ -z $tsc_mhz ]] && grep -qw constant_tsc /proc/cpuinfo; then
+	tsc_mhz=$(sed -n 's/^cpu MHz[[:space:]]*: \([0-9.]*\)$/\1/p' /proc/cpuinfo | head -n 1)
+fi
+tsc_arg=
+if [[ -n $tsc_mhz ]]; then
+	tsc_arg="-t $tsc_mhz"
+	step "host TSC: $tsc_mhz MHz"
+else
+	step "host TSC frequency unknown: the guest calibrates it against its own clock"
+fi
+
+# Only the bench program goes into the guest's /tests/bin; the guest
+# script gets its arguments in front of it.
+stage=$(mktemp -d /tmp/nvsvm-bench.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin"
+cp "$out/nvsvm-bench" "$stage/bin/"
+{
+	echo '#!/bin/sh'
+	echo "NVSVM_BENCH_ARGS='-r $reps $tsc_arg $sizes'"
+	echo "NVSVM_BENCH_PROFILE=$profile"
+	echo "NVSVM_BENCH_TSC='$tsc_arg'"
+	sed 1d "$here/guest.sh"
+} >"$stage/bench.sh"
+
+t=$SECONDS
+step "VM run: nvsvm-bench -r $reps $sizes (profile pass: $profile)"
+rm -rf "$out/vm"
+# The whole console goes to vm.log; the bench's own lines are shown as
+# they come.
+set +e
+"$top/tools/vm/run.sh" --name bench --workdir "$out/vm" \
+	--kernel "$dk/arch/x86/boot/bzImage" --kver "$kver" \
+	--kmods "$dk/modinst/lib/modules/$kver" \
+	--module "$out/modules/nvsvm.ko" --module "$out/modules/nvsvm_vgpu.ko" \
+	--tests "$stage/bin" --script "$stage/bench.sh" \
+	--timeout "$timeout_s" 2>&1 | tee "$out/vm.log" |
+	grep --line-buffered -E '^  bench \| (bench|profile): |^(ok|not ok|#) ' >&2
+status=${PIPESTATUS[0]}
+set -e
+step "VM run took $((SECONDS - t)) s"
+
+accel=$("$top/tools/vm/accel.sh" "$dk/arch/x86/boot/bzImage")
+python3 "$here/report.py" --results "$out/vm/results.txt" \
+	--json "$out/results.json" --plot "$out/results.png" \
+	--meta "kernel $kver, qemu $accel" \
+	--meta "median of $reps repetitions"
+step "results: $out/results.json, $out/results.png; logs: $out/vm/"
+step "make bench took $((SECONDS - t_all)) s"
+exit "$status"

@@ -1,0 +1,11 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (or reuse) the bench kernel: tinyconfig + tools/kconfig/bench.config
+# from Debian's linux-source-6.1, with DEVICE_PRIVATE and TEST_HMM=m but no
+# checkers, cached as /var/cache/nvsvm/kernel-bench-<key> by the same recipe
+# as the debug kernel (build-debug-kernel.sh). Prints the build directory.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+exec "$here/build-debug-kernel.sh" "$here/../kconfig/bench.config" bench
