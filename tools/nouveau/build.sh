@@ -148,6 +148,6 @@ cp "$log" "$tmp/build.log"
 chmod 755 "$tmp"
 rm -rf "$result"
 mv "$tmp" "$result"
-ls -dt "$cache"/nouveau-* | grep -E '/nouveau-[0-9a-f]{16}$' | tail -n +5 |
-	xargs -r rm -rf
+# shellcheck disable=SC2012 # names are nouveau-<16 hex digits>
+ls -dt "$cache"/nouveau-???????????????? | tail -n +5 | xargs -r rm -rf
 echo "$result/nouveau.ko"
