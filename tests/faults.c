@@ -381,7 +381,7 @@ static int many_gpcs_atomic(void)
 static int storm_64m(void)
 {
 	uint64_t *buf = anon(64 * MiB), o0 = 0, o1 = 0;
-	int have = !nvsvm_stat_read(0, "overflows", &o0);
+	int have = !nvsvm_stat_read(dev_index, "overflows", &o0);
 	struct nvsvm_op op;
 	struct fx f;
 
@@ -390,7 +390,7 @@ static int storm_64m(void)
 	op = nvsvm_op_fill(nvsvm_ptr(buf), 64 * MiB, 0xdeadbeefcafeULL);
 	CHECK(gpu_ok(&f, &op, 1));
 	CHECK(cpu_check(buf, 64 * MiB / 8, 0xdeadbeefcafeULL));
-	if (have && !nvsvm_stat_read(0, "overflows", &o1))
+	if (have && !nvsvm_stat_read(dev_index, "overflows", &o1))
 		ktap_note("fault buffer overflows during the storm: %llu",
 			  (unsigned long long)(o1 - o0));
 	return KTAP_PASS;
@@ -412,7 +412,7 @@ static int storm_4_gpcs(void)
 
 	ASSERT_MAP(buf);
 	for (i = 0; i < 5; i++)
-		if (nvsvm_stat_read(0, names[i], &before[i]))
+		if (nvsvm_stat_read(dev_index, names[i], &before[i]))
 			have = i > 1;	/* the first two are needed */
 	FX_OPEN(&f);
 	for (i = 0; i < GPCS; i++) {
@@ -422,7 +422,7 @@ static int storm_4_gpcs(void)
 	}
 	CHECK(run_gpcs(&f, jobs));
 	for (i = 0; i < 5; i++)
-		nvsvm_stat_read(0, names[i], &after[i]);
+		nvsvm_stat_read(dev_index, names[i], &after[i]);
 	for (i = 0; i < GPCS; i++)
 		CHECK(cpu_check(buf + i * quarter / 8, quarter / 8, 0x7000 + i));
 	ktap_note("batches +%llu, replays +%llu, faults +%llu, dups +%llu, overflows +%llu",
@@ -447,7 +447,7 @@ static int expect_cancel(struct fx *f, struct nvsvm_op bad, uint64_t page,
 	static volatile uint64_t var;
 	struct nvsvm_op ops[2];
 	uint64_t c0 = 0, c1 = 0;
-	int have = !nvsvm_stat_read(0, "cancels", &c0);
+	int have = !nvsvm_stat_read(dev_index, "cancels", &c0);
 	struct nvsvm_exec e;
 
 	var = 0;
@@ -464,7 +464,7 @@ static int expect_cancel(struct fx *f, struct nvsvm_op bad, uint64_t page,
 		KTAP_FAIL_MSG("fault_access %s, expected %s",
 			      nvsvm_access_name(e.fault_access),
 			      nvsvm_access_name(access));
-	if (have && !nvsvm_stat_read(0, "cancels", &c1))
+	if (have && !nvsvm_stat_read(dev_index, "cancels", &c1))
 		EXPECT_TRUE(c1 > c0, "cancels %llu -> %llu",
 			    (unsigned long long)c0, (unsigned long long)c1);
 	/* The channel is now in the error state. */
@@ -596,7 +596,7 @@ static int replays_per_batch(void)
 
 	ASSERT_MAP(buf);
 	for (i = 0; i < 3; i++) {
-		ret = nvsvm_stat_read(0, names[i], &before[i]);
+		ret = nvsvm_stat_read(dev_index, names[i], &before[i]);
 		if (ret)
 			SKIP("debugfs %s: %s", names[i], strerror(-ret));
 	}
@@ -604,7 +604,7 @@ static int replays_per_batch(void)
 	op = nvsvm_op_fill(nvsvm_ptr(buf), 16 * MiB, 0x3131);
 	CHECK(gpu_ok(&f, &op, 1));
 	for (i = 0; i < 3; i++)
-		EXPECT_OK(nvsvm_stat_read(0, names[i], &after[i]));
+		EXPECT_OK(nvsvm_stat_read(dev_index, names[i], &after[i]));
 	CHECK(cpu_check(buf, 16 * MiB / 8, 0x3131));
 	ktap_note("faults +%llu, batches +%llu, replays +%llu",
 		  (unsigned long long)(after[0] - before[0]),

@@ -3,9 +3,14 @@
 #
 # Load/unload cycles of nvsvm_vgpu (and nvsvm under it), in the test VM.
 # Starts and ends with neither module loaded. Prints KTAP.
+#
+# NVSVM_EXPECT_MODDIR: where, under /lib/modules/$(uname -r), modprobe must
+# find both modules (default extra, the test initramfs's place for them;
+# updates/dkms after a DKMS install: tools/scripts/dkms-guest.sh).
 
 cycles=5
-ntests=6
+ntests=7
+moddir=${NVSVM_EXPECT_MODDIR:-extra}
 fails=0
 n=0
 
@@ -48,14 +53,29 @@ fi
 err=$(mktemp)
 echo "1..$ntests"
 
-# 1: a clean start.
+# 1: modprobe resolves both names to the expected directory, the only copy.
+for m in nvsvm nvsvm_vgpu; do
+	file=$(modinfo -F filename $m 2>/dev/null)
+	echo "# $m: $file"
+	case $file in
+	/lib/modules/$(uname -r)/$moddir/$m.ko*) ;;
+	*) echo "$m resolves to '$file', not under $moddir/" >>"$err" ;;
+	esac
+done
+copies=$(find /lib/modules/"$(uname -r)" -name 'nvsvm.ko*' -o -name 'nvsvm_vgpu.ko*' | sort)
+echo "# installed:" $copies
+[ "$(echo "$copies" | wc -l)" = 2 ] ||
+	echo "expected 2 module files, found: $copies" >>"$err"
+result "modules-found-in-$(echo "$moddir" | tr / -)" "$err"
+
+# 2: a clean start.
 for m in nvsvm_vgpu nvsvm; do
 	loaded $m && echo "$m is loaded before the test" >>"$err"
 done
 [ -z "$(devices)" ] || echo "devices before loading: $(devices)" >>"$err"
 result "nothing-loaded-at-start" "$err"
 
-# 2-4: cycles of default load, count=3 load, unload.
+# 3-5: cycles of default load, count=3 load, unload.
 errs_default=$(mktemp)
 errs_count=$(mktemp)
 for i in $(seq 1 $cycles); do
@@ -87,7 +107,7 @@ result "load-default-gives-nvsvm0-x$cycles" "$errs_default"
 result "load-count-3-gives-nvsvm0-2-x$cycles" "$errs_count"
 result "rmmod-both-x$cycles" "$err"
 
-# 5: nothing left behind.
+# 6: nothing left behind.
 for m in nvsvm_vgpu nvsvm; do
 	loaded $m && echo "$m still in /proc/modules" >>"$err"
 	[ -e /sys/module/$m ] && echo "/sys/module/$m still exists" >>"$err"
@@ -95,7 +115,7 @@ done
 [ -z "$(devices)" ] || echo "left in /dev: $(devices)" >>"$err"
 result "nothing-left-behind" "$err"
 
-# 6: every parameter of both modules has a description (MODULE_PARM_DESC).
+# 7: every parameter of both modules has a description (MODULE_PARM_DESC).
 # The .modinfo section has parmtype=NAME:TYPE for each module_param() and
 # parm=NAME:DESC for each MODULE_PARM_DESC(); modinfo shows the latter.
 for m in nvsvm nvsvm_vgpu; do

@@ -153,9 +153,11 @@ static int query_after_map(void)
 static int gpu_reads_cpu_data(void)
 {
 	uint64_t *buf = anon_filled(16 * PAGE), sum = 0, got, f0, f1;
-	int have = !nvsvm_stat_read(0, "faults", &f0);
+	int have = !nvsvm_stat_read(dev_index, "faults", &f0);
 	struct fx f;
 	size_t i;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
 
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
@@ -167,7 +169,7 @@ static int gpu_reads_cpu_data(void)
 	CHECK(gpu_ok1(&f, nvsvm_op_sum(nvsvm_ptr(buf), 16 * PAGE), &got));
 	EXPECT_EQ(got, sum);
 	/* Everything was mapped ahead of time: no GPU fault was needed. */
-	if (have && !nvsvm_stat_read(0, "faults", &f1))
+	if (have && !nvsvm_stat_read(dev_index, "faults", &f1))
 		EXPECT_EQ(f1 - f0, 0);
 	return KTAP_PASS;
 }
@@ -177,6 +179,8 @@ static int gpu_writes_seen_by_cpu(void)
 	volatile uint64_t *buf = anon_filled(4 * PAGE);
 	struct fx f;
 	size_t i;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
 
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
@@ -204,6 +208,7 @@ static int munmap_removes(void)
 	CHECK(map_all(&f, buf, 4));
 	ASSERT_SYS(munmap(buf, 4 * PAGE));
 	CHECK(query_expect(&f, buf, 4, NVSVM_QUERY_VALID, 0));
+	GPU_PART();
 	CHECK(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(buf) + 2 * PAGE),
 			nvsvm_ptr(buf) + 2 * PAGE, NVSVM_ACCESS_READ));
 	return KTAP_PASS;
@@ -220,6 +225,7 @@ static int mprotect_read_downgrades(void)
 	CHECK(map_all(&f, (void *)buf, 4));
 	ASSERT_SYS(mprotect((void *)buf, 4 * PAGE, PROT_READ));
 	CHECK(query_not_writable(&f, (void *)buf, 4));
+	GPU_PART();
 	CHECK(gpu_fault(&f, nvsvm_op_write(p1 + 16, 99), p1,
 			NVSVM_ACCESS_WRITE));
 	EXPECT_EQ(buf[WORDS + 2], pat(WORDS + 2));	/* not written */
@@ -237,6 +243,7 @@ static int mprotect_none_removes(void)
 	CHECK(map_all(&f, buf, 4));
 	ASSERT_SYS(mprotect(buf, 4 * PAGE, PROT_NONE));
 	CHECK(query_expect(&f, buf, 4, NVSVM_QUERY_VALID, 0));
+	GPU_PART();
 	CHECK(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(buf) + 3 * PAGE + 8),
 			nvsvm_ptr(buf) + 3 * PAGE, NVSVM_ACCESS_READ));
 	return KTAP_PASS;
@@ -246,6 +253,8 @@ static int dontneed_gives_zero(void)
 {
 	volatile uint64_t *buf = anon_filled(4 * PAGE);
 	struct fx f;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
 
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
@@ -275,6 +284,7 @@ static int mremap_moves(void)
 	ASSERT_MAP(moved);
 	EXPECT_EQ(nvsvm_ptr(moved), nvsvm_ptr(dst));
 	CHECK(query_expect(&f, buf, 4, NVSVM_QUERY_VALID, 0));
+	GPU_PART();
 	CHECK(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(buf)), nvsvm_ptr(buf),
 			NVSVM_ACCESS_READ));
 	CHECK(gpu_read_eq(&f, &moved[2 * WORDS + 3], pat(2 * WORDS + 3)));
@@ -295,6 +305,8 @@ static int fork_cow(int who)
 	char c = 0;
 	struct fx f;
 	pid_t pid;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
 
 	ASSERT_MAP(buf);
 	ASSERT_MAP(shared);
@@ -373,6 +385,8 @@ static int ftruncate_removes(void)
 	size_t i;
 	int fd;
 
+	NEED_CAP(NVSVM_CAP_EXEC);
+
 	for (i = 0; i < 4 * WORDS; i++)
 		data[i] = pat(i);
 	fd = tmp_file();
@@ -428,14 +442,15 @@ static int unmanaged_never_mirrored(void)
 	EXPECT_ERR(nvsvm_map(f.fd, WIN_ADDR, 2 * PAGE,
 			     NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, NULL), EINVAL);
 	CHECK(window_not_valid(&f));
-	have = !nvsvm_stat_read(0, "cancels", &c0);
+	GPU_PART();
+	have = !nvsvm_stat_read(dev_index, "cancels", &c0);
 	CHECK(gpu_fault(&f, nvsvm_op_read(WIN_ADDR), WIN_ADDR,
 			NVSVM_ACCESS_READ));
 	CHECK(gpu_fault(&f, nvsvm_op_write(WIN_ADDR + PAGE, 1),
 			WIN_ADDR + PAGE, NVSVM_ACCESS_WRITE));
 	CHECK(window_not_valid(&f));
 	EXPECT_EQ(win[WORDS], 43);
-	if (have && !nvsvm_stat_read(0, "cancels", &c1))
+	if (have && !nvsvm_stat_read(dev_index, "cancels", &c1))
 		EXPECT_TRUE(c1 - c0 >= 2, "cancels went %llu -> %llu",
 			    (unsigned long long)c0, (unsigned long long)c1);
 	return KTAP_PASS;
@@ -443,7 +458,7 @@ static int unmanaged_never_mirrored(void)
 
 static int read_stat(const char *name, uint64_t *v)
 {
-	return nvsvm_stat_read(0, name, v);
+	return nvsvm_stat_read(dev_index, name, v);
 }
 
 static int pt_bytes_return(void)
@@ -515,5 +530,5 @@ static const struct ktap_case cases[] = {
 
 int main(void)
 {
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
 }

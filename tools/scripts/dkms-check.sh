@@ -6,10 +6,20 @@
 # --installtree) so that the machine's own DKMS state is left alone. Checks
 # that both modules were installed and that modinfo reads them.
 #
-# usage: dkms-check.sh [KVER]   (default: the kernel of the newest headers)
+# usage: dkms-check.sh [--keep DIR] [KVER]
+#   KVER         default: the kernel of the newest headers
+#   --keep DIR   copy what DKMS installed, as laid out under
+#                /lib/modules/KVER (updates/dkms/nvsvm*.ko), to DIR/KVER:
+#                make check boots the stock VM with that tree
+#                (tools/scripts/dkms-guest.sh) to modprobe it by name
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+keep=
+if [[ ${1:-} == --keep ]]; then
+	keep=$2
+	shift 2
+fi
 kver=${1:-}
 if [[ -z $kver ]]; then
 	kdir=$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
@@ -52,3 +62,10 @@ for m in nvsvm nvsvm_vgpu; do
 	echo "dkms-check: installed ${ko#"$tree/install/"}"
 done
 echo "dkms-check: nvsvm/$ver built and installed for $kver"
+if [[ -n $keep ]]; then
+	rm -rf "${keep:?}/$kver"
+	mkdir -p "$keep"
+	cp -a "$tree/install/$kver" "$keep/"
+	echo "dkms-check: kept the installed tree in $keep/$kver:"
+	(cd "$keep/$kver" && find . -type f | sort | sed 's/^/dkms-check:   /')
+fi
