@@ -181,9 +181,10 @@ static int rt_enqueue_kernel(struct rt_queue *q, struct nvsvm_op *ops,
 }
 
 /*
- * clEnqueueSVMMigrateMem: a hint, never needed for correctness. nvsvm
- * cannot migrate to VRAM today (NVSVM_IOCTL_MIGRATE returns ENOTTY), so
- * the runtime falls back to prefetching the GPU mappings with MAP: with
+ * clEnqueueSVMMigrateMem: a hint, never needed for correctness. Where the
+ * GPU has NVSVM_CAP_DEVICE_PRIVATE the pages move to VRAM; elsewhere
+ * (Debian's stock kernel: MIGRATE fails with EOPNOTSUPP, or an old module:
+ * ENOTTY) the runtime falls back to prefetching the GPU mappings with MAP: with
  * NVSVM_MAP_FAULT every page is faulted in on the CPU side and mapped, so
  * the kernel that follows takes no fault on it. The range is rounded out
  * to whole pages; a page that cannot be faulted makes MAP fail with

@@ -47,6 +47,12 @@ enum counter {
 	ST_INVALIDATES,
 	ST_OVERFLOWS,
 	ST_STALE,
+	ST_PREFETCH_RANGES,
+	ST_ATOMIC_EXCLUSIVE,
+	ST_ATOMIC_SHARED,
+	ST_VRAM_PAGES,
+	ST_MIGRATED_VRAM,
+	ST_MIGRATED_SYS,
 	ST_COUNT
 };
 
@@ -63,6 +69,12 @@ static const char *const stat_file[ST_COUNT] = {
 	[ST_INVALIDATES] = "invalidates",
 	[ST_OVERFLOWS] = "overflows",
 	[ST_STALE] = "stale",
+	[ST_PREFETCH_RANGES] = "prefetch_ranges",
+	[ST_ATOMIC_EXCLUSIVE] = "atomic_exclusive",
+	[ST_ATOMIC_SHARED] = "atomic_shared",
+	[ST_VRAM_PAGES] = "vram_pages",
+	[ST_MIGRATED_VRAM] = "migrated_to_vram",
+	[ST_MIGRATED_SYS] = "migrated_to_sysmem",
 };
 
 /**
@@ -255,6 +267,10 @@ static void print_totals(const struct gpu *g, const struct sample *s)
 	printf("  batches       %12" PRIu64 "  (ranges %" PRIu64
 	       ", pages mapped by faults %" PRIu64 ")\n",
 	       v[ST_BATCHES], v[ST_RANGES], v[ST_FAULT_PAGES]);
+	printf("  prefetch      %12" PRIu64 "  ranges grown\n",
+	       v[ST_PREFETCH_RANGES]);
+	printf("  atomics       %12" PRIu64 "  pages exclusive (%" PRIu64
+	       " shared)\n", v[ST_ATOMIC_EXCLUSIVE], v[ST_ATOMIC_SHARED]);
 	printf("  replays       %12" PRIu64 "\n", v[ST_REPLAYS]);
 	printf("  cancels       %12" PRIu64 "\n", v[ST_CANCELS]);
 	printf("  invalidates   %12" PRIu64 "\n", v[ST_INVALIDATES]);
@@ -263,6 +279,9 @@ static void print_totals(const struct gpu *g, const struct sample *s)
 	       v[ST_PAGES_MAPPED], v[ST_PAGES_MAPPED] / 256.0);
 	printf("  page tables   %12" PRIu64 "  bytes (%.1f KiB)\n",
 	       v[ST_PT_BYTES], v[ST_PT_BYTES] / 1024.0);
+	printf("  VRAM pages    %12" PRIu64 "  (migrated to VRAM %" PRIu64
+	       ", back to system memory %" PRIu64 ")\n",
+	       v[ST_VRAM_PAGES], v[ST_MIGRATED_VRAM], v[ST_MIGRATED_SYS]);
 	printf("  fault latency   p50 %s, p99 %s (%" PRIu64 " batches timed)\n",
 	       p50, p99, nlat);
 }
