@@ -15,7 +15,7 @@
  * - no program times out (a lost fault or replay would).
  * Afterwards every page table is released. Figures are printed as notes.
  *
- *	stress [seconds]	(or NVSVM_STRESS_SECONDS; default 20)
+ *	stress [seconds]	(or NVSVM_STRESS_SECONDS; default 30)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -27,7 +27,7 @@
 #include "ktap.h"
 #include "common.h"
 
-#define DEF_SECONDS	20
+#define DEF_SECONDS	30
 #define SLOTS		16
 #define SLOT_PAGES	16
 #define SLOT_BYTES	(SLOT_PAGES * PAGE)
