@@ -342,7 +342,8 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
  * @ndev: the device
  * @range: a range hmm_range_fault() just filled, the mmap lock still held
  *	for read
- * @req: the per-page HMM_PFN_REQ_* flags it was given, or NULL
+ * @req: the per-page HMM_PFN_REQ_* flags it was given, indexed from
+ *	@range->start, or NULL
  *
  * hmm_range_fault() returns this device's pages as they are, without
  * faulting: a page the CPU maps read-only (after fork, both processes

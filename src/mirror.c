@@ -426,7 +426,9 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		mmap_read_lock(svmm->mm);
 		ret = hmm_range_fault(&range);
 		if (!ret)
-			ret = nvsvm_dmem_hmm_fixup(svmm->ndev, &range, req->req);
+			ret = nvsvm_dmem_hmm_fixup(svmm->ndev, &range,
+						   req->req ? &req->req[first] :
+						   NULL);
 		mmap_read_unlock(svmm->mm);
 		if (ret == -EBUSY)
 			continue;
