@@ -217,6 +217,23 @@ static inline int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
 	return KTAP_PASS;
 }
 
+/* Every page of [p, p + n pages) has (QUERY entry & mask) == want. */
+static inline int query_expect(struct fx *f, const void *p, unsigned int n,
+			       uint32_t mask, uint32_t want)
+{
+	uint32_t q[512];
+	unsigned int i;
+
+	if (n > 512)
+		KTAP_FAIL_MSG("query_expect: n %u", n);
+	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, q));
+	for (i = 0; i < n; i++)
+		if ((q[i] & mask) != want)
+			KTAP_FAIL_MSG("QUERY page %u of %p: %#x, expected (x & %#x) == %#x",
+				      i, p, q[i], mask, want);
+	return KTAP_PASS;
+}
+
 /* Every one of @nwords words at @p is @v. */
 static inline int cpu_check(const volatile uint64_t *p, size_t nwords,
 			    uint64_t v)

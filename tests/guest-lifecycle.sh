@@ -13,34 +13,8 @@
 bin=/tests/bin/teardown
 dbg=/sys/kernel/debug/nvsvm/nvsvm0
 cycles=5
-n=0
-fails=0
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n $1"
-}
-
-# result NAME ERRORFILE: ok when the error file is empty, else show it.
-result() {
-	if [ -s "$2" ]; then
-		sed 's/^/# /' "$2"
-		not_ok "$1"
-	else
-		ok "$1"
-	fi
-	: >"$2"
-}
-
-loaded() {
-	grep -q "^$1 " /proc/modules
-}
+. "${0%/*}/ktap.sh"
 
 unload_all() {
 	for m in nvsvm_vgpu nvsvm; do

@@ -10,34 +10,8 @@
 # only, so this skips on the debug kernel.
 
 ntests=8
-fails=0
-n=0
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n $1"
-}
-
-# result NAME ERRORFILE: ok when the error file is empty, else show it.
-result() {
-	if [ -s "$2" ]; then
-		sed 's/^/# /' "$2"
-		not_ok "$1"
-	else
-		ok "$1"
-	fi
-	: >"$2"
-}
-
-loaded() {
-	grep -q "^$1 " /proc/modules
-}
+. "${0%/*}/ktap.sh"
 
 # Kernel log lines that must not appear while nouveau and nvsvm come and go.
 alarming() {

@@ -18,23 +18,8 @@
 bin=/tests/bin/teardown
 params="fault_entries=4 gpcs=32"
 dbg=/sys/kernel/debug
-n=0
-fails=0
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n $1"
-}
-
-loaded() {
-	grep -q "^$1 " /proc/modules
-}
+. "${0%/*}/ktap.sh"
 
 counter() {
 	cat "$1" 2>/dev/null || echo -1

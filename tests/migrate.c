@@ -100,23 +100,6 @@ static int migrate(struct fx *f, const void *p, size_t size, uint32_t target,
 	return KTAP_PASS;
 }
 
-/* Every page of [p, p + n pages) has (QUERY entry & mask) == want. */
-static int query_expect(struct fx *f, const void *p, unsigned int n,
-			uint32_t mask, uint32_t want)
-{
-	uint32_t q[512];
-	unsigned int i;
-
-	if (n > 512)
-		KTAP_FAIL_MSG("query_expect: n %u", n);
-	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, q));
-	for (i = 0; i < n; i++)
-		if ((q[i] & mask) != want)
-			KTAP_FAIL_MSG("QUERY page %u of %p: %#x, expected (x & %#x) == %#x",
-				      i, p, q[i], mask, want);
-	return KTAP_PASS;
-}
-
 #define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
 

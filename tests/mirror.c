@@ -34,23 +34,6 @@ static void *anon_filled(size_t size)
 	return p;
 }
 
-/* Every page of [p, p + n pages) has (entry & mask) == want. */
-static int query_expect(struct fx *f, const void *p, unsigned int n,
-			uint32_t mask, uint32_t want)
-{
-	uint32_t q[64];
-	unsigned int i;
-
-	if (n > 64)
-		KTAP_FAIL_MSG("query_expect: n %u", n);
-	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, q));
-	for (i = 0; i < n; i++)
-		if ((q[i] & mask) != want)
-			KTAP_FAIL_MSG("QUERY page %u of %p: %#x, expected (x & %#x) == %#x",
-				      i, p, q[i], mask, want);
-	return KTAP_PASS;
-}
-
 /* No page of the range is writable by the GPU. */
 static int query_not_writable(struct fx *f, const void *p, unsigned int n)
 {

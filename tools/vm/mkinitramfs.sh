@@ -4,7 +4,8 @@
 # Build the test initramfs: busybox-static and its applet links, the
 # kernel's own modules (optional) plus ours under /lib/modules/<kver>/extra
 # with depmod run so that `modprobe nvsvm_vgpu` works, the static test
-# binaries in /tests/bin, tests/run.sh and tests/guest-*.sh in /tests, and
+# binaries in /tests/bin, tests/run.sh, tests/ktap.sh (their shell KTAP
+# helpers) and tests/guest-*.sh in /tests, and
 # tools/vm/init as /init.
 #
 # usage: mkinitramfs.sh --kver KVER --out FILE.cpio.gz --nonce STRING
@@ -78,7 +79,7 @@ if [[ -n $tests && -d $tests ]]; then
 	find "$tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/tests/bin/" \;
 fi
 cp "$script" "$root/tests/run.sh"
-for s in "$top"/tests/guest-*.sh; do
+for s in "$top"/tests/ktap.sh "$top"/tests/guest-*.sh; do
 	[[ -e $s ]] && cp "$s" "$root/tests/"
 done
 cp "$here/init" "$root/init"

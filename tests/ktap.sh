@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# KTAP helpers of the guest scripts (tests/guest-*.sh), sourced with
+#   . "${0%/*}/ktap.sh"
+# ok NAME / not_ok NAME print the next result and count it ($n, $fails);
+# result NAME ERRORFILE is ok when ERRORFILE is empty, else shows it as
+# diagnostics and is not ok (then empties it); loaded MODULE tells whether
+# a module is loaded.
+
+n=0
+fails=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	fails=$((fails + 1))
+	echo "not ok $n $1"
+}
+
+result() {
+	if [ -s "$2" ]; then
+		sed 's/^/# /' "$2"
+		not_ok "$1"
+	else
+		ok "$1"
+	fi
+	: >"$2"
+}
+
+loaded() {
+	grep -q "^$1 " /proc/modules
+}
