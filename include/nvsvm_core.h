@@ -234,7 +234,8 @@ void gp100_inst_write(void *inst, dma_addr_t pd, bool replay);
 void gp100_invalidate(struct nvsvm_device *ndev, dma_addr_t pdb);
 void gp100_invalidate_all(struct nvsvm_device *ndev);
 void gp100_replay(struct nvsvm_device *ndev);
-void gp100_cancel(struct nvsvm_device *ndev, u32 gpc, u32 client, bool hub);
+void gp100_cancel(struct nvsvm_device *ndev, u32 gpc, u32 client, bool hub,
+		  dma_addr_t pdb);
 int gp100_fault_buffer_init(struct nvsvm_device *ndev);
 unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
 			       struct nvsvm_fault *out, unsigned int max,

@@ -40,6 +40,7 @@ MODULE_PARM_DESC(prefetch_threshold,
  * struct nvsvm_fault_batch - the fault worker's scratch space
  * @faults: decoded entries
  * @cancel: per entry: the access must be cancelled
+ * @pdb: per entry: the PD3 its channel used when the cancel was decided
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
  * @dense: prefetch: per page of the block, prefix count of the pages
@@ -48,6 +49,7 @@ MODULE_PARM_DESC(prefetch_threshold,
 struct nvsvm_fault_batch {
 	struct nvsvm_fault faults[NVSVM_FAULT_BATCH];
 	bool cancel[NVSVM_FAULT_BATCH];
+	dma_addr_t pdb[NVSVM_FAULT_BATCH];
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
 	u16 dense[NVSVM_RANGE_MAX_PAGES + 1];
@@ -320,9 +322,11 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 	svmm = nvsvm_chan_svmm_get(ndev, b->faults[first].inst);
 	if (!svmm) {
 		/* A live channel that has no area: its accesses fail. */
-		for (i = first; i < last; i++)
+		for (i = first; i < last; i++) {
 			b->cancel[i] = b->faults[i].access !=
 				       NVSVM_ACCESS_PREFETCH;
+			b->pdb[i] = ndev->null_pd.dma;
+		}
 		return;
 	}
 	/*
@@ -340,6 +344,8 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 		return;
 	}
 
+	for (i = first; i < last; i++)
+		b->pdb[i] = nvsvm_vmm_pdb(&svmm->vmm);
 	down_read(&svmm->use);
 	for (i = first; i < last; i = j) {
 		u64 block = ALIGN_DOWN(b->faults[i].addr, NVSVM_RANGE_MAX_BYTES);
@@ -385,16 +391,20 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 
 		if (!b->cancel[i])
 			continue;
-		/* One cancel per client: it fails all its stalled accesses. */
+		/*
+		 * One cancel per client and page directory: it fails all the
+		 * client's stalled accesses of that context.
+		 */
 		for (k = 0; k < i && !done; k++)
 			done = b->cancel[k] && b->faults[k].gpc == f->gpc &&
 			       b->faults[k].client == f->client &&
-			       b->faults[k].hub == f->hub;
+			       b->faults[k].hub == f->hub &&
+			       b->pdb[k] == b->pdb[i];
 		if (done)
 			continue;
 		trace_nvsvm_fault_cancel(ndev->index, f->addr, f->gpc, f->client,
 					 f->access);
-		gp100_cancel(ndev, f->gpc, f->client, f->hub);
+		gp100_cancel(ndev, f->gpc, f->client, f->hub, b->pdb[i]);
 	}
 }
 

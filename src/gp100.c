@@ -253,16 +253,22 @@ void gp100_replay(struct nvsvm_device *ndev)
  * @gpc: GPC id from the fault entry
  * @client: client id from the fault entry
  * @hub: the client is a hub client
+ * @pdb: DMA address of the PD3 the faulting channel uses now
+ *
+ * Targeted at one page directory, not ALL_PDB: by the time the cancel is
+ * written the GPC may be stalled on another context's access (the entry's
+ * channel was detached or destroyed meanwhile), which must not fail.
  */
-void gp100_cancel(struct nvsvm_device *ndev, u32 gpc, u32 client, bool hub)
+void gp100_cancel(struct nvsvm_device *ndev, u32 gpc, u32 client, bool hub,
+		  dma_addr_t pdb)
 {
-	u32 type = NV_MMU_INVALIDATE_PAGE_ALL | NV_MMU_INVALIDATE_ALL_PDB |
+	u32 type = NV_MMU_INVALIDATE_PAGE_ALL |
 		   NV_MMU_INVALIDATE_REPLAY_CANCEL |
 		   NV_MMU_INVALIDATE_GPC(gpc) | NV_MMU_INVALIDATE_CLIENT(client);
 
 	if (hub)
 		type |= NV_MMU_INVALIDATE_HUB;
-	gp100_invalidate_write(ndev, 0, type);
+	gp100_invalidate_write(ndev, pdb, type);
 	nvsvm_stat_add(ndev, NVSVM_STAT_CANCELS, 1);
 }
 

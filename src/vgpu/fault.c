@@ -123,8 +123,11 @@ int vgpu_fault_raise(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
 
 	spin_lock_irqsave(&vgpu->reg_lock, flags);
 	ret = vgpu_fault_write(vgpu, gpc->id, prog->ctx.inst, va, access, type);
-	if (ret != -ENODEV)
+	if (ret != -ENODEV) {
 		gpc->stall = VGPU_STALL_WAIT;
+		gpc->stall_pdb = prog->ctx.pdb;
+		gpc->stall_pdb_vram = prog->ctx.pdb_mem == VGPU_MEM_VRAM;
+	}
 	spin_unlock_irqrestore(&vgpu->reg_lock, flags);
 	if (ret == -ENODEV) {
 		vgpu_fault_fail(prog, va, access, NVSVM_EXEC_FATAL);
@@ -175,11 +178,17 @@ void vgpu_fault_replay(struct vgpu *vgpu)
  * @gpc: target GPC
  * @client: target client id
  * @hub: target is a hub client
+ * @all_pdb: whatever page directory the stalled access uses
+ * @pdb_vram: else only an access whose context's PD3 is in video memory...
+ * @pdb: ...or system memory, at this address
  *
  * Every GPC access is made by client GPCCLIENT_T1_0 with HUB = 0; a cancel
- * aimed at anything else matches nothing.
+ * aimed at anything else matches nothing. A cancel aimed at one PDB leaves
+ * an access of another context stalled on the same GPC alone: a fault entry
+ * the driver read may be older than what that GPC runs now.
  */
-void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub)
+void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub,
+		       bool all_pdb, bool pdb_vram, u64 pdb)
 {
 	struct vgpu_gpc *g;
 
@@ -187,6 +196,8 @@ void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub)
 	if (hub || client != VGPU_CLIENT_GPC_T1_0 || gpc >= vgpu->gpc_count)
 		return;
 	g = &vgpu->gpcs[gpc];
+	if (!all_pdb && (g->stall_pdb != pdb || g->stall_pdb_vram != pdb_vram))
+		return;
 	if (g->stall == VGPU_STALL_WAIT) {
 		WRITE_ONCE(g->stall, VGPU_STALL_CANCEL);
 		wake_up(&g->wq);

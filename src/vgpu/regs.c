@@ -98,7 +98,8 @@ static void vgpu_invalidate(struct vgpu *vgpu, u32 val)
 	case VGPU_INV_REPLAY_CANCEL:
 		atomic64_inc(&vgpu->ctr.cancels);
 		vgpu_fault_cancel(vgpu, VGPU_INV_GPC(val), VGPU_INV_CLIENT(val),
-				  VGPU_INV_HUB(val));
+				  VGPU_INV_HUB(val), val & VGPU_INV_ALL_PDB,
+				  pdb_vram, pdb);
 		break;
 	default:
 		break;

@@ -211,6 +211,8 @@ struct vgpu_prog;
  * @cur: program running (vgpu->sched_lock)
  * @wq: the thread waits here for work and for the end of a stall
  * @stall: enum vgpu_stall of the current access (vgpu->reg_lock)
+ * @stall_pdb: PD3 address of the stalled access's context (vgpu->reg_lock)
+ * @stall_pdb_vram: that PD3 is in video memory (vgpu->reg_lock)
  * @bounce: a page for COPY and SUM
  */
 struct vgpu_gpc {
@@ -225,6 +227,8 @@ struct vgpu_gpc {
 	struct vgpu_prog *cur;
 	wait_queue_head_t wq;
 	int stall;
+	u64 stall_pdb;
+	bool stall_pdb_vram;
 	void *bounce;
 };
 
@@ -404,7 +408,8 @@ void vgpu_tlb_invalidate(struct vgpu_gpc *gpc, bool all_pdb, bool pdb_vram,
 int vgpu_fault_raise(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
 		     u32 access, u8 type);
 void vgpu_fault_replay(struct vgpu *vgpu);
-void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub);
+void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub,
+		       bool all_pdb, bool pdb_vram, u64 pdb);
 
 /* gpc.c */
 int vgpu_gpcs_init(struct vgpu *vgpu, u32 count, u32 tlb_entries);
