@@ -244,6 +244,7 @@ void gp100_fault_buffer_fini(struct nvsvm_device *ndev);
 
 /* fault.c */
 int nvsvm_fault_init(struct nvsvm_device *ndev);
+void nvsvm_fault_flush(struct nvsvm_device *ndev);
 void nvsvm_fault_fini(struct nvsvm_device *ndev);
 
 /* debugfs.c */

@@ -22,6 +22,14 @@ static void nvsvm_chan_release(struct kref *kref)
 	if (gpu->ops->chan_fini)
 		gpu->ops->chan_fini(gpu, &chan->pub);
 	xa_erase(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT);
+	/*
+	 * Fault entries of this channel may still be in the buffer. Once
+	 * the instance block is freed, a new channel can get the same
+	 * address and such an entry would be taken for its own: served in
+	 * the wrong area, even cancelled on a GPC the new channel runs on.
+	 * Let the worker read them first; they are found stale (erased).
+	 */
+	nvsvm_fault_flush(ndev);
 	dma_free_coherent(gpu->dev, PAGE_SIZE, chan->inst, chan->pub.inst_addr);
 	kfree(chan);
 }

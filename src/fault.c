@@ -41,6 +41,9 @@ MODULE_PARM_DESC(prefetch_threshold,
  * @faults: decoded entries
  * @cancel: per entry: the access must be cancelled
  * @pdb: per entry: the PD3 its channel used when the cancel was decided
+ * @unservable: per entry: found unservable (cancelled or a first sighting)
+ * @suspect: accesses the previous batch found unservable and did not cancel
+ * @nsuspect: entries in @suspect
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
  * @dense: prefetch: per page of the block, prefix count of the pages
@@ -50,6 +53,9 @@ struct nvsvm_fault_batch {
 	struct nvsvm_fault faults[NVSVM_FAULT_BATCH];
 	bool cancel[NVSVM_FAULT_BATCH];
 	dma_addr_t pdb[NVSVM_FAULT_BATCH];
+	bool unservable[NVSVM_FAULT_BATCH];
+	struct nvsvm_fault suspect[NVSVM_FAULT_BATCH];
+	unsigned int nsuspect;
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
 	u16 dense[NVSVM_RANGE_MAX_PAGES + 1];
@@ -380,6 +386,24 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 	nvsvm_svmm_put(svmm);
 }
 
+/* Same access: same channel, page and GPC client. */
+static bool nvsvm_fault_same(const struct nvsvm_fault *a,
+			     const struct nvsvm_fault *b)
+{
+	return a->inst == b->inst && a->addr == b->addr && a->gpc == b->gpc &&
+	       a->client == b->client && a->hub == b->hub;
+}
+
+/*
+ * Cancel what cannot be served, but only an access seen unservable twice,
+ * in two batches with a replay between. A fault entry can outlive its
+ * access: the access was replayed (after an overflow, or before its first
+ * entry was read), faulted again, was served, and the program went on; its
+ * older entry is read later, when the page may be gone. CANCEL_TARGETED
+ * names a GPC and client, not an access, so cancelling on that entry would
+ * fail whatever that client is stalled on now. An access that really
+ * cannot be served faults again after the replay and is cancelled then.
+ */
 static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 			       struct nvsvm_fault_batch *b, unsigned int n)
 {
@@ -391,6 +415,13 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 
 		if (!b->cancel[i])
 			continue;
+		for (k = 0; k < b->nsuspect && !done; k++)
+			done = nvsvm_fault_same(&b->suspect[k], f);
+		if (!done) {
+			b->cancel[i] = false;	/* first sighting */
+			continue;
+		}
+		done = false;
 		/*
 		 * One cancel per client and page directory: it fails all the
 		 * client's stalled accesses of that context.
@@ -406,6 +437,17 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 					 f->access);
 		gp100_cancel(ndev, f->gpc, f->client, f->hub, b->pdb[i]);
 	}
+}
+
+/* Remember this batch's first sightings of unservable accesses. */
+static void nvsvm_fault_suspects(struct nvsvm_fault_batch *b, unsigned int n)
+{
+	unsigned int i;
+
+	b->nsuspect = 0;
+	for (i = 0; i < n; i++)
+		if (b->unservable[i] && !b->cancel[i])
+			b->suspect[b->nsuspect++] = b->faults[i];
 }
 
 /* Service latency, from the interrupt to the replay, in log2 buckets. */
@@ -448,7 +490,9 @@ static void nvsvm_fault_service(struct nvsvm_device *ndev,
 
 	if (changed)
 		gp100_invalidate_all(ndev);
+	memcpy(b->unservable, b->cancel, n * sizeof(b->cancel[0]));
 	nvsvm_fault_cancel(ndev, b, n);
+	nvsvm_fault_suspects(b, n);
 	gp100_replay(ndev);
 	nvsvm_fault_latency(ndev);
 }
@@ -458,7 +502,7 @@ static void nvsvm_fault_work(struct work_struct *work)
 	struct nvsvm_device *ndev = container_of(work, struct nvsvm_device,
 						 fault.work);
 	struct nvsvm_fault_batch *b = ndev->fault.batch;
-	bool overflow, replayed = false;
+	bool overflow;
 	unsigned int n;
 
 	for (;;) {
@@ -468,19 +512,16 @@ static void nvsvm_fault_work(struct work_struct *work)
 			nvsvm_stat_add(ndev, NVSVM_STAT_OVERFLOWS, 1);
 		if (n) {
 			nvsvm_fault_service(ndev, b, n, overflow);
-		} else if (overflow && !replayed) {
-			gp100_replay(ndev);	/* the dropped faults come back */
-		} else {
+		} else if (overflow) {
 			/*
-			 * Nothing read. OVERFLOW seen now, right after a
-			 * batch, means the buffer was full before that
-			 * batch's GET write (an entry written after it would
-			 * be here), so the batch's replay already came after
-			 * the dropped faults: no second replay.
+			 * Nothing read, but accesses were dropped: replay
+			 * them. One replay more than batches at most per
+			 * overflow; a lost replay would stall a GPC forever.
 			 */
+			gp100_replay(ndev);
+		} else {
 			break;
 		}
-		replayed = true;
 		cond_resched();
 	}
 }
@@ -505,6 +546,29 @@ void nvsvm_gpu_fault_intr(struct nvsvm_gpu *gpu)
 	spin_unlock_irqrestore(&ndev->fault.lock, flags);
 }
 EXPORT_SYMBOL_GPL(nvsvm_gpu_fault_intr);
+
+/**
+ * nvsvm_fault_flush() - read every fault entry written so far
+ * @ndev: device
+ *
+ * Queues the worker and waits for it, so that the entries in the buffer
+ * now have been read and served (or found stale) when this returns.
+ *
+ * Context: process, may sleep; not from the fault worker.
+ */
+void nvsvm_fault_flush(struct nvsvm_device *ndev)
+{
+	bool queued = false;
+
+	spin_lock_irq(&ndev->fault.lock);
+	if (ndev->fault.wq) {
+		queue_work(ndev->fault.wq, &ndev->fault.work);
+		queued = true;
+	}
+	spin_unlock_irq(&ndev->fault.lock);
+	if (queued)
+		flush_work(&ndev->fault.work);
+}
 
 /**
  * nvsvm_fault_init() - set up the fault buffer and its worker
