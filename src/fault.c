@@ -47,7 +47,8 @@ MODULE_PARM_DESC(prefetch_threshold,
  * @cancel: per entry: the access must be cancelled
  * @pdb: per entry: the PD3 its channel used when the cancel was decided
  * @unservable: per entry: found unservable (cancelled or a first sighting)
- * @suspect: accesses the previous batch found unservable and did not cancel
+ * @suspect: accesses recent batches found unservable and did not cancel
+ * @suspect_age: batches since each was found
  * @nsuspect: entries in @suspect
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
@@ -60,6 +61,7 @@ struct nvsvm_fault_batch {
 	dma_addr_t pdb[NVSVM_FAULT_BATCH];
 	bool unservable[NVSVM_FAULT_BATCH];
 	struct nvsvm_fault suspect[NVSVM_FAULT_BATCH];
+	u8 suspect_age[NVSVM_FAULT_BATCH];
 	unsigned int nsuspect;
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
@@ -391,6 +393,9 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 	nvsvm_svmm_put(svmm);
 }
 
+/* Batches an unservable access stays suspect, waiting to fault again. */
+#define NVSVM_SUSPECT_BATCHES	16
+
 /* Same access: same channel, page and GPC client. */
 static bool nvsvm_fault_same(const struct nvsvm_fault *a,
 			     const struct nvsvm_fault *b)
@@ -421,7 +426,11 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 		if (!b->cancel[i])
 			continue;
 		for (k = 0; k < b->nsuspect && !done; k++)
-			done = nvsvm_fault_same(&b->suspect[k], f);
+			if (b->suspect_age[k] < NVSVM_SUSPECT_BATCHES &&
+			    nvsvm_fault_same(&b->suspect[k], f)) {
+				b->suspect_age[k] = NVSVM_SUSPECT_BATCHES;
+				done = true;
+			}
 		if (!done) {
 			b->cancel[i] = false;	/* first sighting */
 			continue;
@@ -444,15 +453,28 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 	}
 }
 
-/* Remember this batch's first sightings of unservable accesses. */
+/*
+ * Remember this batch's first sightings of unservable accesses, and keep
+ * the older ones a few batches: other clients' faults may fill the batches
+ * before the suspect's access faults again.
+ */
 static void nvsvm_fault_suspects(struct nvsvm_fault_batch *b, unsigned int n)
 {
-	unsigned int i;
+	unsigned int i, k, m = 0;
 
-	b->nsuspect = 0;
-	for (i = 0; i < n; i++)
-		if (b->unservable[i] && !b->cancel[i])
-			b->suspect[b->nsuspect++] = b->faults[i];
+	for (k = 0; k < b->nsuspect; k++) {
+		if (b->suspect_age[k] + 1 >= NVSVM_SUSPECT_BATCHES)
+			continue;
+		b->suspect[m] = b->suspect[k];
+		b->suspect_age[m++] = b->suspect_age[k] + 1;
+	}
+	for (i = 0; i < n && m < NVSVM_FAULT_BATCH; i++) {
+		if (!b->unservable[i] || b->cancel[i])
+			continue;
+		b->suspect[m] = b->faults[i];
+		b->suspect_age[m++] = 0;
+	}
+	b->nsuspect = m;
 }
 
 /* Service latency, from the interrupt to the replay, in log2 buckets. */
