@@ -339,12 +339,71 @@ static int collapse_followed(void)
 	return KTAP_PASS;
 }
 
+/*
+ * Four neighbouring THP blocks, split, mapped with 64 KiB pages: each block
+ * has its own big-page table, and those are 256 bytes, several to a page.
+ * The GPU must reach every block through its own table: sums per block,
+ * then a GPU fill of one block that leaves the others alone.
+ */
+#define NBLOCKS	4
+static int lpts_side_by_side(void)
+{
+	static uint32_t e[NBLOCKS * BLOCK_PAGES];
+	char *raw = anon((NBLOCKS + 1) * BLOCK), *b;
+	uint64_t *buf, mapped, i, k;
+	struct fx f;
+
+	ASSERT_MAP(raw);
+	b = (char *)(((uintptr_t)raw + BLOCK - 1) & ~(BLOCK - 1));
+	buf = (uint64_t *)b;
+	ASSERT_SYS(madvise(b, NBLOCKS * BLOCK, MADV_HUGEPAGE));
+	for (i = 0; i < NBLOCKS * BLOCK / 8; i++)
+		buf[i] = pat(i);
+	for (k = 0; k < NBLOCKS; k++) {
+		if (is_thp(b + k * BLOCK) != 1)
+			SKIP("the kernel gave no THP for block %llu",
+			     (unsigned long long)k);
+		/* Split the PMD: 4 KiB PTEs over contiguous pages. */
+		ASSERT_SYS(mprotect(b + k * BLOCK, PAGE, PROT_READ));
+		ASSERT_SYS(mprotect(b + k * BLOCK, PAGE,
+				    PROT_READ | PROT_WRITE));
+	}
+	EXPECT_EQ(anon_huge_kb(b), 0);
+	FX_OPEN(&f);
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), NBLOCKS * BLOCK,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	EXPECT_EQ(mapped, NBLOCKS * BLOCK_PAGES);
+	CHECK(query(&f, buf, NBLOCKS * BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 0, NBLOCKS * BLOCK_PAGES, 16,
+			     NVSVM_QUERY_WRITE));
+	for (k = 0; k < NBLOCKS; k++) {
+		uint64_t want = 0;
+
+		for (i = k * BLOCK / 8; i < (k + 1) * BLOCK / 8; i++)
+			want += pat(i);
+		CHECK(gpu_sum_eq(&f, b + k * BLOCK, BLOCK, want));
+	}
+	CHECK(gpu_ok1(&f, nvsvm_op_fill(nvsvm_ptr(b + 2 * BLOCK), BLOCK,
+					0x10b), NULL));
+	for (i = 0; i < NBLOCKS * BLOCK / 8; i++) {
+		uint64_t want = i / (BLOCK / 8) == 2 ? 0x10b : pat(i);
+
+		if (buf[i] != want)
+			KTAP_FAIL_MSG("word %llu: %#llx, expected %#llx",
+				      (unsigned long long)i,
+				      (unsigned long long)buf[i],
+				      (unsigned long long)want);
+	}
+	return KTAP_PASS;
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(map_thp_one_pte),
 	KTAP_CASE(fault_maps_whole_block),
 	KTAP_CASE(partial_map_64k),
 	KTAP_CASE(split_followed),
 	KTAP_CASE_T(collapse_followed, 60),
+	KTAP_CASE(lpts_side_by_side),
 };
 
 int main(void)

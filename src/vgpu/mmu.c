@@ -123,7 +123,7 @@ static int vgpu_walk_pt(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 va,
 	if (lpt_mem != VGPU_MEM_NONE) {
 		if (!ctx->big64)
 			return VGPU_WALK_FAULT(VGPU_FT_PDE_SIZE);
-		if (vgpu_walk_read(vgpu, lpt_mem, VGPU_PTE_ADDR(lo),
+		if (vgpu_walk_read(vgpu, lpt_mem, VGPU_PDE_BIG_ADDR(lo),
 				   (va >> 16) & 31, 8, &pte))
 			return VGPU_WALK_FAULT(VGPU_FT_UNSUPPORTED_APER);
 		if (pte & VGPU_PTE_VALID)

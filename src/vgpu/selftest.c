@@ -38,6 +38,7 @@
 #define ST_VA_VRAM	0x1000600000000ULL	/* PD3 index 2 */
 #define ST_VA_PERM	0x0000700000000ULL
 #define ST_VA_TLB	0x0000800000000ULL
+#define ST_VA_LPT2	0x0000a00000000ULL	/* and the next 2 MiB */
 #define ST_VA_FAULT	0x0000900000000ULL
 
 struct st_table {
@@ -389,6 +390,45 @@ static bool st_lpt_64k(struct st *st)
 	if (!ST_OK(x.fault == VGPU_FT_PTE && !x.fatal))
 		return false;
 	return true;
+}
+
+/*
+ * Two LPTs in one page, at offsets 0 and 0x100, for two neighbouring 2 MiB
+ * ranges: the low half of a PD0 entry has 256-byte granularity, so each
+ * range walks its own LPT.
+ */
+static bool st_lpt_256(struct st *st)
+{
+	u64 va = ST_VA_LPT2, v = 0x256;
+	struct st_table *t = st_table_new(st);
+	struct vgpu_xlat x;
+	__le64 *pd0;
+
+	if (!ST_OK(t && st_slot(st, va, 21) == st_slot(st, va + SZ_2M, 21) - 2))
+		return false;
+	pd0 = st_slot(st, va, 21);
+	/* Range 0: LPT entry 0 valid. Range 1: LPT entry 1 valid. */
+	WRITE_ONCE(t->cpu[0], cpu_to_le64(st_sys_pte(st->big, 0)));
+	WRITE_ONCE(t->cpu[32 + 1], cpu_to_le64(st_sys_pte(st->big, 0)));
+	WRITE_ONCE(pd0[0], cpu_to_le64(st_pde(t->dma)));
+	WRITE_ONCE(pd0[2], cpu_to_le64(st_pde(t->dma + 0x100)));
+
+	if (!ST_OK(st_xlat(st, 0, va + 0x3000, NVSVM_ACCESS_READ, &x) &&
+		   x.shift == 16 && x.pa == page_to_phys(st->big) + 0x3000))
+		return false;
+	if (!ST_OK(!st_xlat(st, 0, va + 0x10000, NVSVM_ACCESS_READ, &x) &&
+		   x.fault == VGPU_FT_PTE))
+		return false;
+	if (!ST_OK(!st_xlat(st, 0, va + SZ_2M, NVSVM_ACCESS_READ, &x) &&
+		   x.fault == VGPU_FT_PTE))
+		return false;
+	if (!ST_OK(st_xlat(st, 0, va + SZ_2M + 0x14008, NVSVM_ACCESS_READ,
+			   &x) &&
+		   x.shift == 16 && x.pa == page_to_phys(st->big) + 0x4008))
+		return false;
+	if (!ST_OK(st_rw(st, 1, va + SZ_2M + 0x14008, true, &v)))
+		return false;
+	return ST_OK(st_page_u64(st->big + 4)[1] == 0x256);
 }
 
 static bool st_pd0_2m(struct st *st)
@@ -947,7 +987,7 @@ static void st_teardown(struct st *st)
 		__free_page(st->a);
 }
 
-#define ST_TESTS	20
+#define ST_TESTS	21
 
 /**
  * vgpu_selftest() - run the self-tests on a GPU not yet registered
@@ -979,6 +1019,7 @@ void vgpu_selftest(struct vgpu *vgpu)
 	st_result(st, st_regs(st), "registers");
 	st_result(st, st_spt_4k(st), "pte_4k_spt");
 	st_result(st, st_lpt_64k(st), "pte_64k_lpt");
+	st_result(st, st_lpt_256(st), "lpt_256_byte_aligned");
 	if (big) {
 		st_result(st, st_pd0_2m(st), "pde_2m_vram");
 	} else {

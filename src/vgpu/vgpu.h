@@ -68,6 +68,8 @@
 #define VGPU_PTE_NO_ATOMIC		BIT_ULL(7)
 #define VGPU_PTE_ADDR(e)		((((e) >> 8) & GENMASK_ULL(47, 0)) << 12)
 #define VGPU_PTE_KIND(e)		((e) >> 56)
+/* The PD0 low half as a PDE: LPT address >> 8 in bits 53..4 (256 B aligned). */
+#define VGPU_PDE_BIG_ADDR(e)		((((e) >> 4) & GENMASK_ULL(49, 0)) << 8)
 /* PTE aperture field values. */
 #define VGPU_APER_PTE_VID		0
 #define VGPU_APER_PTE_PEER		1
