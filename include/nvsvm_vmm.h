@@ -61,7 +61,9 @@ struct nvsvm_vmm_level {
  * @nlevels: number of @levels
  * @pde: encode a directory entry pointing to a table in system memory
  * @pte: encode a valid leaf entry for @addr with NVSVM_PTE_* @flags
- * @pte_invalid: @pte without its VALID bit, keeping the address
+ * @pte_invalid: an entry the hardware ignores at any level (not a PTE, not a
+ *	PDE, not sparse), never 0, from which @pte_flags still tells
+ *	%NVSVM_PTE_VRAM and @pte_addr the address of @pte
  * @pte_flags: decode NVSVM_PTE_* from a leaf entry
  * @pte_addr: decode the address from a leaf entry
  */

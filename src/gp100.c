@@ -50,6 +50,16 @@
 #define GP100_READ_ONLY		BIT_ULL(6)
 #define GP100_ATOMIC_DISABLE	BIT_ULL(7)
 #define GP100_ADDR_MASK		GENMASK_ULL(55, 8)
+/*
+ * An entry invalidated but not yet released (nvsvm_vmm_invalidate() keeps
+ * the address for the release after the TLB invalidate): VALID, APERTURE
+ * and VOL clear, so that no level reads it as anything (a PD0 low half with
+ * an aperture would be a PDE to the old page, read as a big-page table);
+ * the KIND bits, ignored in an invalid entry, say it is one and where the
+ * page was. Never zero, so the walker still counts and releases it.
+ */
+#define GP100_INV_PENDING	BIT_ULL(63)
+#define GP100_INV_VRAM		BIT_ULL(62)
 
 /* Instance block. */
 #define GP100_INST_PDB			0x200
@@ -107,13 +117,19 @@ static u64 gp100_pte(u64 addr, u32 flags)
 
 static u64 gp100_pte_invalid(u64 pte)
 {
-	return pte & ~GP100_VALID;
+	u64 inv = (pte & GP100_ADDR_MASK) | GP100_INV_PENDING;
+
+	if ((pte & GP100_APER_MASK) == GP100_APER_VRAM)
+		inv |= GP100_INV_VRAM;
+	return inv;
 }
 
 static u32 gp100_pte_flags(u64 pte)
 {
 	u32 flags = 0;
 
+	if (pte & GP100_INV_PENDING)
+		return pte & GP100_INV_VRAM ? NVSVM_PTE_VRAM : 0;
 	if (pte & GP100_VALID)
 		flags |= NVSVM_PTE_VALID;
 	if (!(pte & GP100_READ_ONLY))
