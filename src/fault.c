@@ -31,15 +31,10 @@
  * to 512 pages around a faulted page, in which more than this percentage
  * of the pages is faulted in this batch or already mapped on the GPU.
  */
-/*
- * Off by default: one stock-kernel run of tests/prefetch.c saw a GPU write
- * lost with prefetch on (storm_prefetch_on); until that race is found, a
- * user turns it on (51 is the UVM-like setting) knowingly.
- */
-static unsigned int prefetch_threshold;
+static unsigned int prefetch_threshold = 51;
 module_param(prefetch_threshold, uint, 0644);
 MODULE_PARM_DESC(prefetch_threshold,
-		 "prefetch a region around a fault when more than this percentage of it is faulted or mapped (1-100, 0 = off and the default; 51 is the UVM-like setting)");
+		 "prefetch a region around a fault when more than this percentage of it is faulted or mapped (1-100, default 51; 0 = off)");
 
 /**
  * struct nvsvm_fault_batch - the fault worker's scratch space
