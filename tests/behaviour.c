@@ -40,15 +40,6 @@ static uint32_t query1(struct fx *f, const volatile void *p)
 	return e;
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* ---- page migration ---------------------------------------------------- */
 
 static long move_pages(int pid, unsigned long n, void **pages,

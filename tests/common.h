@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libnvsvm.h"
@@ -247,6 +249,67 @@ static inline int cpu_check(const volatile uint64_t *p, size_t nwords,
 				      (unsigned long long)p[i],
 				      (unsigned long long)v);
 	return KTAP_PASS;
+}
+
+/*
+ * The exit status of the child @pid once it ended: its exit code, 128 +
+ * the signal that killed it, or -1 if waitpid() failed. A case that runs
+ * a check in a forked child has it _exit() 0 (or a code naming the step
+ * that failed, or the result) and checks EXPECT_EQ(wait_child(pid), 0).
+ */
+static inline int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Pass the descriptor @fd to another process over the AF_UNIX socket
+ * @sock (SCM_RIGHTS), with the @len bytes at @data (at least one) as the
+ * message. 0, or -1 with errno set.
+ */
+static inline int send_fd(int sock, int fd, const void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * Receive what send_fd() sent: the @len bytes of the message into @data;
+ * returns the new descriptor, or -1.
+ */
+static inline int recv_fd(int sock, void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = data, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_WAITALL) != (ssize_t)len)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
 }
 
 /*
