@@ -100,6 +100,22 @@ static int migrate(struct fx *f, const void *p, size_t size, uint32_t target,
 	return KTAP_PASS;
 }
 
+/*
+ * Move the @n pages at @p to VRAM: all of them move, and the debugfs
+ * vram_pages grows by exactly @n from *@v0 (read before the move).
+ */
+static int to_vram_counted(struct fx *f, const void *p, size_t n,
+			   uint64_t *v0)
+{
+	uint64_t v1;
+
+	CHECK(vram_pages(v0));
+	CHECK(migrate(f, p, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	CHECK(vram_pages(&v1));
+	EXPECT_EQ(v1 - *v0, n);
+	return KTAP_PASS;
+}
+
 #define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
 
@@ -166,17 +182,14 @@ static int unsupported_or_works(void)
 static int gpu_uses_vram(void)
 {
 	const size_t n = 16;
-	uint64_t *buf, v0, v1;
+	uint64_t *buf, v0;
 	struct fx f;
 
 	NEED_DMEM();
 	buf = anon_filled(n * PAGE);
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
-	CHECK(vram_pages(&v0));
-	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
-	CHECK(vram_pages(&v1));
-	EXPECT_EQ(v1 - v0, n);
+	CHECK(to_vram_counted(&f, buf, n, &v0));
 	CHECK(query_expect(&f, buf, n, IN_VRAM | NVSVM_QUERY_WRITE,
 			   IN_VRAM | NVSVM_QUERY_WRITE));
 	/* Already there: nothing moves again. */
@@ -290,7 +303,7 @@ static int fork_with_vram(void)
 {
 	const size_t n = 4;
 	volatile uint64_t *shared = ktap_shared(PAGE);
-	int to_child[2], status;
+	int to_child[2];
 	uint64_t *buf;
 	char c = 0;
 	struct fx f;
@@ -325,9 +338,7 @@ static int fork_with_vram(void)
 	CHECK(gpu_sum_eq(&f, &buf[WORDS], (n - 1) * PAGE,
 			 pat_sum(WORDS, (n - 1) * WORDS)));
 	ASSERT_SYS(write(to_child[1], &c, 1));
-	ASSERT_SYS(waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x",
-		    status);
+	EXPECT_EQ(wait_child(pid), 0);
 	EXPECT_EQ(shared[2], 1);
 	EXPECT_EQ(shared[0], 0xc1c1);
 	EXPECT_EQ(buf[0], 0xd1d1);
@@ -339,17 +350,14 @@ static int fork_with_vram(void)
 static int munmap_frees_vram(void)
 {
 	const size_t n = 32;
-	uint64_t *buf, v0, v1;
+	uint64_t *buf, v0;
 	struct fx f;
 
 	NEED_DMEM();
 	buf = anon_filled(n * PAGE);
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
-	CHECK(vram_pages(&v0));
-	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
-	CHECK(vram_pages(&v1));
-	EXPECT_EQ(v1 - v0, n);
+	CHECK(to_vram_counted(&f, buf, n, &v0));
 	ASSERT_SYS(munmap(buf, n * PAGE));
 	CHECK(vram_pages_become(v0));
 	return KTAP_PASS;
@@ -364,7 +372,6 @@ static int exit_frees_vram(void)
 {
 	const size_t n = 32;
 	uint64_t *buf, v0;
-	int status;
 	struct fx f;
 	pid_t pid;
 
@@ -383,9 +390,7 @@ static int exit_frees_vram(void)
 			_exit(2);
 		_exit(0);
 	}
-	ASSERT_SYS(waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x",
-		    status);
+	EXPECT_EQ(wait_child(pid), 0);
 	CHECK(vram_pages_become(v0));
 
 	buf = anon_filled(n * PAGE);
@@ -447,9 +452,9 @@ static int bad_input(void)
 	uint64_t *buf = anon_filled(4 * PAGE), v0, v1;
 	struct nvsvm_migrate m = { .size = 4 * PAGE,
 				   .target = NVSVM_MIGRATE_TO_VRAM };
-	int fd, status;
 	struct fx f;
 	pid_t pid;
+	int fd;
 
 	NEED_DMEM();
 	ASSERT_MAP(buf);
@@ -495,10 +500,8 @@ static int bad_input(void)
 	ASSERT_SYS(pid);
 	if (!pid)
 		_exit(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m) == -EPERM ? 0 : 2);
-	ASSERT_SYS(waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status),
-		    "MIGRATE from a forked child: status %#x, expected EPERM",
-		    status);
+	/* The child exits 0 when its MIGRATE failed with EPERM. */
+	EXPECT_EQ(wait_child(pid), 0);
 
 	CHECK(vram_pages(&v1));
 	EXPECT_EQ(v1, v0);
