@@ -39,6 +39,14 @@
 	NEED_CAP(NVSVM_CAP_EXEC);					\
 } while (0)
 
+/* The start of most cases: NEED_DMEM, @n pages of the pattern, the fixture. */
+#define DMEM_OPEN(f, buf, n) do {					\
+	NEED_DMEM();							\
+	buf = anon_filled((n) * PAGE);					\
+	ASSERT_MAP(buf);						\
+	FX_OPEN(f);							\
+} while (0)
+
 static uint64_t pat(uint64_t i)
 {
 	return 0x3c3c000000000000ULL | i;
@@ -185,10 +193,7 @@ static int gpu_uses_vram(void)
 	uint64_t *buf, v0;
 	struct fx f;
 
-	NEED_DMEM();
-	buf = anon_filled(n * PAGE);
-	ASSERT_MAP(buf);
-	FX_OPEN(&f);
+	DMEM_OPEN(&f, buf, n);
 	CHECK(to_vram_counted(&f, buf, n, &v0));
 	CHECK(query_expect(&f, buf, n, IN_VRAM | NVSVM_QUERY_WRITE,
 			   IN_VRAM | NVSVM_QUERY_WRITE));
@@ -217,10 +222,7 @@ static int cpu_touch_brings_back(void)
 	uint64_t *buf, s0, s1;
 	struct fx f;
 
-	NEED_DMEM();
-	buf = anon_filled(n * PAGE);
-	ASSERT_MAP(buf);
-	FX_OPEN(&f);
+	DMEM_OPEN(&f, buf, n);
 	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
 	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[2 * WORDS + 1]),
 					 0xabcdef), NULL));
@@ -353,10 +355,7 @@ static int munmap_frees_vram(void)
 	uint64_t *buf, v0;
 	struct fx f;
 
-	NEED_DMEM();
-	buf = anon_filled(n * PAGE);
-	ASSERT_MAP(buf);
-	FX_OPEN(&f);
+	DMEM_OPEN(&f, buf, n);
 	CHECK(to_vram_counted(&f, buf, n, &v0));
 	ASSERT_SYS(munmap(buf, n * PAGE));
 	CHECK(vram_pages_become(v0));
