@@ -199,6 +199,20 @@ static inline int gpu_read_eq(struct fx *f, const volatile void *p,
 	return KTAP_PASS;
 }
 
+/* The GPU sums the @size bytes at @p and finds @want. */
+static inline int gpu_sum_eq(struct fx *f, const void *p, size_t size,
+			     uint64_t want)
+{
+	uint64_t got;
+
+	CHECK(gpu_ok1(f, nvsvm_op_sum(nvsvm_ptr(p), size), &got));
+	if (got != want)
+		KTAP_FAIL_MSG("GPU SUM of %zu bytes at %p: %#llx, expected %#llx",
+			      size, p, (unsigned long long)got,
+			      (unsigned long long)want);
+	return KTAP_PASS;
+}
+
 /* One operation that must be cancelled on the page @page with @access. */
 static inline int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
 			    uint32_t access)

@@ -141,19 +141,6 @@ static int expect_invalid(const uint32_t *e, uint64_t from, uint64_t to)
 	return KTAP_PASS;
 }
 
-static int gpu_sum_eq(struct fx *f, const void *p, uint64_t len,
-		      uint64_t want)
-{
-	uint64_t got;
-
-	CHECK(gpu_ok1(f, nvsvm_op_sum(nvsvm_ptr(p), len), &got));
-	if (got != want)
-		KTAP_FAIL_MSG("GPU sum %#llx, CPU sum %#llx",
-			      (unsigned long long)got,
-			      (unsigned long long)want);
-	return KTAP_PASS;
-}
-
 static int map_thp_one_pte(void)
 {
 	static uint32_t e[BLOCK_PAGES];

@@ -127,20 +127,6 @@ static int to_vram_counted(struct fx *f, const void *p, size_t n,
 #define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
 
-/* The GPU sums [p, p + size) and finds @want. */
-static int gpu_sum_eq(struct fx *f, const void *p, size_t size,
-		      uint64_t want)
-{
-	uint64_t got;
-
-	CHECK(gpu_ok1(f, nvsvm_op_sum(nvsvm_ptr(p), size), &got));
-	if (got != want)
-		KTAP_FAIL_MSG("GPU SUM of %zu bytes at %p: %#llx, expected %#llx",
-			      size, p, (unsigned long long)got,
-			      (unsigned long long)want);
-	return KTAP_PASS;
-}
-
 static uint64_t pat_sum(size_t first, size_t n)
 {
 	uint64_t s = 0;
