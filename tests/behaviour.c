@@ -293,56 +293,8 @@ static int exit_with_mappings(void)
 #define ROUNDS		8
 #define CHAIN		16
 
-struct job {
-	int fd;
-	uint32_t chan, gpc;
-	pthread_barrier_t *bar;
-	struct nvsvm_op ops[CHAIN];
-	unsigned int nops;
-	struct nvsvm_exec e;
-	int ret;
-};
-
-static void *job_thread(void *arg)
-{
-	struct job *j = arg;
-
-	pthread_barrier_wait(j->bar);
-	j->ret = nvsvm_exec(j->fd, j->chan, j->gpc, j->ops, j->nops,
-			    TIMEOUT_MS, &j->e);
-	return NULL;
-}
-
-/* Run @n jobs at once, one per GPC and channel; all must complete. */
-static int run_jobs(struct job *jobs, unsigned int n)
-{
-	pthread_t t[MAX_GPCS];
-	pthread_barrier_t bar;
-	unsigned int i;
-
-	pthread_barrier_init(&bar, NULL, n);
-	for (i = 0; i < n; i++) {
-		jobs[i].bar = &bar;
-		EXPECT_EQ(pthread_create(&t[i], NULL, job_thread, &jobs[i]), 0);
-	}
-	for (i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
-	pthread_barrier_destroy(&bar);
-	for (i = 0; i < n; i++) {
-		EXPECT_OK(jobs[i].ret);
-		if (jobs[i].e.status != NVSVM_EXEC_OK)
-			KTAP_FAIL_MSG("GPC %u: status %s after %u ops (fault at %#llx, %s)",
-				      i, nvsvm_status_name(jobs[i].e.status),
-				      jobs[i].e.done,
-				      (unsigned long long)jobs[i].e.fault_addr,
-				      nvsvm_access_name(jobs[i].e.fault_access));
-		EXPECT_EQ(jobs[i].e.done, jobs[i].nops);
-	}
-	return KTAP_PASS;
-}
-
 /* One GPC per job; all on the fixture's channel (the driver dedups per channel). */
-static void setup_jobs(struct fx *f, struct job *jobs, unsigned int n)
+static void setup_jobs(struct fx *f, struct gpu_job *jobs, unsigned int n)
 {
 	unsigned int i;
 
@@ -370,7 +322,7 @@ static int mixed_rwa_one_page(void)
 {
 	unsigned int n = gpcs(), i, r, k;
 	volatile uint64_t *buf = anon(ROUNDS * CHAIN * PAGE);
-	static struct job jobs[MAX_GPCS];
+	static struct gpu_job jobs[MAX_GPCS];
 	uint64_t c0 = 0, c1 = 0, d0 = 0, d1 = 0;
 	struct fx f;
 
@@ -405,7 +357,7 @@ static int mixed_rwa_one_page(void)
 			}
 			jobs[i].nops = CHAIN;
 		}
-		CHECK(run_jobs(jobs, n));
+		CHECK(gpu_jobs_run(jobs, n));
 		for (k = 0; k < CHAIN; k++) {
 			volatile uint64_t *p = pg + k * WORDS;
 			uint64_t adds = 0;
@@ -449,7 +401,7 @@ static int batch_duplicates(void)
 {
 	unsigned int n = gpcs(), i, r, k;
 	volatile uint64_t *buf = anon(ROUNDS * CHAIN * PAGE);
-	static struct job jobs[MAX_GPCS];
+	static struct gpu_job jobs[MAX_GPCS];
 	uint64_t c0 = 0, c1 = 0, d0 = 0, d1 = 0, pm0 = 0, pm1 = 0;
 	struct fx f;
 
@@ -469,7 +421,7 @@ static int batch_duplicates(void)
 				jobs[i].ops[k] = nvsvm_op_read(nvsvm_ptr(&buf[(r * CHAIN + k) * WORDS + 3]));
 			jobs[i].nops = CHAIN;
 		}
-		CHECK(run_jobs(jobs, n));
+		CHECK(gpu_jobs_run(jobs, n));
 		for (i = 0; i < n; i++)
 			for (k = 0; k < CHAIN; k++)
 				EXPECT_EQ(jobs[i].ops[k].result,

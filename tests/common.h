@@ -12,6 +12,7 @@
 #define NVSVM_TESTS_COMMON_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +231,97 @@ static inline int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
 			      nvsvm_access_name(e.fault_access),
 			      nvsvm_access_name(access));
 	EXPECT_EQ(e.done, 0);
+	return KTAP_PASS;
+}
+
+/*
+ * Several EXECs at once: one thread per job, all released together by a
+ * barrier, so that their faults meet in the same batches. The caller
+ * fills in fd, chan, gpc, ops and nops; the outcome is in ret and e, the
+ * results in ops.
+ */
+#define GPU_JOB_OPS	256
+
+struct gpu_job {
+	int fd;
+	uint32_t chan, gpc;
+	struct nvsvm_op ops[GPU_JOB_OPS];
+	unsigned int nops;
+	pthread_barrier_t *bar;
+	pthread_t th;
+	struct nvsvm_exec e;
+	int ret;
+};
+
+static inline void *gpu_job_thread(void *arg)
+{
+	struct gpu_job *j = arg;
+
+	pthread_barrier_wait(j->bar);
+	j->ret = nvsvm_exec(j->fd, j->chan, j->gpc, j->ops, j->nops,
+			    TIMEOUT_MS, &j->e);
+	return NULL;
+}
+
+/* A channel of its own for each of the @n jobs, on the job's fd. */
+static inline int gpu_jobs_chans(struct gpu_job *jobs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		EXPECT_OK(nvsvm_chan_create(jobs[i].fd, NVSVM_CHAN_JOIN_AREA,
+					    &jobs[i].chan));
+	return KTAP_PASS;
+}
+
+/*
+ * Start the threads of @n jobs, waiting at @bar (which counts them and
+ * whatever other threads the caller starts at the same time).
+ */
+static inline int gpu_jobs_start(struct gpu_job *jobs, unsigned int n,
+				 pthread_barrier_t *bar)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		jobs[i].bar = bar;
+		EXPECT_EQ(pthread_create(&jobs[i].th, NULL, gpu_job_thread,
+					 &jobs[i]), 0);
+	}
+	return KTAP_PASS;
+}
+
+/* Wait for the @n jobs: each must have completed all its operations. */
+static inline int gpu_jobs_finish(struct gpu_job *jobs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pthread_join(jobs[i].th, NULL);
+	for (i = 0; i < n; i++) {
+		EXPECT_OK(jobs[i].ret);
+		if (jobs[i].e.status != NVSVM_EXEC_OK)
+			KTAP_FAIL_MSG("job %u (GPC %u): status %s after %u of %u ops (fault at %#llx, %s)",
+				      i, jobs[i].gpc,
+				      nvsvm_status_name(jobs[i].e.status),
+				      jobs[i].e.done, jobs[i].nops,
+				      (unsigned long long)jobs[i].e.fault_addr,
+				      nvsvm_access_name(jobs[i].e.fault_access));
+		EXPECT_EQ(jobs[i].e.done, jobs[i].nops);
+	}
+	return KTAP_PASS;
+}
+
+/* Run @n jobs at once; all must complete. */
+static inline int gpu_jobs_run(struct gpu_job *jobs, unsigned int n)
+{
+	pthread_barrier_t bar;
+
+	pthread_barrier_init(&bar, NULL, n);
+	/* On failure threads may wait at @bar: the case ends anyway. */
+	CHECK(gpu_jobs_start(jobs, n, &bar));
+	CHECK(gpu_jobs_finish(jobs, n));
+	pthread_barrier_destroy(&bar);
 	return KTAP_PASS;
 }
 

@@ -127,61 +127,17 @@ static int mprotect_seen_by_both(void)
 	return KTAP_PASS;
 }
 
-struct job {
-	struct fx *f;
-	uint32_t chan, gpc;
-	pthread_barrier_t *bar;
-	struct nvsvm_op ops[ADDS];
-	unsigned int nops;
-	struct nvsvm_exec e;
-	int ret;
-};
-
-static void *job_thread(void *arg)
-{
-	struct job *j = arg;
-
-	pthread_barrier_wait(j->bar);
-	j->ret = nvsvm_exec(j->f->fd, j->chan, j->gpc, j->ops, j->nops,
-			    TIMEOUT_MS, &j->e);
-	return NULL;
-}
-
 /* Run every job at once, each on its own channel; all must complete. */
-static int run_jobs(struct job *jobs, unsigned int n)
+static int run_jobs(struct gpu_job *jobs, unsigned int n)
 {
-	pthread_barrier_t bar;
-	pthread_t t[NGPU * GPCS];
-	unsigned int i;
-
-	pthread_barrier_init(&bar, NULL, n);
-	for (i = 0; i < n; i++) {
-		jobs[i].bar = &bar;
-		EXPECT_OK(nvsvm_chan_create(jobs[i].f->fd,
-					    NVSVM_CHAN_JOIN_AREA,
-					    &jobs[i].chan));
-	}
-	for (i = 0; i < n; i++)
-		EXPECT_EQ(pthread_create(&t[i], NULL, job_thread, &jobs[i]),
-			  0);
-	for (i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
-	for (i = 0; i < n; i++) {
-		EXPECT_OK(jobs[i].ret);
-		if (jobs[i].e.status != NVSVM_EXEC_OK ||
-		    jobs[i].e.done != jobs[i].nops)
-			KTAP_FAIL_MSG("job %u: status %s, done %u (fault at %#llx)",
-				      i, nvsvm_status_name(jobs[i].e.status),
-				      jobs[i].e.done,
-				      (unsigned long long)jobs[i].e.fault_addr);
-	}
-	return KTAP_PASS;
+	CHECK(gpu_jobs_chans(jobs, n));
+	return gpu_jobs_run(jobs, n);
 }
 
 /* Both GPUs fill their halves of 8 MiB at once, on fresh memory. */
 static int parallel_fill(void)
 {
-	static struct job jobs[NGPU];
+	static struct gpu_job jobs[NGPU];
 	uint64_t *buf = anon(8 * MiB);
 	struct fx g[NGPU];
 	int i;
@@ -189,7 +145,7 @@ static int parallel_fill(void)
 	ASSERT_MAP(buf);
 	OPEN_BOTH(g);
 	for (i = 0; i < NGPU; i++) {
-		jobs[i].f = &g[i];
+		jobs[i].fd = g[i].fd;
 		jobs[i].gpc = NVSVM_GPC_ANY;
 		jobs[i].ops[0] = nvsvm_op_fill(nvsvm_ptr(buf + i * MiB / 2),
 					       4 * MiB, 0xa0 + i);
@@ -204,7 +160,7 @@ static int parallel_fill(void)
 /* Two GPCs of each GPU add 1 to one word at once: the total is exact. */
 static int parallel_atomics(void)
 {
-	static struct job jobs[NGPU * GPCS];
+	static struct gpu_job jobs[NGPU * GPCS];
 	static unsigned char seen[NGPU * GPCS * ADDS];
 	volatile uint64_t *buf = anon(PAGE);
 	struct fx g[NGPU];
@@ -217,7 +173,7 @@ static int parallel_atomics(void)
 	buf[0] = 0;
 	OPEN_BOTH(g);
 	for (i = 0; i < NGPU * GPCS; i++) {
-		jobs[i].f = &g[i / GPCS];
+		jobs[i].fd = g[i / GPCS].fd;
 		jobs[i].gpc = i % GPCS;
 		for (k = 0; k < ADDS; k++)
 			jobs[i].ops[k] = nvsvm_op_atomic_add(nvsvm_ptr(buf), 1);
