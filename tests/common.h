@@ -419,6 +419,35 @@ static inline int recv_fd(int sock, void *data, size_t len)
 }
 
 /*
+ * Wait until the debugfs counter @name of device @dev is @want and, if
+ * @name2 is not NULL, @name2 is @want2 at the same time; fail if that
+ * does not happen within about 5 s. A bounded wait for a state, not a
+ * timed assertion: counters drop when the last reference goes, which for
+ * an exiting process or a closed file may be just after waitpid() or
+ * close() returned.
+ */
+static inline int stats_become(unsigned int dev, const char *name,
+			       uint64_t want, const char *name2,
+			       uint64_t want2)
+{
+	uint64_t v = 0, v2 = want2;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		EXPECT_OK(nvsvm_stat_read(dev, name, &v));
+		if (name2)
+			EXPECT_OK(nvsvm_stat_read(dev, name2, &v2));
+		if (v == want && v2 == want2)
+			return KTAP_PASS;
+		usleep(10000);
+	}
+	KTAP_FAIL_MSG("debugfs %s %llu, expected %llu; %s %llu, expected %llu",
+		      name, (unsigned long long)v, (unsigned long long)want,
+		      name2 ? name2 : "-", (unsigned long long)v2,
+		      (unsigned long long)want2);
+}
+
+/*
  * main() of a test program: pick the device ($NVSVM_DEVICE, default 0),
  * read its GET_INFO into @info, skip the whole program if the device is
  * missing or lacks @need_caps, then run @cases.

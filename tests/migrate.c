@@ -76,21 +76,10 @@ static int vram_pages(uint64_t *v)
 /*
  * Wait until vram_pages is @want: pages are freed when the last mapping
  * goes, which for an exiting process may finish just after waitpid().
- * A bounded wait for a state, not a timed assertion.
  */
 static int vram_pages_become(uint64_t want)
 {
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		CHECK(vram_pages(&v));
-		if (v == want)
-			return KTAP_PASS;
-		usleep(10000);
-	}
-	KTAP_FAIL_MSG("vram_pages %llu, expected %llu",
-		      (unsigned long long)v, (unsigned long long)want);
+	return stats_become(0, "vram_pages", want, NULL, 0);
 }
 
 static int migrate(struct fx *f, const void *p, size_t size, uint32_t target,
