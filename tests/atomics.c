@@ -204,16 +204,7 @@ static int exact_gpu_and_cpu(void)
 		pthread_join(tc[i], NULL);
 	CHECK(gpu_jobs_finish(g, GPCS));
 	EXPECT_EQ(buf[0], total);
-	for (i = 0; i < GPCS; i++)
-		for (k = 0; k < ADDS; k++) {
-			uint64_t r = g[i].ops[k].result;
-
-			EXPECT_TRUE(r < total && !seen[r],
-				    "GPC job %d add %d returned %llu", i, k,
-				    (unsigned long long)r);
-			seen[r] = 1;
-		}
-	return KTAP_PASS;
+	return gpu_jobs_adds_once(g, GPCS, total, seen);
 }
 
 static const struct ktap_case cases[] = {

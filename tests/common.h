@@ -325,6 +325,29 @@ static inline int gpu_jobs_run(struct gpu_job *jobs, unsigned int n)
 	return KTAP_PASS;
 }
 
+/*
+ * The @n jobs were atomic adds (all their ops) on one word: every add
+ * returned a different old value below @total, i.e. each was applied
+ * exactly once. @seen: @total bytes, all zero.
+ */
+static inline int gpu_jobs_adds_once(const struct gpu_job *jobs,
+				     unsigned int n, uint64_t total,
+				     unsigned char *seen)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < jobs[i].nops; k++) {
+			uint64_t r = jobs[i].ops[k].result;
+
+			EXPECT_TRUE(r < total && !seen[r],
+				    "job %u (GPC %u) add %u returned %llu", i,
+				    jobs[i].gpc, k, (unsigned long long)r);
+			seen[r] = 1;
+		}
+	return KTAP_PASS;
+}
+
 /* Every page of [p, p + n pages) has (QUERY entry & mask) == want. */
 static inline int query_expect(struct fx *f, const void *p, unsigned int n,
 			       uint32_t mask, uint32_t want)

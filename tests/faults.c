@@ -328,16 +328,7 @@ static int many_gpcs_atomic(void)
 	CHECK(run_gpcs(&f, jobs));
 	EXPECT_EQ(buf[0], GPCS * ADDS);
 	/* Every old value was returned exactly once. */
-	for (i = 0; i < GPCS; i++)
-		for (k = 0; k < ADDS; k++) {
-			uint64_t r = jobs[i].ops[k].result;
-
-			EXPECT_TRUE(r < GPCS * ADDS && !seen[r],
-				    "GPC %d add %d returned %llu", i, k,
-				    (unsigned long long)r);
-			seen[r] = 1;
-		}
-	return KTAP_PASS;
+	return gpu_jobs_adds_once(jobs, GPCS, GPCS * ADDS, seen);
 }
 
 static int storm_64m(void)

@@ -181,16 +181,7 @@ static int parallel_atomics(void)
 	}
 	CHECK(run_jobs(jobs, NGPU * GPCS));
 	EXPECT_EQ(buf[0], NGPU * GPCS * ADDS);
-	for (i = 0; i < NGPU * GPCS; i++)
-		for (k = 0; k < ADDS; k++) {
-			uint64_t r = jobs[i].ops[k].result;
-
-			EXPECT_TRUE(r < NGPU * GPCS * ADDS && !seen[r],
-				    "job %d add %d returned %llu", i, k,
-				    (unsigned long long)r);
-			seen[r] = 1;
-		}
-	return KTAP_PASS;
+	return gpu_jobs_adds_once(jobs, NGPU * GPCS, NGPU * GPCS * ADDS, seen);
 }
 
 static const struct ktap_case cases[] = {
