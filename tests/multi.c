@@ -35,25 +35,10 @@ static int open_gpu(unsigned int i, struct fx *f)
 	CHECK(open_gpu(1, &(g)[1]));					\
 } while (0)
 
-static int query_all(struct fx *f, const void *p, uint64_t n, uint32_t *e,
-		     uint32_t mask, uint32_t want)
-{
-	uint64_t i;
-
-	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, e));
-	for (i = 0; i < n; i++)
-		if ((e[i] & mask) != want)
-			KTAP_FAIL_MSG("fd %d page %llu: entry %#x, expected %#x under %#x",
-				      f->fd, (unsigned long long)i, e[i], want,
-				      mask);
-	return KTAP_PASS;
-}
-
 /* Each GPU has its own tables: a MAP on one leaves the other empty. */
 static int own_tables(void)
 {
 	uint64_t *buf = anon(8 * PAGE), mapped;
-	uint32_t e[8];
 	struct fx g[NGPU];
 
 	ASSERT_MAP(buf);
@@ -61,9 +46,9 @@ static int own_tables(void)
 	OPEN_BOTH(g);
 	EXPECT_OK(nvsvm_map(g[0].fd, nvsvm_ptr(buf), 8 * PAGE,
 			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	CHECK(query_all(&g[0], buf, 8, e, NVSVM_QUERY_VALID,
-			NVSVM_QUERY_VALID));
-	CHECK(query_all(&g[1], buf, 8, e, NVSVM_QUERY_VALID, 0));
+	CHECK(query_expect(&g[0], buf, 8, NVSVM_QUERY_VALID,
+			   NVSVM_QUERY_VALID));
+	CHECK(query_expect(&g[1], buf, 8, NVSVM_QUERY_VALID, 0));
 	/* What GPU 0 writes, GPU 1 and the CPU read. */
 	CHECK(gpu_ok1(&g[0], nvsvm_op_write(nvsvm_ptr(&buf[3 * WORDS]), 0x33),
 		      NULL));
@@ -75,7 +60,6 @@ static int own_tables(void)
 static int munmap_seen_by_both(void)
 {
 	uint64_t *buf = anon(16 * PAGE), mapped;
-	uint32_t e[16];
 	struct fx g[NGPU];
 	int i;
 
@@ -84,17 +68,17 @@ static int munmap_seen_by_both(void)
 	for (i = 0; i < NGPU; i++) {
 		EXPECT_OK(nvsvm_map(g[i].fd, nvsvm_ptr(buf), 16 * PAGE,
 				    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-		CHECK(query_all(&g[i], buf, 16, e, NVSVM_QUERY_VALID,
-				NVSVM_QUERY_VALID));
+		CHECK(query_expect(&g[i], buf, 16, NVSVM_QUERY_VALID,
+				   NVSVM_QUERY_VALID));
 	}
 	ASSERT_SYS(munmap(buf + 4 * WORDS, 8 * PAGE));
 	for (i = 0; i < NGPU; i++) {
-		CHECK(query_all(&g[i], buf, 4, e, NVSVM_QUERY_VALID,
-				NVSVM_QUERY_VALID));
-		CHECK(query_all(&g[i], buf + 4 * WORDS, 8, e,
-				NVSVM_QUERY_VALID, 0));
-		CHECK(query_all(&g[i], buf + 12 * WORDS, 4, e,
-				NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
+		CHECK(query_expect(&g[i], buf, 4, NVSVM_QUERY_VALID,
+				   NVSVM_QUERY_VALID));
+		CHECK(query_expect(&g[i], buf + 4 * WORDS, 8,
+				   NVSVM_QUERY_VALID, 0));
+		CHECK(query_expect(&g[i], buf + 12 * WORDS, 4,
+				   NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
 		CHECK(gpu_fault(&g[i],
 				nvsvm_op_read(nvsvm_ptr(&buf[6 * WORDS])),
 				nvsvm_ptr(&buf[6 * WORDS]), NVSVM_ACCESS_READ));
@@ -105,7 +89,6 @@ static int munmap_seen_by_both(void)
 static int mprotect_seen_by_both(void)
 {
 	uint64_t *buf = anon(4 * PAGE), mapped;
-	uint32_t e[4];
 	struct fx g[NGPU];
 	int i;
 
@@ -117,7 +100,7 @@ static int mprotect_seen_by_both(void)
 				    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
 	ASSERT_SYS(mprotect(buf, 4 * PAGE, PROT_READ));
 	for (i = 0; i < NGPU; i++) {
-		CHECK(query_all(&g[i], buf, 4, e, NVSVM_QUERY_WRITE, 0));
+		CHECK(query_expect(&g[i], buf, 4, NVSVM_QUERY_WRITE, 0));
 		CHECK(gpu_fault(&g[i],
 				nvsvm_op_write(nvsvm_ptr(&buf[WORDS]), 1),
 				nvsvm_ptr(&buf[WORDS]), NVSVM_ACCESS_WRITE));
