@@ -164,15 +164,6 @@ static int check_foreign(const struct foreign *r)
 	return KTAP_PASS;
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 static int fork_child_eperm(void)
 {
 	struct foreign *r = ktap_shared(sizeof(*r));
@@ -201,45 +192,6 @@ static int fork_child_eperm(void)
 	return KTAP_PASS;
 }
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'F';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 static int scm_rights_eperm(void)
 {
 	struct foreign *r = ktap_shared(sizeof(*r));
@@ -256,20 +208,17 @@ static int scm_rights_eperm(void)
 	ASSERT_SYS(pid);
 	if (!pid) {
 		close(sv[0]);
-		rfd = recv_fd(sv[1]);
+		/* The sender's channel handle travels with the descriptor. */
+		rfd = recv_fd(sv[1], &chan, sizeof(chan));
 		if (rfd < 0)
 			_exit(2);
-		/* The sender's channel handle travels in the same way. */
-		if (read(sv[1], &chan, sizeof(chan)) != sizeof(chan))
-			_exit(3);
 		try_foreign(rfd, nvsvm_ptr(buf), chan, r);
 		_exit(0);
 	}
 	close(sv[1]);
 	OPEN_DEV(fd);
 	EXPECT_OK(nvsvm_chan_create(fd, 0, &chan));
-	ASSERT_SYS(send_fd(sv[0], fd));
-	ASSERT_SYS(write(sv[0], &chan, sizeof(chan)));
+	ASSERT_SYS(send_fd(sv[0], fd, &chan, sizeof(chan)));
 	EXPECT_EQ(wait_child(pid), 0);
 	if (check_foreign(r))
 		return KTAP_FAIL;

@@ -147,25 +147,6 @@ static int atomic_readonly_cancelled(void)
 	return KTAP_PASS;
 }
 
-struct gpc_job {
-	struct fx *f;
-	uint32_t chan, gpc;
-	pthread_barrier_t *bar;
-	struct nvsvm_op ops[ADDS];
-	struct nvsvm_exec e;
-	int ret;
-};
-
-static void *gpc_thread(void *arg)
-{
-	struct gpc_job *j = arg;
-
-	pthread_barrier_wait(j->bar);
-	j->ret = nvsvm_exec(j->f->fd, j->chan, j->gpc, j->ops, ADDS,
-			    TIMEOUT_MS, &j->e);
-	return NULL;
-}
-
 struct cpu_job {
 	volatile uint64_t *p;
 	pthread_barrier_t *bar;
@@ -189,11 +170,11 @@ static void *cpu_thread(void *arg)
  */
 static int exact_gpu_and_cpu(void)
 {
-	static struct gpc_job g[GPCS];
+	static struct gpu_job g[GPCS];
 	static unsigned char seen[GPCS * ADDS + CPUS * CPU_ADDS];
 	volatile uint64_t *buf = anon(PAGE);
 	struct cpu_job c[CPUS];
-	pthread_t tg[GPCS], tc[CPUS];
+	pthread_t tc[CPUS];
 	pthread_barrier_t bar;
 	uint64_t total = GPCS * ADDS + CPUS * CPU_ADDS;
 	struct fx f;
@@ -205,45 +186,25 @@ static int exact_gpu_and_cpu(void)
 	FX_OPEN(&f);
 	pthread_barrier_init(&bar, NULL, GPCS + CPUS);
 	for (i = 0; i < GPCS; i++) {
-		g[i].f = &f;
+		g[i].fd = f.fd;
 		g[i].gpc = i % info.gpc_count;
-		g[i].bar = &bar;
 		for (k = 0; k < ADDS; k++)
 			g[i].ops[k] = nvsvm_op_atomic_add(nvsvm_ptr(buf), 1);
-		EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA,
-					    &g[i].chan));
+		g[i].nops = ADDS;
 	}
+	CHECK(gpu_jobs_chans(g, GPCS));
 	for (i = 0; i < CPUS; i++) {
 		c[i].p = buf;
 		c[i].bar = &bar;
 	}
-	for (i = 0; i < GPCS; i++)
-		EXPECT_EQ(pthread_create(&tg[i], NULL, gpc_thread, &g[i]), 0);
+	CHECK(gpu_jobs_start(g, GPCS, &bar));
 	for (i = 0; i < CPUS; i++)
 		EXPECT_EQ(pthread_create(&tc[i], NULL, cpu_thread, &c[i]), 0);
 	for (i = 0; i < CPUS; i++)
 		pthread_join(tc[i], NULL);
-	for (i = 0; i < GPCS; i++)
-		pthread_join(tg[i], NULL);
-
-	for (i = 0; i < GPCS; i++) {
-		EXPECT_OK(g[i].ret);
-		if (g[i].e.status != NVSVM_EXEC_OK || g[i].e.done != ADDS)
-			KTAP_FAIL_MSG("GPC job %d: status %s, done %u", i,
-				      nvsvm_status_name(g[i].e.status),
-				      g[i].e.done);
-	}
+	CHECK(gpu_jobs_finish(g, GPCS));
 	EXPECT_EQ(buf[0], total);
-	for (i = 0; i < GPCS; i++)
-		for (k = 0; k < ADDS; k++) {
-			uint64_t r = g[i].ops[k].result;
-
-			EXPECT_TRUE(r < total && !seen[r],
-				    "GPC job %d add %d returned %llu", i, k,
-				    (unsigned long long)r);
-			seen[r] = 1;
-		}
-	return KTAP_PASS;
+	return gpu_jobs_adds_once(g, GPCS, total, seen);
 }
 
 static const struct ktap_case cases[] = {

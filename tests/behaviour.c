@@ -40,15 +40,6 @@ static uint32_t query1(struct fx *f, const volatile void *p)
 	return e;
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* ---- page migration ---------------------------------------------------- */
 
 static long move_pages(int pid, unsigned long n, void **pages,
@@ -243,9 +234,8 @@ static int ksm_merge(void)
 static int exit_with_mappings(void)
 {
 	uint64_t *res = ktap_shared(4 * sizeof(uint64_t));
-	uint64_t pt0, pm0, pt1 = 0, pm1 = 0;
+	uint64_t pt0, pm0;
 	pid_t pid;
-	int i;
 
 	ASSERT_MAP(res);
 	if (read_stat("pt_bytes", &pt0) || read_stat("pages_mapped", &pm0))
@@ -284,16 +274,7 @@ static int exit_with_mappings(void)
 	EXPECT_TRUE(res[1] >= pm0 + 8 * MiB / PAGE + 4,
 		    "pages_mapped %llu in the child", (unsigned long long)res[1]);
 	/* The last fput may run just after the exit is reported. */
-	for (i = 0; i < 200; i++) {
-		EXPECT_OK(read_stat("pt_bytes", &pt1));
-		EXPECT_OK(read_stat("pages_mapped", &pm1));
-		if (pt1 == pt0 && pm1 == pm0)
-			break;
-		sleep_ms(10);
-	}
-	EXPECT_EQ(pt1, pt0);
-	EXPECT_EQ(pm1, pm0);
-	return KTAP_PASS;
+	return stats_become(0, "pt_bytes", pt0, "pages_mapped", pm0);
 }
 
 /* ---- several GPCs on one page ------------------------------------------- */
@@ -302,56 +283,8 @@ static int exit_with_mappings(void)
 #define ROUNDS		8
 #define CHAIN		16
 
-struct job {
-	int fd;
-	uint32_t chan, gpc;
-	pthread_barrier_t *bar;
-	struct nvsvm_op ops[CHAIN];
-	unsigned int nops;
-	struct nvsvm_exec e;
-	int ret;
-};
-
-static void *job_thread(void *arg)
-{
-	struct job *j = arg;
-
-	pthread_barrier_wait(j->bar);
-	j->ret = nvsvm_exec(j->fd, j->chan, j->gpc, j->ops, j->nops,
-			    TIMEOUT_MS, &j->e);
-	return NULL;
-}
-
-/* Run @n jobs at once, one per GPC and channel; all must complete. */
-static int run_jobs(struct job *jobs, unsigned int n)
-{
-	pthread_t t[MAX_GPCS];
-	pthread_barrier_t bar;
-	unsigned int i;
-
-	pthread_barrier_init(&bar, NULL, n);
-	for (i = 0; i < n; i++) {
-		jobs[i].bar = &bar;
-		EXPECT_EQ(pthread_create(&t[i], NULL, job_thread, &jobs[i]), 0);
-	}
-	for (i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
-	pthread_barrier_destroy(&bar);
-	for (i = 0; i < n; i++) {
-		EXPECT_OK(jobs[i].ret);
-		if (jobs[i].e.status != NVSVM_EXEC_OK)
-			KTAP_FAIL_MSG("GPC %u: status %s after %u ops (fault at %#llx, %s)",
-				      i, nvsvm_status_name(jobs[i].e.status),
-				      jobs[i].e.done,
-				      (unsigned long long)jobs[i].e.fault_addr,
-				      nvsvm_access_name(jobs[i].e.fault_access));
-		EXPECT_EQ(jobs[i].e.done, jobs[i].nops);
-	}
-	return KTAP_PASS;
-}
-
 /* One GPC per job; all on the fixture's channel (the driver dedups per channel). */
-static void setup_jobs(struct fx *f, struct job *jobs, unsigned int n)
+static void setup_jobs(struct fx *f, struct gpu_job *jobs, unsigned int n)
 {
 	unsigned int i;
 
@@ -379,7 +312,7 @@ static int mixed_rwa_one_page(void)
 {
 	unsigned int n = gpcs(), i, r, k;
 	volatile uint64_t *buf = anon(ROUNDS * CHAIN * PAGE);
-	static struct job jobs[MAX_GPCS];
+	static struct gpu_job jobs[MAX_GPCS];
 	uint64_t c0 = 0, c1 = 0, d0 = 0, d1 = 0;
 	struct fx f;
 
@@ -414,7 +347,7 @@ static int mixed_rwa_one_page(void)
 			}
 			jobs[i].nops = CHAIN;
 		}
-		CHECK(run_jobs(jobs, n));
+		CHECK(gpu_jobs_run(jobs, n));
 		for (k = 0; k < CHAIN; k++) {
 			volatile uint64_t *p = pg + k * WORDS;
 			uint64_t adds = 0;
@@ -458,7 +391,7 @@ static int batch_duplicates(void)
 {
 	unsigned int n = gpcs(), i, r, k;
 	volatile uint64_t *buf = anon(ROUNDS * CHAIN * PAGE);
-	static struct job jobs[MAX_GPCS];
+	static struct gpu_job jobs[MAX_GPCS];
 	uint64_t c0 = 0, c1 = 0, d0 = 0, d1 = 0, pm0 = 0, pm1 = 0;
 	struct fx f;
 
@@ -478,7 +411,7 @@ static int batch_duplicates(void)
 				jobs[i].ops[k] = nvsvm_op_read(nvsvm_ptr(&buf[(r * CHAIN + k) * WORDS + 3]));
 			jobs[i].nops = CHAIN;
 		}
-		CHECK(run_jobs(jobs, n));
+		CHECK(gpu_jobs_run(jobs, n));
 		for (i = 0; i < n; i++)
 			for (k = 0; k < CHAIN; k++)
 				EXPECT_EQ(jobs[i].ops[k].result,

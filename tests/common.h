@@ -12,12 +12,15 @@
 #define NVSVM_TESTS_COMMON_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libnvsvm.h"
@@ -197,6 +200,20 @@ static inline int gpu_read_eq(struct fx *f, const volatile void *p,
 	return KTAP_PASS;
 }
 
+/* The GPU sums the @size bytes at @p and finds @want. */
+static inline int gpu_sum_eq(struct fx *f, const void *p, size_t size,
+			     uint64_t want)
+{
+	uint64_t got;
+
+	CHECK(gpu_ok1(f, nvsvm_op_sum(nvsvm_ptr(p), size), &got));
+	if (got != want)
+		KTAP_FAIL_MSG("GPU SUM of %zu bytes at %p: %#llx, expected %#llx",
+			      size, p, (unsigned long long)got,
+			      (unsigned long long)want);
+	return KTAP_PASS;
+}
+
 /* One operation that must be cancelled on the page @page with @access. */
 static inline int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
 			    uint32_t access)
@@ -214,6 +231,120 @@ static inline int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
 			      nvsvm_access_name(e.fault_access),
 			      nvsvm_access_name(access));
 	EXPECT_EQ(e.done, 0);
+	return KTAP_PASS;
+}
+
+/*
+ * Several EXECs at once: one thread per job, all released together by a
+ * barrier, so that their faults meet in the same batches. The caller
+ * fills in fd, chan, gpc, ops and nops; the outcome is in ret and e, the
+ * results in ops.
+ */
+#define GPU_JOB_OPS	256
+
+struct gpu_job {
+	int fd;
+	uint32_t chan, gpc;
+	struct nvsvm_op ops[GPU_JOB_OPS];
+	unsigned int nops;
+	pthread_barrier_t *bar;
+	pthread_t th;
+	struct nvsvm_exec e;
+	int ret;
+};
+
+static inline void *gpu_job_thread(void *arg)
+{
+	struct gpu_job *j = arg;
+
+	pthread_barrier_wait(j->bar);
+	j->ret = nvsvm_exec(j->fd, j->chan, j->gpc, j->ops, j->nops,
+			    TIMEOUT_MS, &j->e);
+	return NULL;
+}
+
+/* A channel of its own for each of the @n jobs, on the job's fd. */
+static inline int gpu_jobs_chans(struct gpu_job *jobs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		EXPECT_OK(nvsvm_chan_create(jobs[i].fd, NVSVM_CHAN_JOIN_AREA,
+					    &jobs[i].chan));
+	return KTAP_PASS;
+}
+
+/*
+ * Start the threads of @n jobs, waiting at @bar (which counts them and
+ * whatever other threads the caller starts at the same time).
+ */
+static inline int gpu_jobs_start(struct gpu_job *jobs, unsigned int n,
+				 pthread_barrier_t *bar)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		jobs[i].bar = bar;
+		EXPECT_EQ(pthread_create(&jobs[i].th, NULL, gpu_job_thread,
+					 &jobs[i]), 0);
+	}
+	return KTAP_PASS;
+}
+
+/* Wait for the @n jobs: each must have completed all its operations. */
+static inline int gpu_jobs_finish(struct gpu_job *jobs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pthread_join(jobs[i].th, NULL);
+	for (i = 0; i < n; i++) {
+		EXPECT_OK(jobs[i].ret);
+		if (jobs[i].e.status != NVSVM_EXEC_OK)
+			KTAP_FAIL_MSG("job %u (GPC %u): status %s after %u of %u ops (fault at %#llx, %s)",
+				      i, jobs[i].gpc,
+				      nvsvm_status_name(jobs[i].e.status),
+				      jobs[i].e.done, jobs[i].nops,
+				      (unsigned long long)jobs[i].e.fault_addr,
+				      nvsvm_access_name(jobs[i].e.fault_access));
+		EXPECT_EQ(jobs[i].e.done, jobs[i].nops);
+	}
+	return KTAP_PASS;
+}
+
+/* Run @n jobs at once; all must complete. */
+static inline int gpu_jobs_run(struct gpu_job *jobs, unsigned int n)
+{
+	pthread_barrier_t bar;
+
+	pthread_barrier_init(&bar, NULL, n);
+	/* On failure threads may wait at @bar: the case ends anyway. */
+	CHECK(gpu_jobs_start(jobs, n, &bar));
+	CHECK(gpu_jobs_finish(jobs, n));
+	pthread_barrier_destroy(&bar);
+	return KTAP_PASS;
+}
+
+/*
+ * The @n jobs were atomic adds (all their ops) on one word: every add
+ * returned a different old value below @total, i.e. each was applied
+ * exactly once. @seen: @total bytes, all zero.
+ */
+static inline int gpu_jobs_adds_once(const struct gpu_job *jobs,
+				     unsigned int n, uint64_t total,
+				     unsigned char *seen)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < jobs[i].nops; k++) {
+			uint64_t r = jobs[i].ops[k].result;
+
+			EXPECT_TRUE(r < total && !seen[r],
+				    "job %u (GPC %u) add %u returned %llu", i,
+				    jobs[i].gpc, k, (unsigned long long)r);
+			seen[r] = 1;
+		}
 	return KTAP_PASS;
 }
 
@@ -247,6 +378,96 @@ static inline int cpu_check(const volatile uint64_t *p, size_t nwords,
 				      (unsigned long long)p[i],
 				      (unsigned long long)v);
 	return KTAP_PASS;
+}
+
+/*
+ * The exit status of the child @pid once it ended: its exit code, 128 +
+ * the signal that killed it, or -1 if waitpid() failed. A case that runs
+ * a check in a forked child has it _exit() 0 (or a code naming the step
+ * that failed, or the result) and checks EXPECT_EQ(wait_child(pid), 0).
+ */
+static inline int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Pass the descriptor @fd to another process over the AF_UNIX socket
+ * @sock (SCM_RIGHTS), with the @len bytes at @data (at least one) as the
+ * message. 0, or -1 with errno set.
+ */
+static inline int send_fd(int sock, int fd, const void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * Receive what send_fd() sent: the @len bytes of the message into @data;
+ * returns the new descriptor, or -1.
+ */
+static inline int recv_fd(int sock, void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = data, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_WAITALL) != (ssize_t)len)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * Wait until the debugfs counter @name of device @dev is @want and, if
+ * @name2 is not NULL, @name2 is @want2 at the same time; fail if that
+ * does not happen within about 5 s. A bounded wait for a state, not a
+ * timed assertion: counters drop when the last reference goes, which for
+ * an exiting process or a closed file may be just after waitpid() or
+ * close() returned.
+ */
+static inline int stats_become(unsigned int dev, const char *name,
+			       uint64_t want, const char *name2,
+			       uint64_t want2)
+{
+	uint64_t v = 0, v2 = want2;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		EXPECT_OK(nvsvm_stat_read(dev, name, &v));
+		if (name2)
+			EXPECT_OK(nvsvm_stat_read(dev, name2, &v2));
+		if (v == want && v2 == want2)
+			return KTAP_PASS;
+		usleep(10000);
+	}
+	KTAP_FAIL_MSG("debugfs %s %llu, expected %llu; %s %llu, expected %llu",
+		      name, (unsigned long long)v, (unsigned long long)want,
+		      name2 ? name2 : "-", (unsigned long long)v2,
+		      (unsigned long long)want2);
 }
 
 /*

@@ -264,60 +264,22 @@ static int heap_pointer(void)
 #define GPCS		4
 #define ADDS		200
 
-struct gpc_job {
-	struct fx *f;
-	uint32_t chan, gpc;
-	pthread_barrier_t *bar;
-	struct nvsvm_op ops[ADDS + 4];
-	unsigned int nops;
-	struct nvsvm_exec e;
-	int ret;
-};
-
-static void *gpc_thread(void *arg)
+/* The jobs on GPCs 0 to GPCS - 1 of @f, each on a channel of its own. */
+static int run_gpcs(struct fx *f, struct gpu_job *jobs)
 {
-	struct gpc_job *j = arg;
-
-	pthread_barrier_wait(j->bar);
-	j->ret = nvsvm_exec(j->f->fd, j->chan, j->gpc, j->ops, j->nops,
-			    TIMEOUT_MS, &j->e);
-	return NULL;
-}
-
-static int run_gpcs(struct fx *f, struct gpc_job *jobs)
-{
-	pthread_barrier_t bar;
-	pthread_t t[GPCS];
 	int i;
 
-	pthread_barrier_init(&bar, NULL, GPCS);
 	for (i = 0; i < GPCS; i++) {
-		jobs[i].f = f;
+		jobs[i].fd = f->fd;
 		jobs[i].gpc = i;
-		jobs[i].bar = &bar;
-		EXPECT_OK(nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA,
-					    &jobs[i].chan));
 	}
-	for (i = 0; i < GPCS; i++)
-		EXPECT_EQ(pthread_create(&t[i], NULL, gpc_thread, &jobs[i]), 0);
-	for (i = 0; i < GPCS; i++)
-		pthread_join(t[i], NULL);
-	for (i = 0; i < GPCS; i++) {
-		EXPECT_OK(jobs[i].ret);
-		if (jobs[i].e.status != NVSVM_EXEC_OK)
-			KTAP_FAIL_MSG("GPC %d: status %s, done %u (fault at %#llx, %s)",
-				      i, nvsvm_status_name(jobs[i].e.status),
-				      jobs[i].e.done,
-				      (unsigned long long)jobs[i].e.fault_addr,
-				      nvsvm_access_name(jobs[i].e.fault_access));
-		EXPECT_EQ(jobs[i].e.done, jobs[i].nops);
-	}
-	return KTAP_PASS;
+	CHECK(gpu_jobs_chans(jobs, GPCS));
+	return gpu_jobs_run(jobs, GPCS);
 }
 
 static int many_gpcs(void)
 {
-	static struct gpc_job jobs[GPCS];
+	static struct gpu_job jobs[GPCS];
 	volatile uint64_t *buf = anon(16 * PAGE);
 	uint64_t same = nvsvm_ptr(buf), wr = same + 4 * PAGE;
 	struct fx f;
@@ -348,7 +310,7 @@ static int many_gpcs(void)
 
 static int many_gpcs_atomic(void)
 {
-	static struct gpc_job jobs[GPCS];
+	static struct gpu_job jobs[GPCS];
 	static unsigned char seen[GPCS * ADDS];
 	volatile uint64_t *buf = anon(PAGE);
 	struct fx f;
@@ -366,16 +328,7 @@ static int many_gpcs_atomic(void)
 	CHECK(run_gpcs(&f, jobs));
 	EXPECT_EQ(buf[0], GPCS * ADDS);
 	/* Every old value was returned exactly once. */
-	for (i = 0; i < GPCS; i++)
-		for (k = 0; k < ADDS; k++) {
-			uint64_t r = jobs[i].ops[k].result;
-
-			EXPECT_TRUE(r < GPCS * ADDS && !seen[r],
-				    "GPC %d add %d returned %llu", i, k,
-				    (unsigned long long)r);
-			seen[r] = 1;
-		}
-	return KTAP_PASS;
+	return gpu_jobs_adds_once(jobs, GPCS, GPCS * ADDS, seen);
 }
 
 static int storm_64m(void)
@@ -404,7 +357,7 @@ static int storm_4_gpcs(void)
 {
 	static const char *const names[] = { "batches", "replays", "faults",
 					     "fault_dups", "overflows" };
-	static struct gpc_job jobs[GPCS];
+	static struct gpu_job jobs[GPCS];
 	uint64_t *buf = anon(64 * MiB), before[5] = { 0 }, after[5] = { 0 };
 	const uint64_t quarter = 64 * MiB / GPCS;
 	int have = 1, i;

@@ -676,15 +676,6 @@ static int foreign_fuzz(int fd, const char *who, uint64_t s)
 	return fz_report(&z, who) == KTAP_PASS ? 0 : 1;
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* The owner's area, channel and mapping stay intact and usable. */
 static int owner_intact(struct fx *f, volatile uint64_t *buf, uint64_t v)
 {
@@ -714,50 +705,12 @@ static int fuzz_forked_child(void)
 	return owner_intact(&f, buf, 0x666f726bULL);
 }
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'F';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 static int fuzz_scm_rights(void)
 {
 	volatile uint64_t *buf = anon(PAGE);
 	int sv[2], rfd;
 	struct fx f;
+	char byte;
 	pid_t pid;
 
 	ASSERT_MAP(buf);
@@ -768,14 +721,14 @@ static int fuzz_scm_rights(void)
 	ASSERT_SYS(pid);
 	if (!pid) {
 		close(sv[0]);
-		rfd = recv_fd(sv[1]);
+		rfd = recv_fd(sv[1], &byte, 1);
 		if (rfd < 0)
 			_exit(3);
 		_exit(foreign_fuzz(rfd, "SCM_RIGHTS receiver", seed * 11 + 2));
 	}
 	close(sv[1]);
 	FX_OPEN(&f);
-	ASSERT_SYS(send_fd(sv[0], f.fd));
+	ASSERT_SYS(send_fd(sv[0], f.fd, "F", 1));
 	EXPECT_EQ(wait_child(pid), 0);
 	return owner_intact(&f, buf, 0x73636dULL);
 }

@@ -98,11 +98,19 @@ static long anon_huge_kb(const void *p)
 		SKIP("the kernel gave no THP for the block");		\
 } while (0)
 
-static uint64_t block_sum(void)
+/* @buf from thp_block(): check it, POPULATE_THP() it, then open @f. */
+#define THP_OPEN(f, buf) do {						\
+	ASSERT_MAP(buf);						\
+	POPULATE_THP(buf);						\
+	FX_OPEN(f);							\
+} while (0)
+
+/* The sum of pat() over words [first, first + n). */
+static uint64_t pat_sum(uint64_t first, uint64_t n)
 {
 	uint64_t s = 0, i;
 
-	for (i = 0; i < BLOCK / 8; i++)
+	for (i = first; i < first + n; i++)
 		s += pat(i);
 	return s;
 }
@@ -141,17 +149,15 @@ static int expect_invalid(const uint32_t *e, uint64_t from, uint64_t to)
 	return KTAP_PASS;
 }
 
-static int gpu_sum_eq(struct fx *f, const void *p, uint64_t len,
-		      uint64_t want)
+/*
+ * QUERY the whole block at @p into @e: every page valid, writable, of
+ * page shift @shift.
+ */
+static int block_entries(struct fx *f, const void *p, uint32_t *e,
+			 unsigned int shift)
 {
-	uint64_t got;
-
-	CHECK(gpu_ok1(f, nvsvm_op_sum(nvsvm_ptr(p), len), &got));
-	if (got != want)
-		KTAP_FAIL_MSG("GPU sum %#llx, CPU sum %#llx",
-			      (unsigned long long)got,
-			      (unsigned long long)want);
-	return KTAP_PASS;
+	CHECK(query(f, p, BLOCK_PAGES, e));
+	return expect_entries(e, 0, BLOCK_PAGES, shift, NVSVM_QUERY_WRITE);
 }
 
 static int map_thp_one_pte(void)
@@ -161,21 +167,17 @@ static int map_thp_one_pte(void)
 	struct fx f;
 	int ret;
 
-	ASSERT_MAP(buf);
-	POPULATE_THP(buf);
-	FX_OPEN(&f);
+	THP_OPEN(&f, buf);
 	ret = nvsvm_stat_read(0, "pt_bytes", &before);
 	if (ret)
 		SKIP("debugfs pt_bytes: %s", strerror(-ret));
 	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(buf), BLOCK, 0, &mapped));
 	EXPECT_EQ(mapped, BLOCK_PAGES);
 	EXPECT_OK(nvsvm_stat_read(0, "pt_bytes", &after));
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_entries(e, 0, BLOCK_PAGES, 21,
-			     NVSVM_QUERY_WRITE));
+	CHECK(block_entries(&f, buf, e, 21));
 	/* PD2, PD1 and PD0 below the root; no 4 KiB or 64 KiB table. */
 	EXPECT_EQ(after - before, 3 * 4096);
-	CHECK(gpu_sum_eq(&f, buf, BLOCK, block_sum()));
+	CHECK(gpu_sum_eq(&f, buf, BLOCK, pat_sum(0, BLOCK / 8)));
 	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[BLOCK / 8 - 1]),
 					 0xfeed), NULL));
 	EXPECT_EQ(buf[BLOCK / 8 - 1], 0xfeed);
@@ -196,8 +198,7 @@ static int fault_maps_whole_block(void)
 	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[w]), 0x77), NULL));
 	if (is_thp(&buf[w]) != 1 || anon_huge_kb(buf) < 2048)
 		SKIP("the kernel gave no THP for the block");
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_entries(e, 0, BLOCK_PAGES, 21, NVSVM_QUERY_WRITE));
+	CHECK(block_entries(&f, buf, e, 21));
 	EXPECT_EQ(buf[w], 0x77);
 	CHECK(cpu_check(buf, w, 0));
 	CHECK(gpu_read_eq(&f, &buf[BLOCK / 8 - 1], 0));
@@ -211,10 +212,8 @@ static int partial_map_64k(void)
 	char *b;
 	struct fx f;
 
-	ASSERT_MAP(buf);
-	POPULATE_THP(buf);
+	THP_OPEN(&f, buf);
 	b = (char *)buf;
-	FX_OPEN(&f);
 	/* Not the whole block: 64 KiB pages of the THP, 4 KiB at the edge. */
 	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b + 64 * 1024),
 			    MiB + 3 * PAGE, 0, &mapped));
@@ -225,11 +224,7 @@ static int partial_map_64k(void)
 	CHECK(expect_entries(e, 16 + MiB / PAGE, 19 + MiB / PAGE, 12,
 			     NVSVM_QUERY_WRITE));
 	CHECK(expect_invalid(e, 19 + MiB / PAGE, BLOCK_PAGES));
-	CHECK(gpu_sum_eq(&f, b + 64 * 1024, MiB,
-			 ({ uint64_t s = 0, i;
-			    for (i = 8192; i < 8192 + MiB / 8; i++)
-				    s += pat(i);
-			    s; })));
+	CHECK(gpu_sum_eq(&f, b + 64 * 1024, MiB, pat_sum(8192, MiB / 8)));
 	return KTAP_PASS;
 }
 
@@ -245,13 +240,10 @@ static int split_followed(void)
 	char *b;
 	struct fx f;
 
-	ASSERT_MAP(buf);
-	POPULATE_THP(buf);
+	THP_OPEN(&f, buf);
 	b = (char *)buf;
-	FX_OPEN(&f);
 	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_entries(e, 0, BLOCK_PAGES, 21, NVSVM_QUERY_WRITE));
+	CHECK(block_entries(&f, buf, e, 21));
 
 	ASSERT_SYS(mprotect(b + 37 * PAGE, PAGE, PROT_READ));
 	CHECK(query(&f, buf, BLOCK_PAGES, e));
@@ -267,7 +259,7 @@ static int split_followed(void)
 	EXPECT_EQ(e[37] & NVSVM_QUERY_WRITE, 0);
 	CHECK(expect_entries(e, 38, 48, 12, NVSVM_QUERY_WRITE));
 	CHECK(expect_entries(e, 48, BLOCK_PAGES, 16, NVSVM_QUERY_WRITE));
-	CHECK(gpu_sum_eq(&f, b, BLOCK, block_sum()));
+	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8)));
 	CHECK(gpu_fault(&f, nvsvm_op_write(nvsvm_ptr(b + 37 * PAGE), 1),
 			nvsvm_ptr(b + 37 * PAGE), NVSVM_ACCESS_WRITE));
 	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(b + 36 * PAGE), 5), NULL));
@@ -319,8 +311,7 @@ static int collapse_followed(void)
 	/* Ask for write: mprotect may have left page 1 read-only. */
 	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK,
 			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_entries(e, 0, BLOCK_PAGES, 16, NVSVM_QUERY_WRITE));
+	CHECK(block_entries(&f, buf, e, 16));
 
 	if (write_sysfs(sleep_ms, "10", old, sizeof(old)))
 		SKIP("cannot set %s", sleep_ms);
@@ -333,9 +324,8 @@ static int collapse_followed(void)
 	CHECK(query(&f, buf, BLOCK_PAGES, e));
 	CHECK(expect_invalid(e, 0, BLOCK_PAGES));
 	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_entries(e, 0, BLOCK_PAGES, 21, NVSVM_QUERY_WRITE));
-	CHECK(gpu_sum_eq(&f, b, BLOCK, block_sum()));
+	CHECK(block_entries(&f, buf, e, 21));
+	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8)));
 	return KTAP_PASS;
 }
 

@@ -39,6 +39,14 @@
 	NEED_CAP(NVSVM_CAP_EXEC);					\
 } while (0)
 
+/* The start of most cases: NEED_DMEM, @n pages of the pattern, the fixture. */
+#define DMEM_OPEN(f, buf, n) do {					\
+	NEED_DMEM();							\
+	buf = anon_filled((n) * PAGE);					\
+	ASSERT_MAP(buf);						\
+	FX_OPEN(f);							\
+} while (0)
+
 static uint64_t pat(uint64_t i)
 {
 	return 0x3c3c000000000000ULL | i;
@@ -68,21 +76,10 @@ static int vram_pages(uint64_t *v)
 /*
  * Wait until vram_pages is @want: pages are freed when the last mapping
  * goes, which for an exiting process may finish just after waitpid().
- * A bounded wait for a state, not a timed assertion.
  */
 static int vram_pages_become(uint64_t want)
 {
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		CHECK(vram_pages(&v));
-		if (v == want)
-			return KTAP_PASS;
-		usleep(10000);
-	}
-	KTAP_FAIL_MSG("vram_pages %llu, expected %llu",
-		      (unsigned long long)v, (unsigned long long)want);
+	return stats_become(0, "vram_pages", want, NULL, 0);
 }
 
 static int migrate(struct fx *f, const void *p, size_t size, uint32_t target,
@@ -100,22 +97,24 @@ static int migrate(struct fx *f, const void *p, size_t size, uint32_t target,
 	return KTAP_PASS;
 }
 
-#define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
-#define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
-
-/* The GPU sums [p, p + size) and finds @want. */
-static int gpu_sum_eq(struct fx *f, const void *p, size_t size,
-		      uint64_t want)
+/*
+ * Move the @n pages at @p to VRAM: all of them move, and the debugfs
+ * vram_pages grows by exactly @n from *@v0 (read before the move).
+ */
+static int to_vram_counted(struct fx *f, const void *p, size_t n,
+			   uint64_t *v0)
 {
-	uint64_t got;
+	uint64_t v1;
 
-	CHECK(gpu_ok1(f, nvsvm_op_sum(nvsvm_ptr(p), size), &got));
-	if (got != want)
-		KTAP_FAIL_MSG("GPU SUM of %zu bytes at %p: %#llx, expected %#llx",
-			      size, p, (unsigned long long)got,
-			      (unsigned long long)want);
+	CHECK(vram_pages(v0));
+	CHECK(migrate(f, p, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	CHECK(vram_pages(&v1));
+	EXPECT_EQ(v1 - *v0, n);
 	return KTAP_PASS;
 }
+
+#define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
+#define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
 
 static uint64_t pat_sum(size_t first, size_t n)
 {
@@ -166,17 +165,11 @@ static int unsupported_or_works(void)
 static int gpu_uses_vram(void)
 {
 	const size_t n = 16;
-	uint64_t *buf, v0, v1;
+	uint64_t *buf, v0;
 	struct fx f;
 
-	NEED_DMEM();
-	buf = anon_filled(n * PAGE);
-	ASSERT_MAP(buf);
-	FX_OPEN(&f);
-	CHECK(vram_pages(&v0));
-	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
-	CHECK(vram_pages(&v1));
-	EXPECT_EQ(v1 - v0, n);
+	DMEM_OPEN(&f, buf, n);
+	CHECK(to_vram_counted(&f, buf, n, &v0));
 	CHECK(query_expect(&f, buf, n, IN_VRAM | NVSVM_QUERY_WRITE,
 			   IN_VRAM | NVSVM_QUERY_WRITE));
 	/* Already there: nothing moves again. */
@@ -204,10 +197,7 @@ static int cpu_touch_brings_back(void)
 	uint64_t *buf, s0, s1;
 	struct fx f;
 
-	NEED_DMEM();
-	buf = anon_filled(n * PAGE);
-	ASSERT_MAP(buf);
-	FX_OPEN(&f);
+	DMEM_OPEN(&f, buf, n);
 	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
 	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[2 * WORDS + 1]),
 					 0xabcdef), NULL));
@@ -290,7 +280,7 @@ static int fork_with_vram(void)
 {
 	const size_t n = 4;
 	volatile uint64_t *shared = ktap_shared(PAGE);
-	int to_child[2], status;
+	int to_child[2];
 	uint64_t *buf;
 	char c = 0;
 	struct fx f;
@@ -325,9 +315,7 @@ static int fork_with_vram(void)
 	CHECK(gpu_sum_eq(&f, &buf[WORDS], (n - 1) * PAGE,
 			 pat_sum(WORDS, (n - 1) * WORDS)));
 	ASSERT_SYS(write(to_child[1], &c, 1));
-	ASSERT_SYS(waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x",
-		    status);
+	EXPECT_EQ(wait_child(pid), 0);
 	EXPECT_EQ(shared[2], 1);
 	EXPECT_EQ(shared[0], 0xc1c1);
 	EXPECT_EQ(buf[0], 0xd1d1);
@@ -339,17 +327,11 @@ static int fork_with_vram(void)
 static int munmap_frees_vram(void)
 {
 	const size_t n = 32;
-	uint64_t *buf, v0, v1;
+	uint64_t *buf, v0;
 	struct fx f;
 
-	NEED_DMEM();
-	buf = anon_filled(n * PAGE);
-	ASSERT_MAP(buf);
-	FX_OPEN(&f);
-	CHECK(vram_pages(&v0));
-	CHECK(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
-	CHECK(vram_pages(&v1));
-	EXPECT_EQ(v1 - v0, n);
+	DMEM_OPEN(&f, buf, n);
+	CHECK(to_vram_counted(&f, buf, n, &v0));
 	ASSERT_SYS(munmap(buf, n * PAGE));
 	CHECK(vram_pages_become(v0));
 	return KTAP_PASS;
@@ -364,7 +346,6 @@ static int exit_frees_vram(void)
 {
 	const size_t n = 32;
 	uint64_t *buf, v0;
-	int status;
 	struct fx f;
 	pid_t pid;
 
@@ -383,9 +364,7 @@ static int exit_frees_vram(void)
 			_exit(2);
 		_exit(0);
 	}
-	ASSERT_SYS(waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x",
-		    status);
+	EXPECT_EQ(wait_child(pid), 0);
 	CHECK(vram_pages_become(v0));
 
 	buf = anon_filled(n * PAGE);
@@ -447,9 +426,9 @@ static int bad_input(void)
 	uint64_t *buf = anon_filled(4 * PAGE), v0, v1;
 	struct nvsvm_migrate m = { .size = 4 * PAGE,
 				   .target = NVSVM_MIGRATE_TO_VRAM };
-	int fd, status;
 	struct fx f;
 	pid_t pid;
+	int fd;
 
 	NEED_DMEM();
 	ASSERT_MAP(buf);
@@ -495,10 +474,8 @@ static int bad_input(void)
 	ASSERT_SYS(pid);
 	if (!pid)
 		_exit(xioctl(f.fd, NVSVM_IOCTL_MIGRATE, &m) == -EPERM ? 0 : 2);
-	ASSERT_SYS(waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status),
-		    "MIGRATE from a forked child: status %#x, expected EPERM",
-		    status);
+	/* The child exits 0 when its MIGRATE failed with EPERM. */
+	EXPECT_EQ(wait_child(pid), 0);
 
 	CHECK(vram_pages(&v1));
 	EXPECT_EQ(v1, v0);

@@ -35,25 +35,10 @@ static int open_gpu(unsigned int i, struct fx *f)
 	CHECK(open_gpu(1, &(g)[1]));					\
 } while (0)
 
-static int query_all(struct fx *f, const void *p, uint64_t n, uint32_t *e,
-		     uint32_t mask, uint32_t want)
-{
-	uint64_t i;
-
-	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, e));
-	for (i = 0; i < n; i++)
-		if ((e[i] & mask) != want)
-			KTAP_FAIL_MSG("fd %d page %llu: entry %#x, expected %#x under %#x",
-				      f->fd, (unsigned long long)i, e[i], want,
-				      mask);
-	return KTAP_PASS;
-}
-
 /* Each GPU has its own tables: a MAP on one leaves the other empty. */
 static int own_tables(void)
 {
 	uint64_t *buf = anon(8 * PAGE), mapped;
-	uint32_t e[8];
 	struct fx g[NGPU];
 
 	ASSERT_MAP(buf);
@@ -61,9 +46,9 @@ static int own_tables(void)
 	OPEN_BOTH(g);
 	EXPECT_OK(nvsvm_map(g[0].fd, nvsvm_ptr(buf), 8 * PAGE,
 			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	CHECK(query_all(&g[0], buf, 8, e, NVSVM_QUERY_VALID,
-			NVSVM_QUERY_VALID));
-	CHECK(query_all(&g[1], buf, 8, e, NVSVM_QUERY_VALID, 0));
+	CHECK(query_expect(&g[0], buf, 8, NVSVM_QUERY_VALID,
+			   NVSVM_QUERY_VALID));
+	CHECK(query_expect(&g[1], buf, 8, NVSVM_QUERY_VALID, 0));
 	/* What GPU 0 writes, GPU 1 and the CPU read. */
 	CHECK(gpu_ok1(&g[0], nvsvm_op_write(nvsvm_ptr(&buf[3 * WORDS]), 0x33),
 		      NULL));
@@ -75,7 +60,6 @@ static int own_tables(void)
 static int munmap_seen_by_both(void)
 {
 	uint64_t *buf = anon(16 * PAGE), mapped;
-	uint32_t e[16];
 	struct fx g[NGPU];
 	int i;
 
@@ -84,17 +68,17 @@ static int munmap_seen_by_both(void)
 	for (i = 0; i < NGPU; i++) {
 		EXPECT_OK(nvsvm_map(g[i].fd, nvsvm_ptr(buf), 16 * PAGE,
 				    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-		CHECK(query_all(&g[i], buf, 16, e, NVSVM_QUERY_VALID,
-				NVSVM_QUERY_VALID));
+		CHECK(query_expect(&g[i], buf, 16, NVSVM_QUERY_VALID,
+				   NVSVM_QUERY_VALID));
 	}
 	ASSERT_SYS(munmap(buf + 4 * WORDS, 8 * PAGE));
 	for (i = 0; i < NGPU; i++) {
-		CHECK(query_all(&g[i], buf, 4, e, NVSVM_QUERY_VALID,
-				NVSVM_QUERY_VALID));
-		CHECK(query_all(&g[i], buf + 4 * WORDS, 8, e,
-				NVSVM_QUERY_VALID, 0));
-		CHECK(query_all(&g[i], buf + 12 * WORDS, 4, e,
-				NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
+		CHECK(query_expect(&g[i], buf, 4, NVSVM_QUERY_VALID,
+				   NVSVM_QUERY_VALID));
+		CHECK(query_expect(&g[i], buf + 4 * WORDS, 8,
+				   NVSVM_QUERY_VALID, 0));
+		CHECK(query_expect(&g[i], buf + 12 * WORDS, 4,
+				   NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
 		CHECK(gpu_fault(&g[i],
 				nvsvm_op_read(nvsvm_ptr(&buf[6 * WORDS])),
 				nvsvm_ptr(&buf[6 * WORDS]), NVSVM_ACCESS_READ));
@@ -105,7 +89,6 @@ static int munmap_seen_by_both(void)
 static int mprotect_seen_by_both(void)
 {
 	uint64_t *buf = anon(4 * PAGE), mapped;
-	uint32_t e[4];
 	struct fx g[NGPU];
 	int i;
 
@@ -117,7 +100,7 @@ static int mprotect_seen_by_both(void)
 				    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
 	ASSERT_SYS(mprotect(buf, 4 * PAGE, PROT_READ));
 	for (i = 0; i < NGPU; i++) {
-		CHECK(query_all(&g[i], buf, 4, e, NVSVM_QUERY_WRITE, 0));
+		CHECK(query_expect(&g[i], buf, 4, NVSVM_QUERY_WRITE, 0));
 		CHECK(gpu_fault(&g[i],
 				nvsvm_op_write(nvsvm_ptr(&buf[WORDS]), 1),
 				nvsvm_ptr(&buf[WORDS]), NVSVM_ACCESS_WRITE));
@@ -127,61 +110,17 @@ static int mprotect_seen_by_both(void)
 	return KTAP_PASS;
 }
 
-struct job {
-	struct fx *f;
-	uint32_t chan, gpc;
-	pthread_barrier_t *bar;
-	struct nvsvm_op ops[ADDS];
-	unsigned int nops;
-	struct nvsvm_exec e;
-	int ret;
-};
-
-static void *job_thread(void *arg)
-{
-	struct job *j = arg;
-
-	pthread_barrier_wait(j->bar);
-	j->ret = nvsvm_exec(j->f->fd, j->chan, j->gpc, j->ops, j->nops,
-			    TIMEOUT_MS, &j->e);
-	return NULL;
-}
-
 /* Run every job at once, each on its own channel; all must complete. */
-static int run_jobs(struct job *jobs, unsigned int n)
+static int run_jobs(struct gpu_job *jobs, unsigned int n)
 {
-	pthread_barrier_t bar;
-	pthread_t t[NGPU * GPCS];
-	unsigned int i;
-
-	pthread_barrier_init(&bar, NULL, n);
-	for (i = 0; i < n; i++) {
-		jobs[i].bar = &bar;
-		EXPECT_OK(nvsvm_chan_create(jobs[i].f->fd,
-					    NVSVM_CHAN_JOIN_AREA,
-					    &jobs[i].chan));
-	}
-	for (i = 0; i < n; i++)
-		EXPECT_EQ(pthread_create(&t[i], NULL, job_thread, &jobs[i]),
-			  0);
-	for (i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
-	for (i = 0; i < n; i++) {
-		EXPECT_OK(jobs[i].ret);
-		if (jobs[i].e.status != NVSVM_EXEC_OK ||
-		    jobs[i].e.done != jobs[i].nops)
-			KTAP_FAIL_MSG("job %u: status %s, done %u (fault at %#llx)",
-				      i, nvsvm_status_name(jobs[i].e.status),
-				      jobs[i].e.done,
-				      (unsigned long long)jobs[i].e.fault_addr);
-	}
-	return KTAP_PASS;
+	CHECK(gpu_jobs_chans(jobs, n));
+	return gpu_jobs_run(jobs, n);
 }
 
 /* Both GPUs fill their halves of 8 MiB at once, on fresh memory. */
 static int parallel_fill(void)
 {
-	static struct job jobs[NGPU];
+	static struct gpu_job jobs[NGPU];
 	uint64_t *buf = anon(8 * MiB);
 	struct fx g[NGPU];
 	int i;
@@ -189,7 +128,7 @@ static int parallel_fill(void)
 	ASSERT_MAP(buf);
 	OPEN_BOTH(g);
 	for (i = 0; i < NGPU; i++) {
-		jobs[i].f = &g[i];
+		jobs[i].fd = g[i].fd;
 		jobs[i].gpc = NVSVM_GPC_ANY;
 		jobs[i].ops[0] = nvsvm_op_fill(nvsvm_ptr(buf + i * MiB / 2),
 					       4 * MiB, 0xa0 + i);
@@ -204,7 +143,7 @@ static int parallel_fill(void)
 /* Two GPCs of each GPU add 1 to one word at once: the total is exact. */
 static int parallel_atomics(void)
 {
-	static struct job jobs[NGPU * GPCS];
+	static struct gpu_job jobs[NGPU * GPCS];
 	static unsigned char seen[NGPU * GPCS * ADDS];
 	volatile uint64_t *buf = anon(PAGE);
 	struct fx g[NGPU];
@@ -217,7 +156,7 @@ static int parallel_atomics(void)
 	buf[0] = 0;
 	OPEN_BOTH(g);
 	for (i = 0; i < NGPU * GPCS; i++) {
-		jobs[i].f = &g[i / GPCS];
+		jobs[i].fd = g[i / GPCS].fd;
 		jobs[i].gpc = i % GPCS;
 		for (k = 0; k < ADDS; k++)
 			jobs[i].ops[k] = nvsvm_op_atomic_add(nvsvm_ptr(buf), 1);
@@ -225,16 +164,7 @@ static int parallel_atomics(void)
 	}
 	CHECK(run_jobs(jobs, NGPU * GPCS));
 	EXPECT_EQ(buf[0], NGPU * GPCS * ADDS);
-	for (i = 0; i < NGPU * GPCS; i++)
-		for (k = 0; k < ADDS; k++) {
-			uint64_t r = jobs[i].ops[k].result;
-
-			EXPECT_TRUE(r < NGPU * GPCS * ADDS && !seen[r],
-				    "job %d add %d returned %llu", i, k,
-				    (unsigned long long)r);
-			seen[r] = 1;
-		}
-	return KTAP_PASS;
+	return gpu_jobs_adds_once(jobs, NGPU * GPCS, NGPU * GPCS * ADDS, seen);
 }
 
 static const struct ktap_case cases[] = {

@@ -22,52 +22,6 @@
 #define SECRET		0x5ec2e75ec2e7ULL
 #define FIXED_ADDR	0x7c0000000000ULL
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static int send_fd(int sock, int fd, const void *data, size_t len)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
-}
-
-static int recv_fd(int sock, void *data, size_t len)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = data, .iov_len = len };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_WAITALL) != (ssize_t)len)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 /*
  * Every ioctl but GET_INFO from a process that is not the opener fails
  * with EPERM, whatever the arguments; @chan is the opener's channel,
@@ -121,10 +75,10 @@ struct handoff {
  */
 static int opener_exited(void)
 {
-	uint64_t pt0 = 0, pm0 = 0, pm = 0, pt = 0;
+	uint64_t pt0 = 0, pm0 = 0, pm = 0;
 	struct handoff h;
 	volatile uint64_t *mine;
-	int sv[2], fd, i, have;
+	int sv[2], fd, have;
 	pid_t pid;
 
 	have = !nvsvm_stat_read(0, "pt_bytes", &pt0) &&
@@ -178,15 +132,8 @@ static int opener_exited(void)
 		EXPECT_EQ(pm, pm0);
 	}
 	close(fd);
-	if (have) {
-		for (i = 0; i < 200; i++) {
-			EXPECT_OK(nvsvm_stat_read(0, "pt_bytes", &pt));
-			if (pt == pt0)
-				break;
-			usleep(10000);
-		}
-		EXPECT_EQ(pt, pt0);
-	}
+	if (have)
+		CHECK(stats_become(0, "pt_bytes", pt0, NULL, 0));
 	return KTAP_PASS;
 }
 

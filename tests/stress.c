@@ -313,7 +313,7 @@ static int stress(void)
 	static const char *const stats[] = { "faults", "fault_dups", "batches",
 		"replays", "cancels", "invalidates", "stale" };
 	static struct gpu_worker gw[MAX_GPU];
-	uint64_t s0[7] = { 0 }, s1[7] = { 0 }, pt0 = 0, pm0 = 0, pt = 0, pm = 0;
+	uint64_t s0[7] = { 0 }, s1[7] = { 0 }, pt0 = 0, pm0 = 0;
 	unsigned int ngpu = info.gpc_count < MAX_GPU ? info.gpc_count : MAX_GPU;
 	pthread_t ct[CPU_THREADS];
 	struct gstats tot = { 0 };
@@ -400,17 +400,8 @@ static int stress(void)
 		EXPECT_TRUE(mut[k] > 0, "no %s ran", m_names[k]);
 	/* Everything comes back. */
 	close(fd);
-	if (have) {
-		for (i = 0; i < 200; i++) {
-			EXPECT_OK(nvsvm_stat_read(0, "pt_bytes", &pt));
-			EXPECT_OK(nvsvm_stat_read(0, "pages_mapped", &pm));
-			if (pt == pt0 && pm == pm0)
-				break;
-			usleep(10000);
-		}
-		EXPECT_EQ(pt, pt0);
-		EXPECT_EQ(pm, pm0);
-	}
+	if (have)
+		CHECK(stats_become(0, "pt_bytes", pt0, "pages_mapped", pm0));
 	return KTAP_PASS;
 }
 

@@ -309,6 +309,44 @@ static int fill_prefix(const struct exec_job *j, const uint64_t *buf,
 }
 
 /*
+ * What the *_during_exec cases share: the counters' baseline, the
+ * bystander, the file (its fixture), and the EXEC of a FILL of BIG bytes
+ * at a buffer with a value, in a thread, seen under way.
+ */
+struct during {
+	struct baseline b;
+	struct by_shared *sh;
+	pid_t by;
+	struct fx f;
+	struct exec_job j;
+};
+
+/* Read the baseline, start the bystander, open the file. */
+static int during_open(struct during *d)
+{
+	base_read(&d->b);
+	BY_START(d->by, d->sh);
+	FX_OPEN(&d->f);
+	return KTAP_PASS;
+}
+
+/* Start the FILL of @buf with @v on GPC 0; return once it wrote a word. */
+static int during_fill(struct during *d, uint64_t *buf, uint64_t v)
+{
+	CHECK(exec_start(&d->j, d->f.fd, d->f.chan, 0,
+			 nvsvm_op_fill(nvsvm_ptr(buf), BIG, v)));
+	wait_word(buf, v, &d->j.done);
+	return KTAP_PASS;
+}
+
+/* The file closed: the bystander was never hurt, the device works. */
+static int during_end(struct during *d)
+{
+	CHECK(by_stop(d->by, d->sh));
+	return still_works(&d->b);
+}
+
+/*
  * Another thread closes the descriptor while an EXEC on it is faulting:
  * the file lives until the EXEC returns, which completes with every word
  * written; only then is the area torn down.
@@ -316,28 +354,19 @@ static int fill_prefix(const struct exec_job *j, const uint64_t *buf,
 static int close_during_exec(void)
 {
 	uint64_t *buf = anon(BIG), v = 0xc105e;
-	struct by_shared *sh;
-	struct exec_job j;
-	struct baseline b;
-	struct fx f;
-	pid_t by;
+	struct during d;
 
 	ASSERT_MAP(buf);
-	base_read(&b);
-	BY_START(by, sh);
-	FX_OPEN(&f);
-	CHECK(exec_start(&j, f.fd, f.chan, 0,
-			 nvsvm_op_fill(nvsvm_ptr(buf), BIG, v)));
-	wait_word(buf, v, &j.done);
-	EXPECT_OK(nvsvm_close(f.fd));
-	pthread_join(j.th, NULL);
-	EXPECT_OK(j.ret);
-	EXPECT_EQ(j.e.status, NVSVM_EXEC_OK);
+	CHECK(during_open(&d));
+	CHECK(during_fill(&d, buf, v));
+	EXPECT_OK(nvsvm_close(d.f.fd));
+	pthread_join(d.j.th, NULL);
+	EXPECT_OK(d.j.ret);
+	EXPECT_EQ(d.j.e.status, NVSVM_EXEC_OK);
 	CHECK(cpu_check(buf, BIG / 8, v));
 	/* The number is gone from this process. */
-	EXPECT_ERR(nvsvm_area_fini(f.fd), EBADF);
-	CHECK(by_stop(by, sh));
-	return still_works(&b);
+	EXPECT_ERR(nvsvm_area_fini(d.f.fd), EBADF);
+	return during_end(&d);
 }
 
 /*
@@ -349,71 +378,55 @@ static int close_during_exec(void)
 static int area_fini_during_exec(void)
 {
 	uint64_t *buf = anon(BIG), v = 0xf1f1, s0, s1;
-	struct by_shared *sh;
-	struct exec_job j;
-	struct baseline b;
+	struct during d;
 	uint32_t q;
-	struct fx f;
-	pid_t by;
 
 	ASSERT_MAP(buf);
-	base_read(&b);
 	s0 = stat_or("stale", 0);
-	BY_START(by, sh);
-	FX_OPEN(&f);
-	CHECK(exec_start(&j, f.fd, f.chan, 0,
-			 nvsvm_op_fill(nvsvm_ptr(buf), BIG, v)));
-	wait_word(buf, v, &j.done);
-	EXPECT_OK(nvsvm_area_fini(f.fd));
-	pthread_join(j.th, NULL);
-	CHECK(fill_prefix(&j, buf, BIG / PAGE, BIG / PAGE, v));
+	CHECK(during_open(&d));
+	CHECK(during_fill(&d, buf, v));
+	EXPECT_OK(nvsvm_area_fini(d.f.fd));
+	pthread_join(d.j.th, NULL);
+	CHECK(fill_prefix(&d.j, buf, BIG / PAGE, BIG / PAGE, v));
 	s1 = stat_or("stale", 0);
 	ktap_note("stale faults +%llu", (unsigned long long)(s1 - s0));
 
 	/* No area: QUERY and MAP refuse; a new area and channel work. */
-	EXPECT_ERR(nvsvm_query(f.fd, nvsvm_ptr(buf), 1, &q), EINVAL);
-	EXPECT_OK(nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE));
-	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
-	CHECK(gpu_read_eq(&f, &buf[0], v));
-	CHECK(gpu_read_eq(&f, &buf[BIG / 8 - 1],
-			  j.e.status == NVSVM_EXEC_OK ? v : 0));
-	EXPECT_OK(nvsvm_close(f.fd));
-	CHECK(by_stop(by, sh));
-	return still_works(&b);
+	EXPECT_ERR(nvsvm_query(d.f.fd, nvsvm_ptr(buf), 1, &q), EINVAL);
+	EXPECT_OK(nvsvm_area_init(d.f.fd, WIN_ADDR, WIN_SIZE));
+	EXPECT_OK(nvsvm_chan_create(d.f.fd, NVSVM_CHAN_JOIN_AREA, &d.f.chan));
+	CHECK(gpu_read_eq(&d.f, &buf[0], v));
+	CHECK(gpu_read_eq(&d.f, &buf[BIG / 8 - 1],
+			  d.j.e.status == NVSVM_EXEC_OK ? v : 0));
+	EXPECT_OK(nvsvm_close(d.f.fd));
+	return during_end(&d);
 }
 
 /* CHAN_DESTROY while its EXEC faults: the EXEC ends, the file goes on. */
 static int chan_destroy_during_exec(void)
 {
 	uint64_t *buf = anon(BIG), v = 0xde57;
-	struct by_shared *sh;
-	struct exec_job j;
-	struct baseline b;
-	struct fx f;
-	pid_t by;
+	struct exec_job *j;
+	struct during d;
 
 	ASSERT_MAP(buf);
-	base_read(&b);
-	BY_START(by, sh);
-	FX_OPEN(&f);
-	CHECK(exec_start(&j, f.fd, f.chan, 0,
-			 nvsvm_op_fill(nvsvm_ptr(buf), BIG, v)));
-	wait_word(buf, v, &j.done);
-	EXPECT_OK(nvsvm_chan_destroy(f.fd, f.chan));
-	pthread_join(j.th, NULL);
-	EXPECT_OK(j.ret);
-	EXPECT_TRUE(j.e.status == NVSVM_EXEC_OK ||
-		    j.e.status == NVSVM_EXEC_FAULT ||
-		    j.e.status == NVSVM_EXEC_CHANNEL_ERROR,
-		    "status %s", nvsvm_status_name(j.e.status));
-	if (j.e.status != NVSVM_EXEC_CHANNEL_ERROR)
-		CHECK(fill_prefix(&j, buf, BIG / PAGE, BIG / PAGE, v));
-	EXPECT_ERR(nvsvm_chan_destroy(f.fd, f.chan), ENOENT);
-	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
-	CHECK(gpu_read_eq(&f, &buf[0], v));
-	EXPECT_OK(nvsvm_close(f.fd));
-	CHECK(by_stop(by, sh));
-	return still_works(&b);
+	CHECK(during_open(&d));
+	CHECK(during_fill(&d, buf, v));
+	j = &d.j;
+	EXPECT_OK(nvsvm_chan_destroy(d.f.fd, d.f.chan));
+	pthread_join(j->th, NULL);
+	EXPECT_OK(j->ret);
+	EXPECT_TRUE(j->e.status == NVSVM_EXEC_OK ||
+		    j->e.status == NVSVM_EXEC_FAULT ||
+		    j->e.status == NVSVM_EXEC_CHANNEL_ERROR,
+		    "status %s", nvsvm_status_name(j->e.status));
+	if (j->e.status != NVSVM_EXEC_CHANNEL_ERROR)
+		CHECK(fill_prefix(j, buf, BIG / PAGE, BIG / PAGE, v));
+	EXPECT_ERR(nvsvm_chan_destroy(d.f.fd, d.f.chan), ENOENT);
+	EXPECT_OK(nvsvm_chan_create(d.f.fd, NVSVM_CHAN_JOIN_AREA, &d.f.chan));
+	CHECK(gpu_read_eq(&d.f, &buf[0], v));
+	EXPECT_OK(nvsvm_close(d.f.fd));
+	return during_end(&d);
 }
 
 /*
@@ -425,40 +438,32 @@ static int chan_destroy_during_exec(void)
 static int munmap_during_exec(void)
 {
 	uint64_t *buf = anon(BIG), *other = anon(BIG), v = 0x3a3a, w = 0x4b4b;
-	struct exec_job j, k;
-	struct by_shared *sh;
-	struct baseline b;
+	struct exec_job k;
+	struct during d;
 	uint32_t chan2;
-	struct fx f;
-	pid_t by;
 
 	ASSERT_MAP(buf);
 	ASSERT_MAP(other);
 	if (info.gpc_count < 2)
 		SKIP("one GPC");
-	base_read(&b);
-	BY_START(by, sh);
-	FX_OPEN(&f);
-	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &chan2));
-	CHECK(exec_start(&k, f.fd, chan2, 1,
+	CHECK(during_open(&d));
+	EXPECT_OK(nvsvm_chan_create(d.f.fd, NVSVM_CHAN_JOIN_AREA, &chan2));
+	CHECK(exec_start(&k, d.f.fd, chan2, 1,
 			 nvsvm_op_fill(nvsvm_ptr(other), BIG, w)));
-	CHECK(exec_start(&j, f.fd, f.chan, 0,
-			 nvsvm_op_fill(nvsvm_ptr(buf), BIG, v)));
-	wait_word(buf, v, &j.done);
+	CHECK(during_fill(&d, buf, v));
 	ASSERT_SYS(munmap(buf + BIG / 16, BIG / 2));
-	pthread_join(j.th, NULL);
+	pthread_join(d.j.th, NULL);
 	pthread_join(k.th, NULL);
-	CHECK(fill_prefix(&j, buf, BIG / PAGE, BIG / PAGE / 2, v));
-	if (j.e.status == NVSVM_EXEC_FAULT)
-		EXPECT_TRUE(j.e.fault_addr >= nvsvm_ptr(buf) + BIG / 2,
+	CHECK(fill_prefix(&d.j, buf, BIG / PAGE, BIG / PAGE / 2, v));
+	if (d.j.e.status == NVSVM_EXEC_FAULT)
+		EXPECT_TRUE(d.j.e.fault_addr >= nvsvm_ptr(buf) + BIG / 2,
 			    "fault at %#llx in the mapped half",
-			    (unsigned long long)j.e.fault_addr);
+			    (unsigned long long)d.j.e.fault_addr);
 	EXPECT_OK(k.ret);
 	EXPECT_EQ(k.e.status, NVSVM_EXEC_OK);
 	CHECK(cpu_check(other, BIG / 8, w));
-	EXPECT_OK(nvsvm_close(f.fd));
-	CHECK(by_stop(by, sh));
-	return still_works(&b);
+	EXPECT_OK(nvsvm_close(d.f.fd));
+	return during_end(&d);
 }
 
 /*

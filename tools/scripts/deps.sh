@@ -4,18 +4,31 @@
 # Install, as root and idempotently, every Debian package that building,
 # checking and testing nvsvm needs. Does nothing (and needs no root, no
 # network) when they are all installed already.
+#
+# usage: deps.sh [--for TARGET] [PACKAGE...]
+#   PACKAGE...    more packages that one make target needs on top of these
+#                 (tools/bench/deps.sh: gnuplot-nox for `make bench`)
+#   --for TARGET  the make target to name in messages (default: deps)
 set -euo pipefail
+
+target=deps
+if [[ ${1:-} == --for ]]; then
+	target=${2:?usage: deps.sh [--for TARGET] [PACKAGE...]}
+	shift 2
+fi
 
 packages=(
 	# The stock kernel the tests boot, and its headers to build against.
 	linux-image-amd64 linux-headers-amd64
-	# Sources of the debug kernel, checkpatch.pl, and what building them takes.
+	# Sources of the debug and bench kernels, checkpatch.pl, and what
+	# building them takes.
 	linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
 	xz-utils python3 perl
 	# Static analysis, packaging.
 	sparse dkms
 	# The test VM.
 	qemu-system-x86 busybox-static kmod cpio rsync
+	"$@"
 )
 
 missing=()
@@ -26,13 +39,13 @@ for p in "${packages[@]}"; do
 done
 
 if ((${#missing[@]} == 0)); then
-	echo "deps: all ${#packages[@]} packages installed"
+	echo "$target: all ${#packages[@]} packages installed"
 	exit 0
 fi
 
-echo "deps: installing ${missing[*]}"
+echo "$target: installing ${missing[*]}"
 if ((EUID != 0)); then
-	echo "deps: must run as root to install packages (try: sudo make deps)" >&2
+	echo "$target: must run as root to install packages (try: sudo make $target)" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
