@@ -366,13 +366,9 @@ static int lpts_side_by_side(void)
 	CHECK(query(&f, buf, NBLOCKS * BLOCK_PAGES, e));
 	CHECK(expect_entries(e, 0, NBLOCKS * BLOCK_PAGES, 16,
 			     NVSVM_QUERY_WRITE));
-	for (k = 0; k < NBLOCKS; k++) {
-		uint64_t want = 0;
-
-		for (i = k * BLOCK / 8; i < (k + 1) * BLOCK / 8; i++)
-			want += pat(i);
-		CHECK(gpu_sum_eq(&f, b + k * BLOCK, BLOCK, want));
-	}
+	for (k = 0; k < NBLOCKS; k++)
+		CHECK(gpu_sum_eq(&f, b + k * BLOCK, BLOCK,
+				 pat_sum(k * BLOCK / 8, BLOCK / 8)));
 	CHECK(gpu_ok1(&f, nvsvm_op_fill(nvsvm_ptr(b + 2 * BLOCK), BLOCK,
 					0x10b), NULL));
 	for (i = 0; i < NBLOCKS * BLOCK / 8; i++) {
