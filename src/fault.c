@@ -139,8 +139,8 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
 
 /*
  * Grow [*start, *end) of @block by density (see prefetch_threshold): pages
- * of the grown part are requested like the faults (write when one of them
- * writes and the VMA allows it). The growth stays inside the VMAs of the
+ * of the grown part not valid on the GPU are requested like the faults
+ * (write when one of them writes and the VMA allows it). The growth stays inside the VMAs of the
  * first and last fault; if hmm still fails on it, the caller serves the
  * faults alone, so a prefetch never cancels anything.
  *
@@ -212,8 +212,12 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	if (lo >= *start && hi <= *end)
 		return false;
 
+	/*
+	 * Pages valid on the GPU are not asked again: a snapshot keeps them,
+	 * and asking would revoke a page a GPU atomic holds exclusively.
+	 */
 	for (i = (lo - block) >> PAGE_SHIFT; i < (hi - block) >> PAGE_SHIFT; i++)
-		if (!b->req[i])
+		if (!b->req[i] && b->dense[i + 1] == b->dense[i])
 			b->req[i] = flags;
 	*start = lo;
 	*end = hi;

@@ -260,7 +260,15 @@ static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 	u64 new, vram;
 
 	if (desc->pte_flags(old) & NVSVM_PTE_VALID) {
-		/* Same page (the invariant above); only permissions change. */
+		/*
+		 * Same page (the invariant above); only permissions change.
+		 * Atomics granted before stay while the page is writable: a
+		 * page held exclusively would have come back from hmm only
+		 * after its restore had removed this PTE.
+		 */
+		if ((desc->pte_flags(old) & NVSVM_PTE_ATOMIC) &&
+		    (flags & NVSVM_PTE_WRITE))
+			flags |= NVSVM_PTE_ATOMIC;
 		new = desc->pte(desc->pte_addr(old),
 				flags | (desc->pte_flags(old) & NVSVM_PTE_VRAM));
 		req->changed |= new != old;
