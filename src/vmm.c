@@ -443,6 +443,8 @@ static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l), any = false;
 
+	if (!pt->refs)
+		return false;
 	while (addr < end) {
 		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
@@ -459,7 +461,8 @@ static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				continue;
 			}
 			old = READ_ONCE(*e);
-			if (s == l->pte_slot && nvsvm_pte_valid(vmm, old)) {
+			if (old && s == l->pte_slot &&
+			    nvsvm_pte_valid(vmm, old)) {
 				/* A large page goes whole. */
 				WRITE_ONCE(*e, vmm->desc->pte_invalid(old));
 				any = true;
@@ -500,6 +503,8 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l);
 
+	if (!pt->refs)
+		return;
 	while (addr < end) {
 		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
