@@ -111,9 +111,12 @@ demo:
 
 # The issue 8 benchmarks beside lib/test_hmm.ko, in the VM on a non-debug
 # kernel (tools/bench/run-bench.sh); not part of make check.
-# REPS=N and SIZES="64 256" override the defaults.
+# REPS=N, SIZES="64 256", WORK=LETTERS and PREFETCH=PERCENT override the
+# defaults.
 bench:
-	@NVSVM_BENCH_REPS="$(REPS)" NVSVM_BENCH_SIZES="$(SIZES)" tools/bench/run-bench.sh
+	@NVSVM_BENCH_REPS="$(REPS)" NVSVM_BENCH_SIZES="$(SIZES)" \
+		NVSVM_BENCH_WORK="$(WORK)" NVSVM_BENCH_PREFETCH="$(PREFETCH)" \
+		tools/bench/run-bench.sh
 
 help:
 	@echo "module (default)  build nvsvm.ko and nvsvm_vgpu.ko against KDIR=$(KDIR)"

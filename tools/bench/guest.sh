@@ -3,7 +3,8 @@
 #
 # The bench in the guest (busybox sh), run by the VM's /init in place of
 # tests/run.sh (tools/vm/run.sh --script); tools/bench/run-bench.sh puts
-# NVSVM_BENCH_ARGS and NVSVM_BENCH_PROFILE in front of this file.
+# NVSVM_BENCH_ARGS, NVSVM_BENCH_PREFETCH and NVSVM_BENCH_PROFILE in front of
+# this file.
 #
 # 1. modprobe test_hmm (the peer, /dev/hmm_dmirror0) and nvsvm_vgpu;
 # 2. /tests/bin/nvsvm-bench $NVSVM_BENCH_ARGS: every line it prints goes
@@ -45,12 +46,18 @@ if modprobe test_hmm; then
 else
 	emit "bench: # peer: modprobe test_hmm failed; no peer figures"
 fi
+# nvsvm first, with the prefetch threshold asked for (else its default).
+if [ -n "${NVSVM_BENCH_PREFETCH:-}" ]; then
+	modprobe nvsvm prefetch_threshold="$NVSVM_BENCH_PREFETCH" ||
+		emit "bench: # modprobe nvsvm prefetch_threshold=$NVSVM_BENCH_PREFETCH failed"
+fi
 if ! modprobe nvsvm_vgpu; then
 	emit "[bench] not ok 1 nvsvm-bench # modprobe nvsvm_vgpu failed"
 	exit 1
 fi
 emit "bench: # kernel $(uname -r), $(nproc) CPUs, $(grep MemTotal /proc/meminfo | tr -s ' ')"
 emit "bench: # THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+emit "bench: # nvsvm.prefetch_threshold=$(cat /sys/module/nvsvm/parameters/prefetch_threshold 2>/dev/null)"
 
 # The program's own status is kept apart from the pipe's; $args is a list.
 # shellcheck disable=SC2086

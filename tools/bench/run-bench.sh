@@ -15,11 +15,14 @@
 #                 build/bench/vm/ (console.txt, results.txt)
 #   6. report     tools/bench/report.py: table, results.json, results.png
 #
-# usage: run-bench.sh [--reps N] [--sizes "MIB..."] [--no-profile]
-#                     [--timeout SECONDS]
+# usage: run-bench.sh [--reps N] [--sizes "MIB..."] [--work LETTERS]
+#                     [--prefetch PERCENT] [--no-profile] [--timeout SECONDS]
 # Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
-# "64 256"), NVSVM_BENCH_PROFILE (1, the default, adds the function-profile
-# pass), NVSVM_ACCEL (tcg|kvm, see tools/vm/accel.sh).
+# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefgh),
+# NVSVM_BENCH_PREFETCH (nvsvm.prefetch_threshold for the run, default the
+# module's), NVSVM_BENCH_PROFILE (1, the default, adds the function-profile
+# pass), NVSVM_ACCEL (tcg|kvm, see tools/vm/accel.sh). `make bench` passes
+# REPS, SIZES, WORK and PREFETCH as these.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,15 +32,19 @@ out=$top/build/bench
 
 reps=${NVSVM_BENCH_REPS:-3}
 sizes=${NVSVM_BENCH_SIZES:-64 256}
+work=${NVSVM_BENCH_WORK:-}
+prefetch=${NVSVM_BENCH_PREFETCH:-}
 profile=${NVSVM_BENCH_PROFILE:-1}
 timeout_s=3600
 while (($#)); do
 	case $1 in
 	--reps) reps=$2; shift 2 ;;
 	--sizes) sizes=$2; shift 2 ;;
+	--work) work=$2; shift 2 ;;
+	--prefetch) prefetch=$2; shift 2 ;;
 	--no-profile) profile=0; shift ;;
 	--timeout) timeout_s=$2; shift 2 ;;
-	-h | --help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-bench.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -77,6 +84,11 @@ else
 	step "host TSC frequency unknown: the guest calibrates it against its own clock"
 fi
 
+[[ -z $work || $work =~ ^[a-h]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
+[[ -z $prefetch || $prefetch =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --prefetch $prefetch" >&2; exit 2; }
+work_arg=
+[[ -z $work ]] || work_arg="-w $work"
+
 # Only the bench program goes into the guest's /tests/bin; the guest
 # script gets its arguments in front of it.
 stage=$(mktemp -d /tmp/nvsvm-bench.XXXXXX)
@@ -85,14 +97,15 @@ mkdir -p "$stage/bin"
 cp "$out/nvsvm-bench" "$stage/bin/"
 {
 	echo '#!/bin/sh'
-	echo "NVSVM_BENCH_ARGS='-r $reps $tsc_arg $sizes'"
+	echo "NVSVM_BENCH_ARGS='-r $reps $tsc_arg $work_arg $sizes'"
+	echo "NVSVM_BENCH_PREFETCH='$prefetch'"
 	echo "NVSVM_BENCH_PROFILE=$profile"
 	echo "NVSVM_BENCH_TSC='$tsc_arg'"
 	sed 1d "$here/guest.sh"
 } >"$stage/bench.sh"
 
 t=$SECONDS
-step "VM run: nvsvm-bench -r $reps $sizes (profile pass: $profile)"
+step "VM run: nvsvm-bench -r $reps $work_arg $sizes (prefetch_threshold: ${prefetch:-module default}; profile pass: $profile)"
 rm -rf "$out/vm"
 # The whole console goes to vm.log; the bench's own lines are shown as
 # they come.
@@ -112,7 +125,8 @@ accel=$("$top/tools/vm/accel.sh" "$dk/arch/x86/boot/bzImage")
 python3 "$here/report.py" --results "$out/vm/results.txt" \
 	--json "$out/results.json" --plot "$out/results.png" \
 	--meta "kernel $kver, qemu $accel" \
-	--meta "median of $reps repetitions"
+	--meta "median of $reps repetitions" \
+	--meta "nvsvm.prefetch_threshold ${prefetch:-default}"
 step "results: $out/results.json, $out/results.png; logs: $out/vm/"
 step "make bench took $((SECONDS - t_all)) s"
 exit "$status"
