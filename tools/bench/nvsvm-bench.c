@@ -21,7 +21,9 @@
  *   b  GPU first-touch write to never-touched memory (EXEC FILL); peer:
  *      HMM_DMIRROR_WRITE. Also gives f: the fault counters of this storm
  *   c  explicit MAP (NVSVM_MAP_WRITE) of a populated range; also gives g:
- *      pt_bytes per mapped byte, and pt_bytes left after munmap
+ *      pt_bytes per mapped byte, and pt_bytes left after munmap, and
+ *      (a '#' line) the GPU's SUM and FILL rates over the mapped range:
+ *      the model's execution cost per page with no fault
  *   d  munmap of a GPU-mapped (peer: dmirror-mirrored) populated range
  *      against munmap of the same populated range with no GPU mapping
  *   e  munmap of 1 GiB with one page GPU-mapped against none (once, not
@@ -505,17 +507,19 @@ static void map_populated(size_t mib)
 {
 	size_t size = mib * MIB, len, npages = size / PAGE;
 	double v[MAX_REPS], pt[MAX_REPS], left[MAX_REPS];
+	double xs[MAX_REPS], xf[MAX_REPS];
+	uint64_t xfaults = 0;
 	char name[32];
 	unsigned int r;
 	void *base;
 
 	for (r = 0; r < B.reps; r++) {
 		uint64_t *p = anon(size, PAGE, false, &base, &len);
-		uint64_t mapped = 0, pt0, pt1;
+		uint64_t mapped = 0, pt0, pt1, want, got, f0;
 		double t0, t;
 		int ret;
 
-		populate(p, size);
+		want = populate(p, size);
 		pt0 = stat_get("pt_bytes");
 		t0 = now();
 		ret = nvsvm_map(B.fd, nvsvm_ptr(p), size, NVSVM_MAP_WRITE,
@@ -529,12 +533,31 @@ static void map_populated(size_t mib)
 		pt1 = stat_get("pt_bytes");
 		v[r] = npages / t;
 		pt[r] = 100.0 * (double)(pt1 - pt0) / size;
+		/*
+		 * The model's execution cost alone: SUM, then FILL, over the
+		 * pages MAP mapped (no fault expected; counted if any).
+		 */
+		f0 = stat_get("faults");
+		xs[r] = npages / gpu_run(NVSVM_OP_SUM, p, size, 0, &got);
+		if (got != want)
+			die("GPU SUM over the mapped range %#llx, expected %#llx",
+			    (unsigned long long)got, (unsigned long long)want);
+		xf[r] = npages / gpu_run(NVSVM_OP_FILL, p, size, pat(r), &got);
+		check_fill(p, size, pat(r));
+		xfaults += stat_get("faults") - f0;
 		unmap(base, len);
 		left[r] = (double)(int64_t)(stat_get("pt_bytes") - pt0);
 	}
 	name_of(name, sizeof(name), "c", mib);
 	samples(name, "ours", "pages/s", v, B.reps);
 	result(name, "ours", median(v, B.reps), "pages/s");
+	samples(name, "ours", "GPU SUM over the mapped range, pages/s", xs,
+		B.reps);
+	samples(name, "ours", "GPU FILL over the mapped range, pages/s", xf,
+		B.reps);
+	printf("# %s ours GPU execution on mapped pages: SUM %.6g, FILL %.6g pages/s (medians), %llu faults\n",
+	       name, median(xs, B.reps), median(xf, B.reps),
+	       (unsigned long long)xfaults);
 	name_of(name, sizeof(name), "g", mib);
 	samples(name, "ours", "pt_bytes % of mapped bytes", pt, B.reps);
 	result(name, "ours", median(pt, B.reps), "%");
