@@ -145,6 +145,9 @@ static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
  * @mutex: protects @vmm; PTEs are written only under it, after checking
  *	the notifier sequence
  * @dead: set by fini under @use; the mirror is not used after it
+ * @changes: bumped by every invalidation of the mirror; the fault worker
+ *	cancels an access found unservable twice only if it did not move
+ *	between the two
  * @vmm: the GPU page tables
  */
 struct nvsvm_svmm {
@@ -158,6 +161,7 @@ struct nvsvm_svmm {
 	struct rw_semaphore use;
 	struct mutex mutex;		/* @vmm */
 	bool dead;
+	atomic_t changes;
 	struct nvsvm_vmm vmm;
 };
 

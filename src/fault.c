@@ -42,8 +42,10 @@ MODULE_PARM_DESC(prefetch_threshold,
  * @cancel: per entry: the access must be cancelled
  * @pdb: per entry: the PD3 its channel used when the cancel was decided
  * @unservable: per entry: found unservable (cancelled or a first sighting)
+ * @changes: per entry: its area's &nvsvm_svmm.changes before it was served
  * @suspect: accesses recent batches found unservable and did not cancel
  * @suspect_age: batches since each was found
+ * @suspect_changes: @changes of each when it was found
  * @nsuspect: entries in @suspect
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
@@ -55,8 +57,10 @@ struct nvsvm_fault_batch {
 	bool cancel[NVSVM_FAULT_BATCH];
 	dma_addr_t pdb[NVSVM_FAULT_BATCH];
 	bool unservable[NVSVM_FAULT_BATCH];
+	unsigned int changes[NVSVM_FAULT_BATCH];
 	struct nvsvm_fault suspect[NVSVM_FAULT_BATCH];
 	u8 suspect_age[NVSVM_FAULT_BATCH];
+	unsigned int suspect_changes[NVSVM_FAULT_BATCH];
 	unsigned int nsuspect;
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
@@ -338,6 +342,7 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 			b->cancel[i] = b->faults[i].access !=
 				       NVSVM_ACCESS_PREFETCH;
 			b->pdb[i] = ndev->null_pd.dma;
+			b->changes[i] = 0;
 		}
 		return;
 	}
@@ -356,8 +361,10 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 		return;
 	}
 
-	for (i = first; i < last; i++)
+	for (i = first; i < last; i++) {
 		b->pdb[i] = nvsvm_vmm_pdb(&svmm->vmm);
+		b->changes[i] = atomic_read(&svmm->changes);
+	}
 	down_read(&svmm->use);
 	for (i = first; i < last; i = j) {
 		u64 block = ALIGN_DOWN(b->faults[i].addr, NVSVM_RANGE_MAX_BYTES);
@@ -405,13 +412,17 @@ static bool nvsvm_fault_same(const struct nvsvm_fault *a,
 
 /*
  * Cancel what cannot be served, but only an access seen unservable twice,
- * in two batches with a replay between. A fault entry can outlive its
- * access: the access was replayed (after an overflow, or before its first
- * entry was read), faulted again, was served, and the program went on; its
- * older entry is read later, when the page may be gone. CANCEL_TARGETED
- * names a GPC and client, not an access, so cancelling on that entry would
- * fail whatever that client is stalled on now. An access that really
- * cannot be served faults again after the replay and is cancelled then.
+ * in two batches with a replay between, with no change to its area's
+ * mirror between the two. A fault entry can outlive its access: the access
+ * was replayed (after an overflow, or before its first entry was read),
+ * faulted again, was served, and the program went on; its older entry is
+ * read later, when the page may be gone. CANCEL_TARGETED names a GPC and
+ * client, not an access, so cancelling on that entry would fail whatever
+ * that client is stalled on now. An access that really cannot be served
+ * faults again after the replay and is cancelled then. Two late entries of
+ * two different accesses to one page (a buffer freed and mapped again
+ * between them) look like one access seen twice; the munmap between them
+ * changed the mirror, so they do not count as two sightings.
  */
 static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 			       struct nvsvm_fault_batch *b, unsigned int n)
@@ -426,6 +437,7 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 			continue;
 		for (k = 0; k < b->nsuspect && !done; k++)
 			if (b->suspect_age[k] < NVSVM_SUSPECT_BATCHES &&
+			    b->suspect_changes[k] == b->changes[i] &&
 			    nvsvm_fault_same(&b->suspect[k], f)) {
 				b->suspect_age[k] = NVSVM_SUSPECT_BATCHES;
 				done = true;
@@ -465,12 +477,14 @@ static void nvsvm_fault_suspects(struct nvsvm_fault_batch *b, unsigned int n)
 		if (b->suspect_age[k] + 1 >= NVSVM_SUSPECT_BATCHES)
 			continue;
 		b->suspect[m] = b->suspect[k];
+		b->suspect_changes[m] = b->suspect_changes[k];
 		b->suspect_age[m++] = b->suspect_age[k] + 1;
 	}
 	for (i = 0; i < n && m < NVSVM_FAULT_BATCH; i++) {
 		if (!b->unservable[i] || b->cancel[i])
 			continue;
 		b->suspect[m] = b->faults[i];
+		b->suspect_changes[m] = b->changes[i];
 		b->suspect_age[m++] = 0;
 	}
 	b->nsuspect = m;

@@ -95,6 +95,7 @@ static bool nvsvm_mirror_invalidate(struct mmu_interval_notifier *mni,
 
 	if (nvsvm_mirror_event_ignored(svmm, range))
 		return true;
+	atomic_inc(&svmm->changes);
 	if (mmu_notifier_range_blockable(range))
 		mutex_lock(&svmm->mutex);
 	else if (!mutex_trylock(&svmm->mutex))
