@@ -142,5 +142,7 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		       void *priv, struct list_head *freed);
 void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed);
 u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift);
+void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
+		     unsigned long *valid);
 
 #endif /* _NVSVM_VMM_H */

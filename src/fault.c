@@ -10,6 +10,7 @@
  * changed), the cancels of the accesses that cannot be served, and one
  * REPLAY_GLOBAL.
  */
+#include <linux/bitmap.h>
 #include <linux/err.h>
 #include <linux/hmm.h>
 #include <linux/mm.h>
@@ -49,6 +50,7 @@ MODULE_PARM_DESC(prefetch_threshold,
  * @nsuspect: entries in @suspect
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
+ * @valid: prefetch: the pages of the block valid on the GPU
  * @dense: prefetch: per page of the block, prefix count of the pages
  *	faulted or mapped before it
  */
@@ -64,6 +66,7 @@ struct nvsvm_fault_batch {
 	unsigned int nsuspect;
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
+	DECLARE_BITMAP(valid, NVSVM_RANGE_MAX_PAGES);
 	u16 dense[NVSVM_RANGE_MAX_PAGES + 1];
 };
 
@@ -161,19 +164,18 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 
 	if (!thr || thr > 100)
 		return false;
+	bitmap_zero(b->valid, NVSVM_RANGE_MAX_PAGES);
 	mutex_lock(&svmm->mutex);
+	nvsvm_vmm_valid(&svmm->vmm, block, NVSVM_RANGE_MAX_PAGES, b->valid);
+	mutex_unlock(&svmm->mutex);
 	b->dense[0] = 0;
 	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
-		unsigned int shift;
-		bool on = b->req[i] ||
-			  nvsvm_vmm_lookup(&svmm->vmm, block + (i << PAGE_SHIFT),
-					   &shift);
+		bool on = b->req[i] || test_bit(i, b->valid);
 
 		b->dense[i + 1] = b->dense[i] + on;
 		if (b->req[i] & HMM_PFN_REQ_WRITE)
 			flags |= HMM_PFN_REQ_WRITE;
 	}
-	mutex_unlock(&svmm->mutex);
 
 	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
 		if (!b->req[i])

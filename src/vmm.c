@@ -12,6 +12,7 @@
  * since the GPU may still walk an unlinked table until the caller's TLB
  * invalidate, freeing is a separate step (nvsvm_vmm_free_tables()).
  */
+#include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/dmapool.h>
 #include <linux/slab.h>
@@ -606,6 +607,57 @@ void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed)
 u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift)
 {
 	return nvsvm_pt_lookup(vmm, vmm->root, addr, shift);
+}
+
+static void nvsvm_vmm_valid_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+				u64 addr, u64 end, u64 base,
+				unsigned long *valid)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	bool dir = nvsvm_lvl_is_dir(l);
+
+	if (!pt->refs)
+		return;
+	while (addr < end) {
+		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
+		unsigned int s;
+
+		for (s = 0; s < l->slots; s++) {
+			struct nvsvm_pt *c = dir ?
+				*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
+			u64 pte;
+
+			if (c) {
+				nvsvm_vmm_valid_lvl(vmm, c, addr, next, base,
+						    valid);
+				continue;
+			}
+			pte = READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, s));
+			if (pte && s == l->pte_slot && nvsvm_pte_valid(vmm, pte))
+				bitmap_set(valid, (addr - base) >> PAGE_SHIFT,
+					   (next - addr) >> PAGE_SHIFT);
+		}
+		addr = next;
+	}
+}
+
+/**
+ * nvsvm_vmm_valid() - which pages of a range a valid PTE maps
+ * @vmm: address space
+ * @start: first address, page aligned
+ * @npages: pages from @start
+ * @valid: bitmap of @npages bits; bit i is set when a valid PTE of any
+ *	size maps @start + i pages (the other bits are left alone)
+ *
+ * One walk of the tables under the range, for callers that would
+ * otherwise call nvsvm_vmm_lookup() for every page.
+ */
+void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
+		     unsigned long *valid)
+{
+	nvsvm_vmm_valid_lvl(vmm, vmm->root, start,
+			    start + ((u64)npages << PAGE_SHIFT), start, valid);
 }
 
 /**
