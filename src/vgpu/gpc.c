@@ -3,7 +3,7 @@
  * GPCs: one kernel thread each, running programs of memory operations
  * through the MMU model. A GPC never touches user memory through uaccess:
  * every byte it reads or writes is reached by translating a GPU virtual
- * address, one 4 KiB page at a time.
+ * address, and mapped one 4 KiB page at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,7 +21,15 @@ enum vgpu_xop {
 	VGPU_XOP_FILL,		/* store val in every u64 */
 	VGPU_XOP_ATOMIC,	/* atomic add val to the u64, old value in val */
 	VGPU_XOP_ADD,		/* non-atomic add val to the u64 */
+	VGPU_XOP_SUM,		/* add every u64 to val */
 };
+
+/*
+ * The most 4 KiB pieces of one TLB entry's page a streaming operation
+ * (FILL, SUM) does under one hold of gpc->lock and one translation: an
+ * invalidate waits for at most this much work, with interrupts off.
+ */
+#define VGPU_RUN_PAGES		16
 
 struct vgpu_xfer {
 	enum vgpu_xop op;
@@ -59,6 +67,55 @@ static void vgpu_xfer_mem(struct vgpu_xfer *t, void *p, u32 len)
 	case VGPU_XOP_ADD:
 		WRITE_ONCE(*q, READ_ONCE(*q) + t->val);
 		break;
+	case VGPU_XOP_SUM:
+		for (i = 0; i < len / 8; i++)
+			t->val += READ_ONCE(q[i]);
+		break;
+	}
+}
+
+/* Only the operations without a buffer may go past the first page. */
+static bool vgpu_xop_streams(enum vgpu_xop op)
+{
+	return op == VGPU_XOP_FILL || op == VGPU_XOP_SUM;
+}
+
+/*
+ * The data of an access from @va whose first page @x translated, page by
+ * page, for as long as the pages lie in the same TLB entry's page and at
+ * most VGPU_RUN_PAGES of them. Returns the bytes done (at least the first
+ * page's piece). Called with gpc->lock held.
+ */
+static u64 vgpu_xfer_run(struct vgpu *vgpu, const struct vgpu_xlat *x,
+			 u64 va, u64 len, struct vgpu_xfer *t)
+{
+	u64 done = 0, pa = x->pa;
+	struct page *page = x->page;
+	unsigned int pages = 0;
+
+	for (;;) {
+		u32 n = min_t(u64, len - done, PAGE_SIZE - offset_in_page(pa));
+
+		if (x->sparse) {
+			vgpu_xfer_sparse(t, n);
+		} else {
+			void *p = kmap_local_page(page);
+
+			vgpu_xfer_mem(t, p + offset_in_page(pa), n);
+			kunmap_local(p);
+		}
+		done += n;
+		pa += n;
+		if (done == len || ++pages == VGPU_RUN_PAGES ||
+		    !vgpu_xop_streams(t->op) ||
+		    (va + done) >> x->shift != va >> x->shift)
+			return done;
+		if (!x->sparse) {
+			/* A page the aperture does not reach faults alone. */
+			page = vgpu_mem_page(vgpu, x->mem, pa);
+			if (!page)
+				return done;
+		}
 	}
 }
 
@@ -79,16 +136,19 @@ static bool vgpu_prog_stopped(struct vgpu_prog *prog)
 }
 
 /*
- * One access of @len bytes at @va, within one 4 KiB page, faulting and
- * retrying as needed. Returns 0, or a negative errno when the program must
- * stop (its status is set).
+ * An access of up to @len bytes from @va, faulting and retrying as needed
+ * until its first page translates; streaming operations go on through the
+ * following pages of the same translation (vgpu_xfer_run()). Returns the
+ * bytes done (> 0), or a negative errno when the program must stop (its
+ * status is set).
  */
-static int vgpu_access(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
-		       u32 len, u32 access, struct vgpu_xfer *t)
+static s64 vgpu_access(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
+		       u64 len, u32 access, struct vgpu_xfer *t)
 {
 	struct vgpu *vgpu = gpc->vgpu;
 	struct vgpu_xlat x;
 	unsigned long flags;
+	u64 done = 0;
 	bool ok;
 	int ret;
 
@@ -98,19 +158,15 @@ static int vgpu_access(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
 
 		spin_lock_irqsave(&gpc->lock, flags);
 		ok = vgpu_mmu_translate(gpc, &prog->ctx, va, access, &x);
-		if (ok && x.sparse) {
-			vgpu_xfer_sparse(t, len);
-		} else if (ok) {
-			void *p = kmap_local_page(x.page);
-
-			vgpu_xfer_mem(t, p + x.off, len);
-			kunmap_local(p);
-		}
+		if (ok)
+			done = vgpu_xfer_run(vgpu, &x, va, len, t);
 		spin_unlock_irqrestore(&gpc->lock, flags);
 
 		if (ok) {
-			atomic64_inc(&vgpu->ctr.accesses);
-			return 0;
+			atomic64_add(DIV_ROUND_UP(offset_in_page(va) + done,
+						  PAGE_SIZE),
+				     &vgpu->ctr.accesses);
+			return done;
 		}
 		if (x.fatal) {
 			atomic64_inc(&vgpu->ctr.faults);
@@ -137,32 +193,41 @@ static int vgpu_op_u64(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
 		       u64 va, u32 access, enum vgpu_xop xop, u64 *val)
 {
 	struct vgpu_xfer t = { .op = xop, .buf = val, .val = *val };
-	int ret;
+	s64 ret;
 
 	ret = vgpu_access(gpc, prog, va, 8, access, &t);
-	if (!ret && xop != VGPU_XOP_READ && xop != VGPU_XOP_WRITE)
+	if (ret < 0)
+		return ret;
+	if (xop != VGPU_XOP_READ && xop != VGPU_XOP_WRITE)
 		*val = t.val;
-	return ret;
+	return 0;
+}
+
+/* FILL and SUM: a stream of @op->len bytes, in runs (vgpu_access()). */
+static int vgpu_op_stream(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
+			  struct nvsvm_op *op, u32 access,
+			  struct vgpu_xfer *t)
+{
+	u64 va = op->addr, left = op->len;
+	s64 n;
+
+	while (left) {
+		n = vgpu_access(gpc, prog, va, left, access, t);
+		if (n < 0)
+			return n;
+		va += n;
+		left -= n;
+		cond_resched();
+	}
+	return 0;
 }
 
 static int vgpu_op_fill(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
 			struct nvsvm_op *op)
 {
 	struct vgpu_xfer t = { .op = VGPU_XOP_FILL, .val = op->value };
-	u64 va = op->addr, left = op->len;
-	int ret;
 
-	while (left) {
-		u32 n = min_t(u64, left, vgpu_page_left(va));
-
-		ret = vgpu_access(gpc, prog, va, n, NVSVM_ACCESS_WRITE, &t);
-		if (ret)
-			return ret;
-		va += n;
-		left -= n;
-		cond_resched();
-	}
-	return 0;
+	return vgpu_op_stream(gpc, prog, op, NVSVM_ACCESS_WRITE, &t);
 }
 
 static int vgpu_op_copy(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
@@ -171,17 +236,18 @@ static int vgpu_op_copy(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
 	struct vgpu_xfer rd = { .op = VGPU_XOP_READ, .buf = gpc->bounce };
 	struct vgpu_xfer wr = { .op = VGPU_XOP_WRITE, .buf = gpc->bounce };
 	u64 dst = op->addr, src = op->src, left = op->len;
-	int ret;
+	s64 ret;
 
 	while (left) {
 		u32 n = min_t(u64, left, min(vgpu_page_left(src),
 						 vgpu_page_left(dst)));
 
+		/* Within one page of each: no short access. */
 		ret = vgpu_access(gpc, prog, src, n, NVSVM_ACCESS_READ, &rd);
-		if (!ret)
+		if (ret >= 0)
 			ret = vgpu_access(gpc, prog, dst, n,
 					  NVSVM_ACCESS_WRITE, &wr);
-		if (ret)
+		if (ret < 0)
 			return ret;
 		src += n;
 		dst += n;
@@ -194,25 +260,13 @@ static int vgpu_op_copy(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
 static int vgpu_op_sum(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
 		       struct nvsvm_op *op)
 {
-	struct vgpu_xfer t = { .op = VGPU_XOP_READ, .buf = gpc->bounce };
-	u64 va = op->addr, left = op->len, sum = 0, *w = gpc->bounce;
-	u32 i;
+	struct vgpu_xfer t = { .op = VGPU_XOP_SUM };
 	int ret;
 
-	while (left) {
-		u32 n = min_t(u64, left, vgpu_page_left(va));
-
-		ret = vgpu_access(gpc, prog, va, n, NVSVM_ACCESS_READ, &t);
-		if (ret)
-			return ret;
-		for (i = 0; i < n / 8; i++)
-			sum += w[i];
-		va += n;
-		left -= n;
-		cond_resched();
-	}
-	op->result = sum;
-	return 0;
+	ret = vgpu_op_stream(gpc, prog, op, NVSVM_ACCESS_READ, &t);
+	if (!ret)
+		op->result = t.val;
+	return ret;
 }
 
 /* An address the MMU refuses (VA limit) when node + offset wraps. */

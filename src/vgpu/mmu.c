@@ -178,18 +178,34 @@ static int vgpu_walk(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 va,
 	return vgpu_walk_pt(vgpu, ctx, va, lo, hi, e);
 }
 
+static bool vgpu_tlb_match(const struct vgpu_tlbe *e, u64 pdb, bool vram,
+			   u64 va)
+{
+	return e->valid && e->pdb == pdb && e->pdb_vram == vram &&
+	       e->vpn == va >> e->shift;
+}
+
+/*
+ * The entry of the last hit or fill is tried first: a GPC streaming
+ * through memory asks for the same translation again and again (the
+ * 4 KiB pieces of a large page, the words of a page). Otherwise every
+ * entry is compared, as a fully associative TLB does.
+ */
 static struct vgpu_tlbe *vgpu_tlb_lookup(struct vgpu_gpc *gpc,
 					 struct vgpu_ctx *ctx, u64 va)
 {
 	bool vram = ctx->pdb_mem == VGPU_MEM_VRAM;
 	u32 i;
 
+	if (vgpu_tlb_match(&gpc->tlb[gpc->tlb_last], ctx->pdb, vram, va))
+		return &gpc->tlb[gpc->tlb_last];
+	if (!gpc->tlb_valid)
+		return NULL;
 	for (i = 0; i < gpc->tlb_size; i++) {
-		struct vgpu_tlbe *e = &gpc->tlb[i];
-
-		if (e->valid && e->pdb == ctx->pdb && e->pdb_vram == vram &&
-		    e->vpn == va >> e->shift)
-			return e;
+		if (vgpu_tlb_match(&gpc->tlb[i], ctx->pdb, vram, va)) {
+			gpc->tlb_last = i;
+			return &gpc->tlb[i];
+		}
 	}
 	return NULL;
 }
@@ -200,7 +216,10 @@ static struct vgpu_tlbe *vgpu_tlb_insert(struct vgpu_gpc *gpc,
 {
 	struct vgpu_tlbe *e = &gpc->tlb[gpc->tlb_next];
 
+	gpc->tlb_last = gpc->tlb_next;
 	gpc->tlb_next = (gpc->tlb_next + 1) % gpc->tlb_size;
+	if (!e->valid)
+		gpc->tlb_valid++;
 	*e = *walked;
 	e->valid = true;
 	e->pdb = ctx->pdb;
@@ -293,7 +312,8 @@ bool vgpu_mmu_translate(struct vgpu_gpc *gpc, struct vgpu_ctx *ctx, u64 va,
  * @pdb_vram: else only those of this PDB: PD3 in video memory
  * @pdb: and at this address
  *
- * Waits for the access in progress on the GPC (it holds gpc->lock).
+ * Waits for the access in progress on the GPC (it holds gpc->lock), also
+ * when the TLB holds nothing to drop.
  */
 void vgpu_tlb_invalidate(struct vgpu_gpc *gpc, bool all_pdb, bool pdb_vram,
 			 u64 pdb)
@@ -302,11 +322,14 @@ void vgpu_tlb_invalidate(struct vgpu_gpc *gpc, bool all_pdb, bool pdb_vram,
 	u32 i;
 
 	spin_lock_irqsave(&gpc->lock, flags);
-	for (i = 0; i < gpc->tlb_size; i++) {
+	for (i = 0; gpc->tlb_valid && i < gpc->tlb_size; i++) {
 		struct vgpu_tlbe *e = &gpc->tlb[i];
 
-		if (all_pdb || (e->pdb == pdb && e->pdb_vram == pdb_vram))
+		if (e->valid &&
+		    (all_pdb || (e->pdb == pdb && e->pdb_vram == pdb_vram))) {
 			e->valid = false;
+			gpc->tlb_valid--;
+		}
 	}
 	spin_unlock_irqrestore(&gpc->lock, flags);
 }

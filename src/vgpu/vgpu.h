@@ -204,11 +204,13 @@ struct vgpu_prog;
  * @vgpu: the GPU
  * @id: GPC number
  * @thread: the kernel thread running programs
- * @lock: protects @tlb and @tlb_next; held across each translation and
- *	the data access that uses it
+ * @lock: protects @tlb, @tlb_next, @tlb_last and @tlb_valid; held across
+ *	each translation and the data access that uses it
  * @tlb: @tlb_size cached translations
  * @tlb_size: entries in @tlb
  * @tlb_next: next entry to replace (round robin)
+ * @tlb_last: entry of the last hit or fill, tried first
+ * @tlb_valid: valid entries in @tlb
  * @queue: programs waiting for this GPC (vgpu->sched_lock)
  * @cur: program running (vgpu->sched_lock)
  * @wq: the thread waits here for work and for the end of a stall
@@ -225,6 +227,8 @@ struct vgpu_gpc {
 	struct vgpu_tlbe *tlb;
 	u32 tlb_size;
 	u32 tlb_next;
+	u32 tlb_last;
+	u32 tlb_valid;
 	struct list_head queue;
 	struct vgpu_prog *cur;
 	wait_queue_head_t wq;
