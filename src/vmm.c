@@ -438,14 +438,22 @@ int nvsvm_vmm_map(struct nvsvm_vmm *vmm, u64 start, u64 end,
 	return ret;
 }
 
-static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-				u64 addr, u64 end)
+/*
+ * Call @fn for every valid PTE under @pt that maps part of [addr, end),
+ * with the entry and the part of the range it maps. Empty tables and slots
+ * cost little: the invalidation callback walks huge ranges this way.
+ */
+static void nvsvm_vmm_walk_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+				 u64 addr, u64 end,
+				 void (*fn)(struct nvsvm_vmm *vmm, u64 *e,
+					    u64 addr, u64 next, void *priv),
+				 void *priv)
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
-	bool dir = nvsvm_lvl_is_dir(l), any = false;
+	bool dir = nvsvm_lvl_is_dir(l);
 
 	if (!pt->refs)
-		return false;
+		return;
 	while (addr < end) {
 		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
@@ -455,23 +463,27 @@ static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 			struct nvsvm_pt *c = dir ?
 				*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
 			u64 *e = nvsvm_pt_entry(vmm, pt, idx, s);
-			u64 old;
+			u64 pte;
 
 			if (c) {
-				any |= nvsvm_vmm_inval_lvl(vmm, c, addr, next);
+				nvsvm_vmm_walk_valid(vmm, c, addr, next, fn,
+						     priv);
 				continue;
 			}
-			old = READ_ONCE(*e);
-			if (old && s == l->pte_slot &&
-			    nvsvm_pte_valid(vmm, old)) {
-				/* A large page goes whole. */
-				WRITE_ONCE(*e, vmm->desc->pte_invalid(old));
-				any = true;
-			}
+			pte = READ_ONCE(*e);
+			if (pte && s == l->pte_slot && nvsvm_pte_valid(vmm, pte))
+				fn(vmm, e, addr, next, priv);
 		}
 		addr = next;
 	}
-	return any;
+}
+
+/* A large page goes whole. */
+static void nvsvm_vmm_inval_pte(struct nvsvm_vmm *vmm, u64 *e, u64 addr,
+				u64 next, void *priv)
+{
+	WRITE_ONCE(*e, vmm->desc->pte_invalid(READ_ONCE(*e)));
+	*(bool *)priv = true;
 }
 
 /**
@@ -488,7 +500,11 @@ static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
  */
 bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end)
 {
-	return nvsvm_vmm_inval_lvl(vmm, vmm->root, start, end);
+	bool any = false;
+
+	nvsvm_vmm_walk_valid(vmm, vmm->root, start, end, nvsvm_vmm_inval_pte,
+			     &any);
+	return any;
 }
 
 struct nvsvm_vmm_release_args {
@@ -609,37 +625,18 @@ u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift)
 	return nvsvm_pt_lookup(vmm, vmm->root, addr, shift);
 }
 
-static void nvsvm_vmm_valid_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-				u64 addr, u64 end, u64 base,
-				unsigned long *valid)
+struct nvsvm_vmm_valid_args {
+	u64 base;
+	unsigned long *valid;
+};
+
+static void nvsvm_vmm_valid_pte(struct nvsvm_vmm *vmm, u64 *e, u64 addr,
+				u64 next, void *priv)
 {
-	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
-	bool dir = nvsvm_lvl_is_dir(l);
+	struct nvsvm_vmm_valid_args *args = priv;
 
-	if (!pt->refs)
-		return;
-	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
-		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
-		unsigned int s;
-
-		for (s = 0; s < l->slots; s++) {
-			struct nvsvm_pt *c = dir ?
-				*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
-			u64 pte;
-
-			if (c) {
-				nvsvm_vmm_valid_lvl(vmm, c, addr, next, base,
-						    valid);
-				continue;
-			}
-			pte = READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, s));
-			if (pte && s == l->pte_slot && nvsvm_pte_valid(vmm, pte))
-				bitmap_set(valid, (addr - base) >> PAGE_SHIFT,
-					   (next - addr) >> PAGE_SHIFT);
-		}
-		addr = next;
-	}
+	bitmap_set(args->valid, (addr - args->base) >> PAGE_SHIFT,
+		   (next - addr) >> PAGE_SHIFT);
 }
 
 /**
@@ -656,8 +653,11 @@ static void nvsvm_vmm_valid_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		     unsigned long *valid)
 {
-	nvsvm_vmm_valid_lvl(vmm, vmm->root, start,
-			    start + ((u64)npages << PAGE_SHIFT), start, valid);
+	struct nvsvm_vmm_valid_args args = { .base = start, .valid = valid };
+
+	nvsvm_vmm_walk_valid(vmm, vmm->root, start,
+			     start + ((u64)npages << PAGE_SHIFT),
+			     nvsvm_vmm_valid_pte, &args);
 }
 
 /**
