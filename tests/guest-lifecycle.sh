@@ -41,14 +41,7 @@ zero_counters() {
 	done
 }
 
-if ! modinfo nvsvm_vgpu >/dev/null 2>&1; then
-	echo "1..0 # SKIP nvsvm_vgpu is not installed for $(uname -r)"
-	exit 4
-fi
-if [ ! -x "$bin" ]; then
-	echo "1..0 # SKIP $bin is not in this run"
-	exit 4
-fi
+need_vgpu "$bin"
 
 err=$(mktemp)
 tmp=$(mktemp -d)

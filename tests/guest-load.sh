@@ -19,10 +19,7 @@ devices() {
 	ls /dev 2>/dev/null | grep '^nvsvm[0-9]*$' | sort | tr '\n' ' '
 }
 
-if ! modinfo nvsvm_vgpu >/dev/null 2>&1; then
-	echo "1..0 # SKIP nvsvm_vgpu is not installed for $(uname -r)"
-	exit 4
-fi
+need_vgpu
 
 err=$(mktemp)
 echo "1..$ntests"

@@ -25,14 +25,7 @@ counter() {
 	cat "$1" 2>/dev/null || echo -1
 }
 
-if ! modinfo nvsvm_vgpu >/dev/null 2>&1; then
-	echo "1..0 # SKIP nvsvm_vgpu is not installed for $(uname -r)"
-	exit 4
-fi
-if [ ! -x "$bin" ]; then
-	echo "1..0 # SKIP $bin is not in this run"
-	exit 4
-fi
+need_vgpu "$bin"
 
 out=$(mktemp)
 echo "1..5"

@@ -6,7 +6,8 @@
 # ok NAME / not_ok NAME print the next result and count it ($n, $fails);
 # result NAME ERRORFILE is ok when ERRORFILE is empty, else shows it as
 # diagnostics and is not ok (then empties it); loaded MODULE tells whether
-# a module is loaded.
+# a module is loaded; need_vgpu [PROGRAM] skips the whole script (exit 4)
+# unless nvsvm_vgpu is installed for this kernel and PROGRAM is in this run.
 
 n=0
 fails=0
@@ -34,4 +35,15 @@ result() {
 
 loaded() {
 	grep -q "^$1 " /proc/modules
+}
+
+need_vgpu() {
+	if ! modinfo nvsvm_vgpu >/dev/null 2>&1; then
+		echo "1..0 # SKIP nvsvm_vgpu is not installed for $(uname -r)"
+		exit 4
+	fi
+	if [ -n "$1" ] && [ ! -x "$1" ]; then
+		echo "1..0 # SKIP $1 is not in this run"
+		exit 4
+	fi
 }
