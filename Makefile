@@ -12,9 +12,10 @@
 SHELL := /bin/bash
 
 # The running kernel's build directory when it exists, otherwise the
-# newest one installed (the machines here run a kernel without modules).
-KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; if [ -d "$$d" ]; then echo "$$d"; \
-	else ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; fi)
+# newest one installed (the machines here run a kernel without modules)
+# (tools/scripts/kdir.sh). Targets that install the headers first (demo)
+# look it up again in a sub-make, after `make deps`.
+KDIR ?= $(shell $(CURDIR)/tools/scripts/kdir.sh 2>/dev/null)
 KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -30,7 +31,7 @@ DIAGNOSTIC := ^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):|^(WARNING|ERROR): modpo
 all: module
 .PHONY: all module module-debug clean module-install dkms-install install \
 	uninstall deps style sparse tests check demo bench debug-kernel \
-	vm-stock vm-debug help
+	vm-stock vm-debug help demo-run
 
 define kbuild
 	@mkdir -p $(CURDIR)/build
@@ -102,10 +103,18 @@ check:
 	@tools/scripts/check.sh
 
 # The demo program in the test VM on the stock kernel (tools/demo/).
+# deps first, then the rest in a sub-make: KDIR and KVER are looked up
+# there, once the headers exist.
 demo:
-	@tools/scripts/deps.sh
+	@tools/scripts/deps.sh --for demo
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run:
+	@[ -d "$(KDIR)" ] || { echo "demo: no kernel headers (KDIR=$(KDIR)); run 'make deps' as root"; exit 1; }
+	@echo "demo: building nvsvm against $(KDIR)"
 	@tools/scripts/build-modules.sh "$(KDIR)" build/stock
-	@$(MAKE) --no-print-directory -C tools static
+	@$(MAKE) --no-print-directory -C tools static >build/stock/tools.log 2>&1 || \
+		{ cat build/stock/tools.log; echo "demo: building the static demo programs failed"; exit 1; }
 	@tools/demo/run-demo.sh --kver $(KVER) \
 		--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko
 

@@ -74,8 +74,9 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin"
 cp "$bin/nvsvm-demo" "$bin/nvsvm-stat" "$stage/bin/"
 
+# --quiet: the demo's output is shown, the kernel log only if the run fails.
 args=(--name demo --kernel "$kernel" --kver "$kver" --tests "$stage/bin"
-      --timeout "$timeout_s")
+      --timeout "$timeout_s" --quiet)
 for m in "${modules[@]}"; do
 	args+=(--module "$m")
 done

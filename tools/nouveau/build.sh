@@ -15,7 +15,7 @@
 #   --debug-info  keep the kernel config's -g (a ~190 MB nouveau.ko, slower);
 #                 the default adds -g0, as Debian ships its modules stripped
 #   --force       rebuild even when the result is cached
-#   KERNELDIR     stock headers (default /lib/modules/6.1.0-57-amd64/build)
+#   KERNELDIR     stock headers (default: tools/scripts/kdir.sh)
 #   LINUX_SOURCE  linux-source tree (default: tools/scripts/linux-source.sh)
 #
 # The result is cached in CACHE/nouveau-<key>/nouveau.ko, the key being a
@@ -38,7 +38,7 @@ top=$(cd "$here/../.." && pwd)
 patch=$here/nouveau-nvsvm.patch
 nvsvm=$top
 cache=${NVSVM_CACHE:-/var/cache/nvsvm}
-kdir=${KERNELDIR:-/lib/modules/6.1.0-57-amd64/build}
+kdir=${KERNELDIR:-$("$top/tools/scripts/kdir.sh")}
 debug_info=0 force=0
 
 while (($#)); do

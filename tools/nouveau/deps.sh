@@ -9,11 +9,12 @@
 #   tools/nouveau/deps.sh [--kver KVER] copy DIR    copy them into DIR
 #                                                   (flat, uncompressed)
 #
-# KVER defaults to 6.1.0-57-amd64; the modules come from /lib/modules/KVER.
+# KVER defaults to the release of tools/scripts/kdir.sh's headers; the
+# modules come from /lib/modules/KVER.
 # The patched nouveau.ko itself and nvsvm.ko are not listed.
 set -euo pipefail
 
-kver=6.1.0-57-amd64
+kver=
 while (($#)); do
 	case $1 in
 	--kver) kver=$2; shift 2 ;;
@@ -21,6 +22,11 @@ while (($#)); do
 	esac
 done
 cmd=${1:-list}
+if [[ -z $kver ]]; then
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	kdir=$("$top/tools/scripts/kdir.sh") || exit 1
+	kver=$("$top/tools/scripts/kernelrelease.sh" "$kdir")
+fi
 mods=/lib/modules/$kver
 
 # modules.dep already holds the whole closure for each module.

@@ -15,6 +15,8 @@
 #                     against the stock headers, cached in /var/cache/nvsvm)
 #                     and the stock drm modules it needs
 #   7. tests-build    tests/*.c into build/tests/
+#      first-run      the first run of make check and make demo on a bare
+#                     machine, rehearsed (tools/scripts/first-run.sh)
 #   8. stock VM       the tests in QEMU on the stock kernel, with 6's modules
 #                     for tests/guest-nouveau.sh
 #   9. dkms VM        the stock kernel with only what DKMS installed
@@ -24,7 +26,9 @@
 #                     against it, and the tests in QEMU on it (no nouveau:
 #                     guest-nouveau skips there)
 #
-# usage: check.sh [--only stock|debug|dkms]  (--only: that VM run and its builds)
+# usage: check.sh [--only stock|debug|dkms|setup]
+#   --only: that VM run and its builds; setup: deps, the kernel build
+#   directory and the first module build only (tools/scripts/first-run.sh)
 # Environment: KDIR (default as in the Makefile), NVSVM_VM_TIMEOUT_STOCK,
 # NVSVM_VM_TIMEOUT_DEBUG (seconds, default 900 and 1500).
 set -euo pipefail
@@ -86,11 +90,6 @@ not_run() {
 	result "not ok $1 # not run: $2"
 }
 
-if [[ -z ${KDIR:-} ]]; then
-	KDIR=/lib/modules/$(uname -r)/build
-	[[ -d $KDIR ]] || KDIR=$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
-fi
-
 # The patch passes checkpatch --strict but for three reasoned exceptions:
 # FUNCTION_ARGUMENTS (nouveau's own ABI16_IOCTL_ARGS prototype macro, as on
 # the neighbouring lines), FILE_PATH_CHANGES (MAINTAINERS, for two new
@@ -110,7 +109,7 @@ nouveau_patch_style() {
 nouveau_modules() {
 	local dir=$out/nouveau-modules ko
 	nouveau_patch_style || return 1
-	ko=$("$top/tools/nouveau/build.sh" --nvsvm build/stock | tail -n 1) || return 1
+	ko=$(KERNELDIR=$KDIR "$top/tools/nouveau/build.sh" --nvsvm build/stock | tail -n 1) || return 1
 	rm -rf "$dir"
 	"$top/tools/nouveau/deps.sh" --kver "$kver" copy "$dir" || return 1
 	cp "$ko" "$dir/nouveau.ko" || return 1
@@ -118,14 +117,30 @@ nouveau_modules() {
 	modinfo -F depends "$dir/nouveau.ko" | tr , '\n' | grep -qx nvsvm
 }
 
-step deps "$scripts/deps.sh" || true
+# Nothing below can run without the packages, and the kernel build
+# directory exists only once they are in: look it up after deps.
+if ! step deps "$scripts/deps.sh"; then
+	echo "# make check: installing the Debian packages failed (build/check/deps.log); run 'make deps' as root, then make check again"
+	echo "$passed passed, $failed failed, $skipped skipped"
+	exit 1
+fi
+if [[ -z ${KDIR:-} ]] && ! KDIR=$("$scripts/kdir.sh"); then
+	echo "# make check: no kernel headers after make deps; install linux-headers-amd64 or set KDIR"
+	echo "$passed passed, $((failed + 1)) failed, $skipped skipped"
+	exit 1
+fi
 kver=$("$scripts/kernelrelease.sh" "$KDIR" 2>/dev/null || true)
 echo "# stock kernel: ${kver:-none} (KDIR=$KDIR)"
 
 stock_ok=0 dkms_ok=0
 nouveau_mods=()
-if [[ -z $only || $only == stock ]]; then
+if [[ -z $only || $only == stock || $only == setup ]]; then
 	step build-stock "$scripts/build-modules.sh" "$KDIR" build/stock && stock_ok=1
+fi
+if [[ $only == setup ]]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+	((failed == 0))
+	exit
 fi
 if [[ -z $only ]]; then
 	step sparse "$scripts/build-modules.sh" "$KDIR" build/sparse C=2 || true
@@ -140,6 +155,12 @@ if ((stock_ok)) && step nouveau nouveau_modules; then
 	done
 fi
 step tests-build make -k -C tests OUT="$top/build/tests" || true
+if [[ -z $only ]]; then
+	# The README's commands on a bare machine (issue 15): a failing
+	# install, make check's set-up and make demo, in a namespace where
+	# nothing is installed yet.
+	step first-run "$scripts/first-run.sh" || true
+fi
 
 if [[ -z $only || $only == stock ]]; then
 	if ((stock_ok)) && [[ -f /boot/vmlinuz-$kver ]]; then

@@ -22,7 +22,7 @@ if [[ ${1:-} == --keep ]]; then
 fi
 kver=${1:-}
 if [[ -z $kver ]]; then
-	kdir=$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+	kdir=$("$top/tools/scripts/kdir.sh") || exit 1
 	kver=$(basename "$(dirname "$kdir")")
 fi
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")

@@ -12,12 +12,14 @@
 #                       [--kmods DIR]      the kernel's lib/modules/KVER
 #                       [--module FILE.ko]... [--tests DIR]
 #                       [--script FILE]    run in place of tests/run.sh
+#                       [--output TTY]     the script's output goes to
+#                                          /dev/TTY, not the console
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-kver= out= nonce= kmods= tests= script=$top/tests/run.sh
+kver= out= nonce= kmods= tests= script=$top/tests/run.sh output=
 modules=()
 while (($#)); do
 	case $1 in
@@ -28,6 +30,7 @@ while (($#)); do
 	--module) modules+=("$2"); shift 2 ;;
 	--tests) tests=$2; shift 2 ;;
 	--script) script=$2; shift 2 ;;
+	--output) output=$2; shift 2 ;;
 	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -85,5 +88,6 @@ done
 cp "$here/init" "$root/init"
 chmod +x "$root/init" "$root"/tests/*.sh
 echo "$nonce" >"$root/etc/nvsvm-nonce"
+[[ -n $output ]] && echo "/dev/$output" >"$root/etc/nvsvm-output"
 
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out"

@@ -10,7 +10,7 @@
 # usage: run.sh --name NAME --kernel BZIMAGE --kver KVER
 #               --module FILE.ko [--module FILE.ko]... [--tests DIR]
 #               [--kmods DIR] [--debug] [--timeout SECONDS] [--counts FILE]
-#               [--workdir DIR] [--script FILE]
+#               [--workdir DIR] [--script FILE] [--quiet]
 #
 #   --kmods DIR    the kernel's own lib/modules/KVER tree to include
 #   --debug        boot with kmemleak=on (the debug kernel)
@@ -20,6 +20,9 @@
 #                  a new /tmp/nvsvm-vm.*, removed when the run passed)
 #   --script FILE  the in-guest script to run instead of tests/run.sh (it
 #                  must report like tests/run.sh: "[program] ok N name")
+#   --quiet        show the script's output only (it goes to a third serial
+#                  port, output.log); the kernel log stays in console.log
+#                  and is printed only when the run fails
 #
 # Result lines: "ok NAME/PROGRAM N description", "not ok ...", with the
 # whole run itself as one more result, NAME/vm. Exit status 0 only when
@@ -29,6 +32,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 name=vm kernel= kver= tests= kmods= debug=0 timeout_s=900 counts= workdir= script=
+quiet=0
 modules=()
 while (($#)); do
 	case $1 in
@@ -43,6 +47,7 @@ while (($#)); do
 	--counts) counts=$2; shift 2 ;;
 	--workdir) workdir=$2; shift 2 ;;
 	--script) script=$2; shift 2 ;;
+	--quiet) quiet=1; shift ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -58,9 +63,11 @@ fi
 mkdir -p "$workdir"
 console=$workdir/console.log
 results=$workdir/results.log
+output=$workdir/output.log
 initrd=$workdir/initramfs.cpio.gz
 : >"$console"
 : >"$results"
+: >"$output"
 
 passed=0 failed=0 skipped=0
 report() {
@@ -79,6 +86,7 @@ initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}")
 [[ -n $tests ]] && initrd_args+=(--tests "$tests")
 [[ -n $kmods ]] && initrd_args+=(--kmods "$kmods")
 [[ -n $script ]] && initrd_args+=(--script "$script")
+((quiet)) && initrd_args+=(--output ttyS2)
 "$here/mkinitramfs.sh" "${initrd_args[@]}"
 
 cmdline="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1"
@@ -95,7 +103,8 @@ read -r -a accel <<<"$("$here/accel.sh" "$kernel")"
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2,sockets=2,cores=1,threads=1 -m 2G -nodefaults -display none
 	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-serial "file:$console" -serial "file:$results")
-echo "# $name: ${qemu[*]}"
+((quiet)) && qemu+=(-serial "file:$output")
+((quiet)) || echo "# $name: ${qemu[*]}"
 
 # Follow a growing file on an open descriptor, handing complete lines to
 # a function; a partial last line waits in a buffer for the next round.
@@ -113,6 +122,12 @@ show_console() {
 	[[ $1 =~ ^\[[^]]+\]\ (not\ )?ok\  ]] && return
 	printf '  %s | %s\n' "$name" "$1"
 }
+show_output() {
+	printf '%s\n' "$1"
+}
+# --quiet follows the script's own port; the console is only kept.
+follow=show_console
+((quiet)) && follow=show_output
 show_result() {
 	local l=$1
 	# "[program] ok N description" becomes "ok NAME/program N description".
@@ -135,7 +150,10 @@ while :; do
 	boots=$((boots + 1))
 	: >"$console"
 	: >"$results"
-	exec {con_fd}<"$console" {res_fd}<"$results"
+	: >"$output"
+	watched=$console
+	((quiet)) && watched=$output
+	exec {con_fd}<"$watched" {res_fd}<"$results"
 	con_buf= res_buf=
 	start=$SECONDS
 	"${qemu[@]}" </dev/null >"$workdir/qemu.out" 2>&1 &
@@ -143,7 +161,7 @@ while :; do
 
 	timed_out=0
 	while kill -0 "$qpid" 2>/dev/null; do
-		drain "$con_fd" show_console con_buf
+		drain "$con_fd" "$follow" con_buf
 		drain "$res_fd" show_result res_buf
 		if ((SECONDS - start > timeout_s)); then
 			timed_out=1
@@ -155,9 +173,9 @@ while :; do
 		sleep 0.2
 	done
 	wait "$qpid" 2>/dev/null || true
-	drain "$con_fd" show_console con_buf
+	drain "$con_fd" "$follow" con_buf
 	drain "$res_fd" show_result res_buf
-	[[ -n $con_buf ]] && show_console "$con_buf"
+	[[ -n $con_buf ]] && "$follow" "$con_buf"
 	[[ -n $res_buf ]] && show_result "$res_buf"
 	exec {con_fd}<&- {res_fd}<&-
 	if ((boots == 1 && !timed_out)) && [[ ! -s $results ]] &&
@@ -187,6 +205,10 @@ if ! grep -q "^nvsvm-vm: SUCCESS $nonce rc=0\$" "$workdir/results.txt"; then
 	fi
 fi
 if ((${#why[@]})); then
+	if ((quiet)); then
+		echo "# $name: the run failed; the kernel log ($console):"
+		sed "s/^/  $name | /" "$workdir/console.txt"
+	fi
 	reasons=$(printf '%s; ' "${why[@]}")
 	report "not ok $name/vm clean-run # ${reasons%; } (${elapsed}s, logs in $workdir)"
 else
