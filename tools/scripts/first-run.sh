@@ -34,8 +34,12 @@ if [[ ${1:-} != --inside ]]; then
 	# The tree as a clone would have it: tracked and untracked files,
 	# no build products.
 	mkdir -p "$work/tree"
-	(cd "$top" && git ls-files -z --cached --others --exclude-standard |
-		rsync -a --from0 --files-from=- . "$work/tree/")
+	if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+			rsync -a --from0 --files-from=- . "$work/tree/")
+	else
+		rsync -a --exclude /build "$top/" "$work/tree/"
+	fi
 	unshare -m --propagation private "$0" --inside "$work"
 	exit
 fi
