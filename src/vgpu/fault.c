@@ -318,6 +318,9 @@ static bool vgpu_fault_retry(struct vgpu *vgpu, struct vgpu_gpc *gpc)
 			       gpc->stall_access, x.fault);
 	if (ret == -ENODEV)
 		return true;
+	/* The context may have been reloaded: a cancel names its PDB now. */
+	gpc->stall_pdb = prog->ctx.pdb;
+	gpc->stall_pdb_vram = prog->ctx.pdb_mem == VGPU_MEM_VRAM;
 	vgpu->intr_pending = true;
 	return false;
 }
