@@ -7,8 +7,8 @@
  * priority), finds each instance's SVM area, coalesces the faults of one
  * area inside one 2 MiB block into a range served by one hmm_range_fault()
  * loop, then writes at most one TLB invalidate (only when a valid PTE
- * changed), the cancels of the accesses that cannot be served, and one
- * REPLAY_GLOBAL.
+ * changed: the replay invalidates nothing), the cancels of the accesses
+ * that cannot be served, and one replay.
  */
 #include <linux/bitmap.h>
 #include <linux/err.h>

@@ -25,6 +25,8 @@
 #define GP100_FAULT_ENTRY_BYTES		32
 #define GP100_FAULT_MAX_ENTRIES		BIT(20)
 #define GP100_FAULT_INFO_VALID		BIT(31)
+/* How long an entry between GET and PUT may take to become valid. */
+#define GP100_FAULT_VALID_WAIT_US	1000000
 
 #define NV_MMU_INVALIDATE_PDB_LO	0x100cb8
 #define NV_MMU_INVALIDATE_PDB_HI	0x100cec
@@ -252,13 +254,18 @@ void gp100_invalidate_all(struct nvsvm_device *ndev)
 }
 
 /**
- * gp100_replay() - REPLAY_GLOBAL: every stalled faulting access retries
+ * gp100_replay() - REPLAY_START: every stalled faulting access retries
  * @ndev: device
+ *
+ * The replay rides on an invalidate that names no translation of a
+ * channel (no PAGE_ALL, this device's empty page directory), as NVIDIA
+ * UVM's Pascal replay does (it invalidates VA 0 of its own page tree): a
+ * replay invalidates nothing the driver relies on, so every PTE change the
+ * GPU may have cached comes with its own invalidate first.
  */
 void gp100_replay(struct nvsvm_device *ndev)
 {
-	gp100_invalidate_write(ndev, 0, NV_MMU_INVALIDATE_PAGE_ALL |
-			       NV_MMU_INVALIDATE_ALL_PDB |
+	gp100_invalidate_write(ndev, ndev->null_pd.dma,
 			       NV_MMU_INVALIDATE_REPLAY_START);
 	nvsvm_stat_add(ndev, NVSVM_STAT_REPLAYS, 1);
 }
@@ -293,6 +300,11 @@ static u64 gp100_fault_entry_inst(const __le32 *w)
 	return ((u64)le32_to_cpu(w[1]) << 32) | (le32_to_cpu(w[0]) & ~0xfffU);
 }
 
+static u32 gp100_fault_entry_info(__le32 *w)
+{
+	return le32_to_cpu(READ_ONCE(w[7]));
+}
+
 /**
  * gp100_fault_drain() - read new entries from the replayable fault buffer
  * @ndev: device
@@ -301,7 +313,12 @@ static u64 gp100_fault_entry_inst(const __le32 *w)
  * @overflow: set when the buffer overflowed (the flag is cleared)
  *
  * Reads from GET up to PUT, clears each entry's VALID bit and writes GET.
+ * PUT may move before an entry is written, and entries may be written out
+ * of order: each entry is read only once its VALID bit is set. With
+ * entries in hand, the first one not valid yet ends the batch (the caller
+ * drains again); with none, it is waited for (up to 1 s).
  *
+ * Context: process; may sleep.
  * Return: entries decoded.
  */
 unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
@@ -316,15 +333,26 @@ unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
 	put &= ~NV_FAULT_BUF_OVERFLOW;
 	if (put >= ndev->fault.entries)
 		put = get;	/* never trust an index we did not expect */
-	/* Entries are written before PUT moves. */
-	dma_rmb();
 	while (get != put && n < max) {
 		__le32 *w = ndev->fault.cpu + get * GP100_FAULT_ENTRY_BYTES;
-		u32 info = le32_to_cpu(READ_ONCE(w[7]));
+		u32 info = gp100_fault_entry_info(w);
 		struct nvsvm_fault *f = &out[n];
 
-		if (!(info & GP100_FAULT_INFO_VALID))
-			break;
+		if (!(info & GP100_FAULT_INFO_VALID)) {
+			if (n)
+				break;
+			if (read_poll_timeout(gp100_fault_entry_info, info,
+					      info & GP100_FAULT_INFO_VALID,
+					      10, GP100_FAULT_VALID_WAIT_US,
+					      false, w)) {
+				dev_err_ratelimited(ndev->gpu->dev,
+						    "fault entry %u never became valid\n",
+						    get);
+				break;
+			}
+		}
+		/* The entry body is read after its VALID bit. */
+		dma_rmb();
 		f->inst = gp100_fault_entry_inst(w);
 		f->addr = ((u64)le32_to_cpu(w[3]) << 32) |
 			  (le32_to_cpu(w[2]) & PAGE_MASK);
@@ -334,6 +362,7 @@ unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
 		f->access = (info >> 16) & 0xf;
 		f->client = (info >> 8) & 0x7f;
 		f->type = info & 0x1f;
+		/* Cleared, or the next lap would read this entry as new. */
 		WRITE_ONCE(w[7], cpu_to_le32(info & ~GP100_FAULT_INFO_VALID));
 		if (++get == ndev->fault.entries)
 			get = 0;

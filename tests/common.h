@@ -12,6 +12,7 @@
 #define NVSVM_TESTS_COMMON_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -145,21 +146,29 @@ static inline void *anon(size_t size)
 }
 
 /*
- * Run @n operations on any GPC; the outcome is in *@e. A program that
- * stopped on a fault leaves its channel in the error state: replace it,
- * so that the next call runs on a working channel.
+ * Run @n operations on GPC @gpc (or NVSVM_GPC_ANY), stopped after
+ * @timeout_ms; the outcome is in *@e. A program that stopped on a fault
+ * leaves its channel in the error state: replace it, so that the next call
+ * runs on a working channel.
  */
-static inline int gpu_run(struct fx *f, struct nvsvm_op *ops, unsigned int n,
-			  struct nvsvm_exec *e)
+static inline int gpu_run_on(struct fx *f, uint32_t gpc, uint32_t timeout_ms,
+			     struct nvsvm_op *ops, unsigned int n,
+			     struct nvsvm_exec *e)
 {
-	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, n,
-			     TIMEOUT_MS, e));
+	EXPECT_OK(nvsvm_exec(f->fd, f->chan, gpc, ops, n, timeout_ms, e));
 	if (e->status != NVSVM_EXEC_OK) {
 		EXPECT_OK(nvsvm_chan_destroy(f->fd, f->chan));
 		EXPECT_OK(nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA,
 					    &f->chan));
 	}
 	return KTAP_PASS;
+}
+
+/* Run @n operations on any GPC; the outcome is in *@e (gpu_run_on()). */
+static inline int gpu_run(struct fx *f, struct nvsvm_op *ops, unsigned int n,
+			  struct nvsvm_exec *e)
+{
+	return gpu_run_on(f, NVSVM_GPC_ANY, TIMEOUT_MS, ops, n, e);
 }
 
 /* Run @n operations that must all complete; results are in @ops. */
@@ -237,14 +246,14 @@ static inline int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
 /*
  * Several EXECs at once: one thread per job, all released together by a
  * barrier, so that their faults meet in the same batches. The caller
- * fills in fd, chan, gpc, ops and nops; the outcome is in ret and e, the
- * results in ops.
+ * fills in fd, chan, gpc, ops and nops (and timeout_ms, or 0 for
+ * TIMEOUT_MS); the outcome is in ret and e, the results in ops.
  */
 #define GPU_JOB_OPS	256
 
 struct gpu_job {
 	int fd;
-	uint32_t chan, gpc;
+	uint32_t chan, gpc, timeout_ms;
 	struct nvsvm_op ops[GPU_JOB_OPS];
 	unsigned int nops;
 	pthread_barrier_t *bar;
@@ -259,7 +268,7 @@ static inline void *gpu_job_thread(void *arg)
 
 	pthread_barrier_wait(j->bar);
 	j->ret = nvsvm_exec(j->fd, j->chan, j->gpc, j->ops, j->nops,
-			    TIMEOUT_MS, &j->e);
+			    j->timeout_ms ? j->timeout_ms : TIMEOUT_MS, &j->e);
 	return NULL;
 }
 
@@ -468,6 +477,31 @@ static inline int stats_become(unsigned int dev, const char *name,
 		      name, (unsigned long long)v, (unsigned long long)want,
 		      name2 ? name2 : "-", (unsigned long long)v2,
 		      (unsigned long long)want2);
+}
+
+/*
+ * A counter of the virtual GP100 behind the device under test
+ * (/sys/kernel/debug/nvsvm_vgpu/gpu<N>/<name>, docs/gp100.md): 0, or a
+ * negative errno (-ENOENT: not the virtual GP100, or no debugfs).
+ */
+static inline int vgpu_stat_read(const char *name, uint64_t *val)
+{
+	char path[128], buf[32];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/nvsvm_vgpu/gpu%u/%s",
+		 dev_index, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -EIO;
+	buf[len] = 0;
+	*val = strtoull(buf, NULL, 10);
+	return 0;
 }
 
 /*

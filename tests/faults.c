@@ -571,6 +571,154 @@ static int replays_per_batch(void)
 	return KTAP_PASS;
 }
 
+/*
+ * A cancel on every GPC, one after the other: an access to PROT_NONE memory
+ * pinned to that GPC must come back cancelled (FAULT at its page, within a
+ * 10 s EXEC timeout: a cancel aimed at another GPC leaves it stalled and
+ * replayed until then), while a bystander channel of the same area on the
+ * next GPC fills and sums fresh memory, exact.
+ */
+static int cancel_every_gpc(void)
+{
+	static struct gpu_job jobs[2];
+	const uint64_t chunk = 256 * 1024;
+	uint32_t g, n = info.gpc_count;
+	pthread_barrier_t bar;
+	char *hole = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	uint64_t *mem = anon(n * chunk);
+	struct fx f;
+
+	ASSERT_MAP(hole);
+	ASSERT_MAP(mem);
+	FX_OPEN(&f);
+	for (g = 0; g < n; g++) {
+		uint64_t *by = mem + g * chunk / 8;
+		struct gpu_job *bad = &jobs[0], *bystander = &jobs[1];
+		unsigned int njobs = n > 1 ? 2 : 1;
+
+		memset(jobs, 0, sizeof(jobs));
+		bad->fd = bystander->fd = f.fd;
+		bad->gpc = g;
+		bad->timeout_ms = 10000;
+		bad->ops[0] = nvsvm_op_write(nvsvm_ptr(&by[0]), 0x5eed);
+		bad->ops[1] = nvsvm_op_read(nvsvm_ptr(hole) + 64);
+		bad->nops = 2;
+		bystander->gpc = (g + 1) % n;
+		bystander->timeout_ms = 20000;
+		bystander->ops[0] = nvsvm_op_fill(nvsvm_ptr(&by[1]),
+						  chunk - 8, 0xb0 + g);
+		bystander->ops[1] = nvsvm_op_sum(nvsvm_ptr(&by[1]), chunk - 8);
+		bystander->nops = 2;
+		CHECK(gpu_jobs_chans(jobs, njobs));
+		pthread_barrier_init(&bar, NULL, njobs);
+		CHECK(gpu_jobs_start(jobs, njobs, &bar));
+		pthread_join(bad->th, NULL);
+		EXPECT_OK(bad->ret);
+		if (bad->e.status != NVSVM_EXEC_FAULT)
+			KTAP_FAIL_MSG("GPC %u: PROT_NONE read: status %s, expected FAULT (cancelled)",
+				      g, nvsvm_status_name(bad->e.status));
+		EXPECT_EQ(bad->e.done, 1);
+		EXPECT_EQ(bad->e.fault_addr & ~(PAGE - 1), nvsvm_ptr(hole));
+		EXPECT_EQ(by[0], 0x5eed);
+		if (njobs > 1) {
+			CHECK(gpu_jobs_finish(bystander, 1));
+			EXPECT_EQ(bystander->ops[1].result,
+				  (chunk / 8 - 1) * (0xb0 + g));
+			CHECK(cpu_check(&by[1], chunk / 8 - 1, 0xb0 + g));
+		}
+		pthread_barrier_destroy(&bar);
+	}
+	return KTAP_PASS;
+}
+
+/*
+ * Each access is served before it is replayed: with the model retrying a
+ * replayed access at once (docs/gp100.md), a replay written before the PTE
+ * makes the access fault again. 16 reads of untouched pages 64 KiB apart,
+ * one program each on one GPC: 16 faults, none again.
+ */
+static int replay_after_pte(void)
+{
+	uint64_t *buf = anon(MiB), f0 = 0, f1 = 0, r0 = 0, r1 = 0;
+	struct nvsvm_op op;
+	struct nvsvm_exec e;
+	struct fx f;
+	int i;
+
+	NEED_VGPU();
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	EXPECT_OK(vgpu_stat_read("faults", &f0));
+	EXPECT_OK(vgpu_stat_read("refaults", &r0));
+	for (i = 0; i < 16; i++) {
+		op = nvsvm_op_read(nvsvm_ptr(buf) + i * 64 * 1024 + 8 * i);
+		CHECK(gpu_run_on(&f, 0, 10000, &op, 1, &e));
+		if (e.status != NVSVM_EXEC_OK)
+			KTAP_FAIL_MSG("read %d: status %s", i,
+				      nvsvm_status_name(e.status));
+		EXPECT_EQ(op.result, 0);
+	}
+	EXPECT_OK(vgpu_stat_read("faults", &f1));
+	EXPECT_OK(vgpu_stat_read("refaults", &r1));
+	EXPECT_TRUE(r1 == r0 && f1 - f0 <= 16,
+		    "%llu faults for 16 accesses, %llu of them again at a replay",
+		    (unsigned long long)(f1 - f0),
+		    (unsigned long long)(r1 - r0));
+	return KTAP_PASS;
+}
+
+/*
+ * The fault buffer protocol, as the model checks it: every entry GET moved
+ * past had its VALID bit set (the driver waited for it) and then cleared
+ * (the driver cleared it), and GET is written back up to PUT once the
+ * faults are served. Faults from every GPC at once on fresh memory.
+ */
+static int fault_buffer_protocol(void)
+{
+	static const char *const names[] = { "early_gets", "valid_uncleared" };
+	static struct gpu_job jobs[GPCS];
+	const uint64_t quarter = 256 * 1024;
+	uint64_t *buf = anon(GPCS * quarter), before[2] = { 0 }, after[2] = { 0 };
+	uint64_t pend = 0;
+	int i;
+	struct fx f;
+
+	NEED_VGPU();
+	ASSERT_MAP(buf);
+	EXPECT_TRUE(info.gpc_count >= GPCS, "gpc_count %u", info.gpc_count);
+	for (i = 0; i < 2; i++)
+		EXPECT_OK(vgpu_stat_read(names[i], &before[i]));
+	FX_OPEN(&f);
+	for (i = 0; i < GPCS; i++) {
+		jobs[i].fd = f.fd;
+		jobs[i].gpc = i;
+		jobs[i].timeout_ms = 10000;
+		jobs[i].ops[0] = nvsvm_op_fill(nvsvm_ptr(buf) + i * quarter,
+					       quarter, 0x900 + i);
+		jobs[i].nops = 1;
+	}
+	CHECK(gpu_jobs_chans(jobs, GPCS));
+	CHECK(gpu_jobs_run(jobs, GPCS));
+	for (i = 0; i < 2; i++) {
+		EXPECT_OK(vgpu_stat_read(names[i], &after[i]));
+		EXPECT_TRUE(after[i] == before[i], "model: %s +%llu", names[i],
+			    (unsigned long long)(after[i] - before[i]));
+	}
+	for (i = 0; i < GPCS; i++)
+		CHECK(cpu_check(buf + i * quarter / 8, quarter / 8, 0x900 + i));
+	/* Served means read: GET is back at PUT (bounded wait, ~5 s). */
+	for (i = 0; i < 500; i++) {
+		EXPECT_OK(vgpu_stat_read("fault_pending", &pend));
+		if (!pend)
+			break;
+		usleep(10000);
+	}
+	EXPECT_TRUE(!pend, "%llu fault entries never released by GET",
+		    (unsigned long long)pend);
+	return KTAP_PASS;
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(first_read_zero_page),
 	KTAP_CASE(zero_page_write_breaks),
@@ -589,6 +737,9 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(cancel_write_readonly),
 	KTAP_CASE(cancel_unmanaged),
 	KTAP_CASE(cancel_no_join),
+	KTAP_CASE(cancel_every_gpc),
+	KTAP_CASE(replay_after_pte),
+	KTAP_CASE(fault_buffer_protocol),
 	KTAP_CASE_T(linked_list_chase, 240),
 	KTAP_CASE_T(replays_per_batch, 240),
 	/* Last, and bounded: the runner gives a whole program 600 s. */

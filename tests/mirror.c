@@ -491,6 +491,158 @@ static int pt_bytes_return(void)
 	return KTAP_PASS;
 }
 
+/* The GPC the warm-TLB cases pin their programs to. */
+static uint32_t warm_gpc(void)
+{
+	return info.gpc_count > 1 ? 1 : 0;
+}
+
+/*
+ * 16 pages in one 2 MiB block, from its second page on (no aligned 64 KiB
+ * group of them, so the GPU maps them with 4 KiB PTEs of one small-page
+ * table), not a THP, filled with pat(); NULL on failure.
+ */
+static uint64_t *leaf_pages(void)
+{
+	char *raw = mmap(NULL, 4 * MiB, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t *p;
+	size_t i;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	p = (uint64_t *)(((uintptr_t)raw + 2 * MiB - 1) & ~(2 * MiB - 1));
+	madvise(p, 2 * MiB, MADV_NOHUGEPAGE);
+	p += WORDS;
+	for (i = 0; i < 16 * WORDS; i++)
+		p[i] = pat(i);
+	return p;
+}
+
+/*
+ * A warm TLB and a partial unmap: a GPC reads 15 mapped pages (its TLB
+ * now holds them), munmap removes 4 of them from the middle of their page
+ * table (the table stays), the same GPC reads one of the 4 again: it must
+ * fault, never see the old data; the pages around it still read.
+ */
+static int munmap_partial_warm_tlb(void)
+{
+	uint64_t *buf = leaf_pages(), inv0 = 0, inv1 = 0, hit0 = 0, hit1 = 0;
+	uint32_t gpc = warm_gpc();
+	struct nvsvm_op ops[16];
+	struct nvsvm_exec e;
+	struct fx f;
+	int i;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	CHECK(map_all(&f, buf, 16));
+	CHECK(query_expect(&f, buf, 16, NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
+	/*
+	 * A first partial unmap releases whatever table the mapping left
+	 * empty (with its own invalidate): the one under test releases none.
+	 */
+	ASSERT_SYS(munmap(&buf[15 * WORDS], PAGE));
+	for (i = 0; i < 15; i++)
+		ops[i] = nvsvm_op_read(nvsvm_ptr(&buf[i * WORDS + 3]));
+	CHECK(gpu_run_on(&f, gpc, 10000, ops, 15, &e));
+	EXPECT_EQ(e.status, NVSVM_EXEC_OK);
+	for (i = 0; i < 15; i++)
+		EXPECT_EQ(ops[i].result, pat(i * WORDS + 3));
+
+	vgpu_stat_read("invalidates", &inv0);
+	ASSERT_SYS(munmap(&buf[4 * WORDS], 4 * PAGE));
+	vgpu_stat_read("invalidates", &inv1);
+	CHECK(query_expect(&f, &buf[4 * WORDS], 4, NVSVM_QUERY_VALID, 0));
+
+	ops[0] = nvsvm_op_read(nvsvm_ptr(&buf[5 * WORDS + 3]));
+	vgpu_stat_read("tlb_hits", &hit0);
+	CHECK(gpu_run_on(&f, gpc, 10000, ops, 1, &e));
+	vgpu_stat_read("tlb_hits", &hit1);
+	ktap_note("munmap: %llu model invalidates; re-read: %llu TLB hits",
+		  (unsigned long long)(inv1 - inv0),
+		  (unsigned long long)(hit1 - hit0));
+	if (e.status == NVSVM_EXEC_OK)
+		KTAP_FAIL_MSG("GPC %u read an unmapped page: %#llx (the old data is %#llx)",
+			      gpc, (unsigned long long)ops[0].result,
+			      (unsigned long long)pat(5 * WORDS + 3));
+	EXPECT_EQ(e.status, NVSVM_EXEC_FAULT);
+	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), nvsvm_ptr(&buf[5 * WORDS]));
+
+	ops[0] = nvsvm_op_read(nvsvm_ptr(&buf[3 * WORDS + 3]));
+	ops[1] = nvsvm_op_read(nvsvm_ptr(&buf[8 * WORDS + 3]));
+	CHECK(gpu_run_on(&f, gpc, 10000, ops, 2, &e));
+	EXPECT_EQ(e.status, NVSVM_EXEC_OK);
+	EXPECT_EQ(ops[0].result, pat(3 * WORDS + 3));
+	EXPECT_EQ(ops[1].result, pat(8 * WORDS + 3));
+	return KTAP_PASS;
+}
+
+/*
+ * A warm TLB and a permission upgrade in place: after fork the parent's
+ * pages are write-protected; the child writes its own copies and exits, so
+ * the parent's pages are its alone. A GPC reads them (mapped read-only, in
+ * its TLB so), then writes them: the CPU makes the same pages writable
+ * without a notifier, the driver upgrades the PTEs, and only its own
+ * invalidate (a replay invalidates nothing) lets the write through. One
+ * fault per page (vgpu counters), every write lands.
+ */
+static int write_upgrade_warm_tlb(void)
+{
+	volatile uint64_t *buf = anon_filled(64 * PAGE);
+	uint64_t f0 = 0, f1 = 0, r0 = 0, r1 = 0;
+	uint32_t gpc = warm_gpc();
+	struct nvsvm_op ops[4];
+	struct nvsvm_exec e;
+	struct fx f;
+	pid_t pid;
+	int i;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	NEED_VGPU();
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid) {
+		for (i = 0; i < 4; i++)
+			buf[i * WORDS] = 0xc0c0;
+		_exit(0);
+	}
+	EXPECT_EQ(wait_child(pid), 0);
+	for (i = 0; i < 4; i++)
+		ops[i] = nvsvm_op_read(nvsvm_ptr(&buf[i * WORDS + 1]));
+	CHECK(gpu_run_on(&f, gpc, 10000, ops, 4, &e));
+	EXPECT_EQ(e.status, NVSVM_EXEC_OK);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(ops[i].result, pat(i * WORDS + 1));
+	CHECK(query_expect(&f, (void *)buf, 4,
+			   NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
+			   NVSVM_QUERY_VALID));
+
+	EXPECT_OK(vgpu_stat_read("faults", &f0));
+	EXPECT_OK(vgpu_stat_read("refaults", &r0));
+	for (i = 0; i < 4; i++)
+		ops[i] = nvsvm_op_write(nvsvm_ptr(&buf[i * WORDS + 2]), 0xd0 + i);
+	CHECK(gpu_run_on(&f, gpc, 5000, ops, 4, &e));
+	EXPECT_OK(vgpu_stat_read("faults", &f1));
+	EXPECT_OK(vgpu_stat_read("refaults", &r1));
+	if (e.status != NVSVM_EXEC_OK)
+		KTAP_FAIL_MSG("writes on GPC %u: status %s after %u of 4, %llu faults (%llu again at once)",
+			      gpc, nvsvm_status_name(e.status), e.done,
+			      (unsigned long long)(f1 - f0),
+			      (unsigned long long)(r1 - r0));
+	EXPECT_TRUE(f1 - f0 <= 4, "%llu faults for 4 writes (%llu again at once)",
+		    (unsigned long long)(f1 - f0),
+		    (unsigned long long)(r1 - r0));
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(buf[i * WORDS + 2], 0xd0 + i);
+		EXPECT_EQ(buf[i * WORDS], pat(i * WORDS));
+	}
+	return KTAP_PASS;
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(map_fault_counts),
 	KTAP_CASE(map_present_only),
@@ -509,6 +661,8 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(ftruncate_removes),
 	KTAP_CASE(unmanaged_never_mirrored),
 	KTAP_CASE(pt_bytes_return),
+	KTAP_CASE(munmap_partial_warm_tlb),
+	KTAP_CASE(write_upgrade_warm_tlb),
 };
 
 int main(void)

@@ -21,6 +21,7 @@
 #define VGPU_MAX_VRAM_MB	4096
 #define VGPU_MAX_FAULT_ENTRIES	BIT(20)
 #define VGPU_MAX_TLB_ENTRIES	4096
+#define VGPU_MAX_VALID_DELAY_US	100000
 
 static unsigned int count = 1;
 module_param(count, uint, 0444);
@@ -42,6 +43,11 @@ MODULE_PARM_DESC(fault_entries,
 static unsigned int tlb_entries = 64;
 module_param(tlb_entries, uint, 0444);
 MODULE_PARM_DESC(tlb_entries, "TLB entries per GPC (1-4096, default 64)");
+
+static unsigned int fault_valid_delay_us = 50;
+module_param(fault_valid_delay_us, uint, 0444);
+MODULE_PARM_DESC(fault_valid_delay_us,
+		 "a fault entry's VALID bit is set this long after the driver read PUT (0-100000, default 50)");
 
 static bool selftest;
 module_param(selftest, bool, 0444);
@@ -66,6 +72,22 @@ static int vgpu_counter_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(vgpu_counter_fops, vgpu_counter_get, NULL, "%llu\n");
 
+/* fault_pending: entries PUT moved past and GET has not (yet). */
+static int vgpu_fault_pending_get(void *data, u64 *val)
+{
+	struct vgpu *vgpu = data;
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&vgpu->reg_lock, flags);
+	n = vgpu->fb_entries;
+	*val = n ? (vgpu->fb_put + n - vgpu->fb_get % n) % n : 0;
+	spin_unlock_irqrestore(&vgpu->reg_lock, flags);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vgpu_fault_pending_fops, vgpu_fault_pending_get,
+			 NULL, "%llu\n");
+
 static void vgpu_debugfs_init(struct vgpu *vgpu)
 {
 	static const struct {
@@ -76,7 +98,8 @@ static void vgpu_debugfs_init(struct vgpu *vgpu)
 		VGPU_CTR(accesses), VGPU_CTR(tlb_hits), VGPU_CTR(tlb_misses),
 		VGPU_CTR(walks), VGPU_CTR(faults), VGPU_CTR(replays),
 		VGPU_CTR(cancels), VGPU_CTR(invalidates), VGPU_CTR(overflows),
-		VGPU_CTR(copies),
+		VGPU_CTR(copies), VGPU_CTR(refaults), VGPU_CTR(early_gets),
+		VGPU_CTR(valid_uncleared),
 #undef VGPU_CTR
 	};
 	char name[16];
@@ -88,6 +111,8 @@ static void vgpu_debugfs_init(struct vgpu *vgpu)
 		debugfs_create_file_unsafe(files[i].name, 0444, vgpu->dir,
 					   (void *)&vgpu->ctr + files[i].offset,
 					   &vgpu_counter_fops);
+	debugfs_create_file_unsafe("fault_pending", 0444, vgpu->dir, vgpu,
+				   &vgpu_fault_pending_fops);
 }
 
 static void vgpu_destroy(struct vgpu *vgpu)
@@ -127,6 +152,7 @@ static int vgpu_create(u32 index, struct vgpu **out)
 	spin_lock_init(&vgpu->reg_lock);
 	spin_lock_init(&vgpu->sched_lock);
 	vgpu->fb_entries = fault_entries;
+	vgpu->fb_valid_delay_us = fault_valid_delay_us;
 	atomic_set(&vgpu->rr, -1);
 
 	vgpu->pdev = vgpu_pdev_create(index);
@@ -172,7 +198,8 @@ static bool vgpu_params_ok(void)
 	       gpcs >= 1 && gpcs <= VGPU_MAX_GPCS &&
 	       vram_mb <= VGPU_MAX_VRAM_MB &&
 	       fault_entries >= 2 && fault_entries <= VGPU_MAX_FAULT_ENTRIES &&
-	       tlb_entries >= 1 && tlb_entries <= VGPU_MAX_TLB_ENTRIES;
+	       tlb_entries >= 1 && tlb_entries <= VGPU_MAX_TLB_ENTRIES &&
+	       fault_valid_delay_us <= VGPU_MAX_VALID_DELAY_US;
 }
 
 static void vgpu_exit_gpus(void)

@@ -27,6 +27,7 @@ static u32 vgpu_rd32_locked(struct vgpu *vgpu, u32 reg)
 	case VGPU_FB_GET:
 		return vgpu->fb_get;
 	case VGPU_FB_PUT:
+		vgpu_fault_put_read(vgpu);
 		return vgpu->fb_put |
 		       (vgpu->fb_overflow ? VGPU_FB_OVERFLOW : 0);
 	case VGPU_INV_STATUS:
@@ -119,7 +120,7 @@ static void vgpu_wr32_locked(struct vgpu *vgpu, u32 reg, u32 val)
 		vgpu->fb_addr = ((u64)val << 32) | lower_32_bits(vgpu->fb_addr);
 		break;
 	case VGPU_FB_GET:
-		vgpu->fb_get = val & VGPU_FB_IDX_MASK;
+		vgpu_fault_get_write(vgpu, val & VGPU_FB_IDX_MASK);
 		if (val & VGPU_FB_OVERFLOW)
 			vgpu->fb_overflow = false;
 		break;
@@ -149,7 +150,8 @@ static void vgpu_wr32_locked(struct vgpu *vgpu, u32 reg, u32 val)
  * @val: value
  *
  * An invalidate completes before this returns (it may wait for a GPC to
- * finish the access in progress, never for a stalled one).
+ * finish the access in progress, never for a stalled one), and so does
+ * the first retry of the accesses a replay releases.
  *
  * Context: any; takes vgpu->reg_lock and the GPC locks.
  */
@@ -158,7 +160,13 @@ void vgpu_wr32(struct nvsvm_gpu *gpu, u32 reg, u32 val)
 	struct vgpu *vgpu = to_vgpu(gpu);
 	unsigned long flags;
 
+	bool intr;
+
 	spin_lock_irqsave(&vgpu->reg_lock, flags);
 	vgpu_wr32_locked(vgpu, reg, val);
+	intr = vgpu->intr_pending;
 	spin_unlock_irqrestore(&vgpu->reg_lock, flags);
+	/* A replay whose accesses faulted again at once. */
+	if (intr)
+		vgpu_fault_intr_pending(vgpu);
 }

@@ -297,16 +297,38 @@ static __le32 *st_entry(struct st *st, u32 index)
 	return st->fb + index * VGPU_FAULT_ENTRY_SIZE;
 }
 
-/* Consume entries up to PUT as the driver does: clear VALID, write GET. */
+static bool st_valid(struct st *st, u32 index)
+{
+	return le32_to_cpu(READ_ONCE(st_entry(st, index)[7])) &
+	       VGPU_FAULT_VALID;
+}
+
+/* Wait for the VALID bit of an entry PUT moved past (PUT was read). */
+static bool st_wait_valid(struct st *st, u32 index)
+{
+	int i;
+
+	for (i = 0; i < ST_TIMEOUT_MS && !st_valid(st, index); i++)
+		usleep_range(1000, 2000);
+	return st_valid(st, index);
+}
+
+/*
+ * Consume entries up to PUT as the driver does: wait for VALID, clear it,
+ * write GET.
+ */
 static void st_consume(struct st *st)
 {
 	u32 get = st_rd(st, VGPU_FB_GET);
 	u32 put = st_rd(st, VGPU_FB_PUT) & VGPU_FB_IDX_MASK;
 	u32 n = st_rd(st, VGPU_FB_SIZE);
+	bool wait = true;
 
 	for (; get != put; get = (get + 1) % n) {
 		__le32 *w = st_entry(st, get);
 
+		/* After one entry that never came, wait for no other. */
+		wait = wait && st_wait_valid(st, get);
 		WRITE_ONCE(w[7], cpu_to_le32(le32_to_cpu(w[7]) &
 					     ~VGPU_FAULT_VALID));
 	}
@@ -653,9 +675,13 @@ static bool st_check_entry(struct st *st, u32 index, u64 va, u32 gpc,
 			   u32 access, u32 type, u64 t0)
 {
 	__le32 *w = st_entry(st, index);
-	u64 t = le32_to_cpu(w[4]) | ((u64)le32_to_cpu(w[5]) << 32);
 	u32 info = VGPU_FAULT_VALID | (gpc << 24) | (access << 16) | type;
+	u64 t;
 
+	/* The entry is written after PUT moved: its VALID bit comes last. */
+	if (!ST_OK(st_wait_valid(st, index)))
+		return false;
+	t = le32_to_cpu(w[4]) | ((u64)le32_to_cpu(w[5]) << 32);
 	if (!ST_OK(le32_to_cpu(w[0]) == ((lower_32_bits(st->inst_dma) &
 					0xfffff000U) | (2 << 8))))
 		return false;
@@ -786,8 +812,7 @@ static bool st_overflow(struct st *st)
 	put = st_wait_put(st, 1);
 	ok = ok && put == (1 | VGPU_FB_OVERFLOW);
 	ok = ok && atomic64_read(&st->vgpu->ctr.overflows) > ovf;
-	ok = ok && (le32_to_cpu(st_entry(st, 0)[7]) & VGPU_FAULT_VALID) &&
-	     !(le32_to_cpu(st_entry(st, 1)[7]) & VGPU_FAULT_VALID);
+	ok = ok && st_wait_valid(st, 0) && !st_valid(st, 1);
 	ok = ok && st_prog_stalled(&prog[0]) && st_prog_stalled(&prog[1]);
 
 	/* Drain, clear OVERFLOW, map both pages, replay: both complete. */
@@ -893,6 +918,191 @@ static bool st_chase(struct st *st)
 	return true;
 }
 
+/* Set the model's VALID delay; returns the old one. */
+static u32 st_valid_delay(struct st *st, u32 us)
+{
+	u32 old = st->vgpu->fb_valid_delay_us;
+
+	WRITE_ONCE(st->vgpu->fb_valid_delay_us, us);
+	return old;
+}
+
+/* PUT as the model holds it, without reading the register. */
+static u32 st_put_peek(struct st *st)
+{
+	return READ_ONCE(st->vgpu->fb_put);
+}
+
+/* Wait until the model moved PUT past @put, without reading PUT. */
+static bool st_wait_put_peek(struct st *st, u32 put)
+{
+	int i;
+
+	for (i = 0; i < ST_TIMEOUT_MS && st_put_peek(st) == put; i++)
+		usleep_range(1000, 2000);
+	return st_put_peek(st) != put;
+}
+
+/*
+ * PUT moves before the entry is written: its VALID bit stays clear until
+ * the driver read PUT, and for fault_valid_delay_us after that.
+ */
+static bool st_valid_late(struct st *st)
+{
+	u64 va = ST_VA_FAULT + 0x40028, t0 = ktime_get_ns();
+	u32 put = st_put_peek(st), delay = st_valid_delay(st, 200000);
+	struct nvsvm_op op = { .code = NVSVM_OP_READ, .addr = va };
+	struct vgpu_prog prog;
+	bool ok;
+
+	if (!ST_OK(st_submit(st, st->chan, 1, &prog, &op, 1)))
+		goto out;
+	ok = ST_OK(st_wait_put_peek(st, put));
+	/* PUT not read: nothing is written, however long we wait. */
+	msleep(50);
+	ok = ok && ST_OK(!st_valid(st, put));
+	/* Read: still not valid right after (200 ms). */
+	ok = ok && ST_OK((st_rd(st, VGPU_FB_PUT) & VGPU_FB_IDX_MASK) ==
+			 (put + 1) % st->vgpu->fb_entries);
+	ok = ok && ST_OK(!st_valid(st, put));
+	/* Then the whole entry comes. */
+	ok = ok && st_check_entry(st, put, va, st_gpc(st, 1),
+				  NVSVM_ACCESS_READ, VGPU_FT_PTE, t0);
+	st_consume(st);
+	st_page_u64(st->a)[5] = 0x7a7a;
+	st_set(st, va, 12, st_sys_pte(st->a, 0));
+	st_replay(st);
+	ok = st_finish(&prog, ST_TIMEOUT_MS) == NVSVM_EXEC_OK && ok;
+	ok = ok && ST_OK(op.result == 0x7a7a);
+	st_valid_delay(st, delay);
+	return ok;
+out:
+	st_valid_delay(st, delay);
+	return false;
+}
+
+/*
+ * The model counts GET moved past an entry not yet valid, or one whose
+ * VALID bit the driver did not clear.
+ */
+static bool st_get_checks(struct st *st)
+{
+	struct vgpu_counters *c = &st->vgpu->ctr;
+	u64 early = atomic64_read(&c->early_gets);
+	u64 unclr = atomic64_read(&c->valid_uncleared);
+	u32 put = st_put_peek(st), delay = st_valid_delay(st, 200000);
+	struct nvsvm_op op = { .code = NVSVM_OP_READ,
+			       .addr = ST_VA_FAULT + 0x50000 };
+	struct vgpu_chan *chan;
+	struct vgpu_prog prog;
+	bool ok;
+
+	/* A channel of its own: the cancel at the end puts it in error. */
+	chan = vgpu_chan_create(st->vgpu, st->inst_dma);
+	if (!ST_OK(chan && st_submit(st, chan, 2, &prog, &op, 1)))
+		goto out;
+	/* GET past an entry not written yet. */
+	ok = ST_OK(st_wait_put_peek(st, put));
+	if (!ok) {
+		st_cancel(st, st_gpc(st, 2));
+		st_finish(&prog, ST_TIMEOUT_MS);
+		goto out;
+	}
+	st_wr(st, VGPU_FB_GET, st_rd(st, VGPU_FB_PUT) & VGPU_FB_IDX_MASK);
+	ok = ok && ST_OK(atomic64_read(&c->early_gets) == early + 1);
+	ok = ok && ST_OK(atomic64_read(&c->valid_uncleared) == unclr);
+	/* The entry comes anyway; a replay makes the access fault again. */
+	ok = ok && ST_OK(st_wait_valid(st, put));
+	st_replay(st);
+	ok = ok && ST_OK(st_put_peek(st) == (put + 2) % st->vgpu->fb_entries);
+	st_rd(st, VGPU_FB_PUT);
+	ok = ok && ST_OK(st_wait_valid(st, (put + 1) % st->vgpu->fb_entries));
+	/* GET past a valid entry whose VALID bit was not cleared. */
+	if (ok)
+		st_wr(st, VGPU_FB_GET, (put + 2) % st->vgpu->fb_entries);
+	ok = ok && ST_OK(atomic64_read(&c->valid_uncleared) == unclr + 1);
+	ok = ok && ST_OK(atomic64_read(&c->early_gets) == early + 1);
+	st_cancel(st, st_gpc(st, 2));
+	ok = st_finish(&prog, ST_TIMEOUT_MS) == NVSVM_EXEC_FAULT && ok;
+	st_entry(st, put)[7] = 0;
+	st_entry(st, (put + 1) % st->vgpu->fb_entries)[7] = 0;
+	st_valid_delay(st, delay);
+	vgpu_chan_destroy(chan);
+	return ok;
+out:
+	st_valid_delay(st, delay);
+	if (chan)
+		vgpu_chan_destroy(chan);
+	return false;
+}
+
+/*
+ * A replay retries at once, in the register write: an access that still
+ * cannot translate faults again there (a new entry, the interrupt) and
+ * stays stalled.
+ */
+static bool st_replay_refault(struct st *st)
+{
+	u64 va = ST_VA_FAULT + 0x60018, refaults;
+	u32 put = st_rd(st, VGPU_FB_PUT) & VGPU_FB_IDX_MASK;
+	struct nvsvm_op op = { .code = NVSVM_OP_READ, .addr = va };
+	struct vgpu_prog prog;
+	int intrs;
+	bool ok;
+
+	if (!ST_OK(st_submit(st, st->chan, 3, &prog, &op, 1)))
+		return false;
+	ok = ST_OK(st_wait_put(st, put) != put);
+	st_consume(st);
+	refaults = atomic64_read(&st->vgpu->ctr.refaults);
+	intrs = atomic_read(&st->intrs);
+	st_replay(st);
+	/* Already done when the write returned. */
+	ok = ok && ST_OK(st_put_peek(st) == (put + 2) % st->vgpu->fb_entries);
+	ok = ok && ST_OK(atomic64_read(&st->vgpu->ctr.refaults) == refaults + 1);
+	ok = ok && ST_OK(atomic_read(&st->intrs) > intrs);
+	ok = ok && ST_OK(st_prog_stalled(&prog));
+	st_consume(st);
+	st_page_u64(st->a)[3] = 0x5e5e;
+	st_set(st, va, 12, st_sys_pte(st->a, 0));
+	st_replay(st);
+	ok = st_finish(&prog, ST_TIMEOUT_MS) == NVSVM_EXEC_OK && ok;
+	ok = ok && ST_OK(op.result == 0x5e5e);
+	ok = ok && ST_OK(atomic64_read(&st->vgpu->ctr.refaults) == refaults + 1);
+	return ok;
+}
+
+/*
+ * A replay invalidates what its invalidate fields name, nothing more: a
+ * replay without PAGE_ALL leaves a stale translation in the TLB.
+ */
+static bool st_replay_keeps_tlb(struct st *st)
+{
+	u64 va = ST_VA_TLB + 0x1000, v = 0;
+	struct vgpu_xlat x;
+
+	st_page_u64(st->a)[0] = 0xa1a1;
+	st_page_u64(st->b)[0] = 0xb1b1;
+	if (!ST_OK(st_set(st, va, 12, st_sys_pte(st->a, VGPU_PTE_RO))))
+		return false;
+	if (!ST_OK(st_rw(st, 0, va, false, &v) && v == 0xa1a1))
+		return false;
+	if (!ST_OK(st_set(st, va, 12, st_sys_pte(st->b, 0))))
+		return false;
+	st_invalidate(st, VGPU_INV_REPLAY_START << 3);
+	if (!ST_OK(st_rw(st, 0, va, false, &v) && v == 0xa1a1))
+		return false;
+	/* The cached READ_ONLY still refuses a write. */
+	if (!ST_OK(!st_xlat(st, 0, va, NVSVM_ACCESS_WRITE, &x) &&
+		   x.fault == VGPU_FT_RO))
+		return false;
+	/* REPLAY with PAGE_ALL and ALL_PDB: a full invalidate too. */
+	st_replay(st);
+	if (!ST_OK(st_rw(st, 0, va, false, &v) && v == 0xb1b1))
+		return false;
+	return true;
+}
+
 static bool st_counters(struct st *st)
 {
 	struct vgpu_counters *c = &st->vgpu->ctr;
@@ -987,7 +1197,7 @@ static void st_teardown(struct st *st)
 		__free_page(st->a);
 }
 
-#define ST_TESTS	21
+#define ST_TESTS	25
 
 /**
  * vgpu_selftest() - run the self-tests on a GPU not yet registered
@@ -1050,6 +1260,10 @@ void vgpu_selftest(struct vgpu *vgpu)
 	st_result(st, st_no_replay(st), "no_replay_fatal");
 	st_result(st, st_buffer_disabled(st), "buffer_disabled_fatal");
 	st_result(st, st_timeout(st), "timeout_while_stalled");
+	st_result(st, st_valid_late(st), "fault_valid_after_put_read");
+	st_result(st, st_get_checks(st), "get_past_invalid_or_uncleared");
+	st_result(st, st_replay_refault(st), "replay_retries_at_once");
+	st_result(st, st_replay_keeps_tlb(st), "replay_without_page_all_keeps_tlb");
 	st_result(st, st_chase(st) && st_counters(st), "chase_sum_counters");
 out:
 	st_teardown(st);

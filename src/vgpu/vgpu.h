@@ -124,6 +124,12 @@ enum vgpu_mem {
  * @invalidates: MMU invalidate triggers of any kind
  * @overflows: faults that found the buffer full
  * @copies: copy-engine operations (vgpu_copy())
+ * @refaults: stalled accesses that a replay retried and that faulted again
+ *	at once (part of @faults)
+ * @early_gets: fault entries GET moved past before their VALID bit was set
+ *	(a driver that does not wait for VALID)
+ * @valid_uncleared: fault entries GET moved past with their VALID bit still
+ *	set (a driver that does not clear VALID after reading an entry)
  */
 struct vgpu_counters {
 	atomic64_t accesses;
@@ -136,6 +142,9 @@ struct vgpu_counters {
 	atomic64_t invalidates;
 	atomic64_t overflows;
 	atomic64_t copies;
+	atomic64_t refaults;
+	atomic64_t early_gets;
+	atomic64_t valid_uncleared;
 };
 
 /**
@@ -217,6 +226,15 @@ struct vgpu_prog;
  * @stall: enum vgpu_stall of the current access (vgpu->reg_lock)
  * @stall_pdb: PD3 address of the stalled access's context (vgpu->reg_lock)
  * @stall_pdb_vram: that PD3 is in video memory (vgpu->reg_lock)
+ * @stall_prog: the program of the stalled access (vgpu->reg_lock)
+ * @stall_va: its address (vgpu->reg_lock)
+ * @stall_access: its NVSVM_ACCESS_* (vgpu->reg_lock)
+ * @fb_pending: the GPC took the fault buffer entry @fb_slot (PUT moved
+ *	past it) and has not written it yet (vgpu->reg_lock to change)
+ * @fb_slot: index of that entry
+ * @fb_addr: the fault buffer address when it was taken
+ * @fb_seq: vgpu->put_reads when it was taken
+ * @fb_words: its contents, info word (with VALID) last
  * @bounce: a page for COPY and SUM
  */
 struct vgpu_gpc {
@@ -235,6 +253,14 @@ struct vgpu_gpc {
 	int stall;
 	u64 stall_pdb;
 	bool stall_pdb_vram;
+	struct vgpu_prog *stall_prog;
+	u64 stall_va;
+	u32 stall_access;
+	bool fb_pending;
+	u32 fb_slot;
+	u64 fb_addr;
+	u32 fb_seq;
+	u32 fb_words[VGPU_FAULT_ENTRY_SIZE / 4];
 	void *bounce;
 };
 
@@ -313,6 +339,11 @@ struct vgpu_prog {
  * @fb_get: GET
  * @fb_put: PUT
  * @fb_overflow: OVERFLOW
+ * @fb_valid_delay_us: how long after the driver read PUT an entry's VALID
+ *	bit is set (module parameter fault_valid_delay_us)
+ * @put_reads: reads of PUT so far
+ * @intr_pending: a fault was recorded during a register write; the
+ *	interrupt is raised when the write returns
  * @inv_pdb_lo: 0x100cb8
  * @inv_pdb_hi: 0x100cec
  * @inv_status: 0x100c80
@@ -341,6 +372,9 @@ struct vgpu {
 	u32 fb_get;
 	u32 fb_put;
 	bool fb_overflow;
+	u32 fb_valid_delay_us;
+	u32 put_reads;
+	bool intr_pending;
 	u32 inv_pdb_lo;
 	u32 inv_pdb_hi;
 	u32 inv_status;
@@ -414,6 +448,9 @@ void vgpu_tlb_invalidate(struct vgpu_gpc *gpc, bool all_pdb, bool pdb_vram,
 int vgpu_fault_raise(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
 		     u32 access, u8 type);
 void vgpu_fault_replay(struct vgpu *vgpu);
+void vgpu_fault_put_read(struct vgpu *vgpu);
+void vgpu_fault_get_write(struct vgpu *vgpu, u32 get);
+void vgpu_fault_intr_pending(struct vgpu *vgpu);
 void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub,
 		       bool all_pdb, bool pdb_vram, u64 pdb);
 
