@@ -40,6 +40,53 @@ static void nvsvm_mirror_release(void *priv, u64 pte, unsigned int shift)
 		       -(1L << (shift - PAGE_SHIFT)));
 }
 
+/*
+ * Huge ranges are removed in chunks of one leaf table's span, at most 512
+ * PTEs each, with a reschedule between them when the caller may sleep:
+ * the teardown of a huge mirror must not hold the CPU for seconds. The
+ * mutex stays held throughout, so nobody sees the tables half done.
+ */
+#define NVSVM_UNMAP_CHUNK	NVSVM_RANGE_MAX_BYTES
+
+static u64 nvsvm_mirror_chunk(struct nvsvm_vmm *vmm, u64 addr, u64 end,
+			      u64 *next)
+{
+	addr = nvsvm_vmm_next_used(vmm, addr, end, ilog2(NVSVM_UNMAP_CHUNK));
+	*next = min_t(u64, ALIGN_DOWN(addr, NVSVM_UNMAP_CHUNK) +
+			   NVSVM_UNMAP_CHUNK, end);
+	return addr;
+}
+
+static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
+			       bool resched)
+{
+	struct nvsvm_vmm *vmm = &svmm->vmm;
+	bool valid = false;
+	LIST_HEAD(freed);
+	u64 addr, next;
+
+	lockdep_assert_held(&svmm->mutex);
+	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
+	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
+		valid |= nvsvm_vmm_invalidate(vmm, addr, next);
+		if (resched)
+			cond_resched();
+	}
+	if (valid)
+		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
+	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
+	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
+		nvsvm_vmm_release(vmm, addr, next, nvsvm_mirror_release, svmm,
+				  &freed);
+		if (resched)
+			cond_resched();
+	}
+	if (!list_empty(&freed)) {
+		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
+		nvsvm_vmm_free_tables(vmm, &freed, resched);
+	}
+}
+
 /**
  * nvsvm_mirror_unmap_locked() - remove [start, end) from the GPU
  * @svmm: area, with @svmm->mutex held
@@ -48,21 +95,12 @@ static void nvsvm_mirror_release(void *priv, u64 pte, unsigned int shift)
  *
  * Clears the PTEs, invalidates the TLB if one was valid, then releases the
  * pages' DMA mappings and the tables that became empty (after a second
- * invalidate, for the directory caches).
+ * invalidate, for the directory caches). May sleep: a huge range goes in
+ * chunks, with cond_resched() between them.
  */
 void nvsvm_mirror_unmap_locked(struct nvsvm_svmm *svmm, u64 start, u64 end)
 {
-	struct nvsvm_vmm *vmm = &svmm->vmm;
-	LIST_HEAD(freed);
-
-	lockdep_assert_held(&svmm->mutex);
-	if (nvsvm_vmm_invalidate(vmm, start, end))
-		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
-	if (nvsvm_vmm_release(vmm, start, end, nvsvm_mirror_release, svmm,
-			      &freed)) {
-		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
-		nvsvm_vmm_free_tables(vmm, &freed);
-	}
+	nvsvm_mirror_unmap(svmm, start, end, true);
 }
 
 /*
@@ -101,7 +139,9 @@ static bool nvsvm_mirror_invalidate(struct mmu_interval_notifier *mni,
 	else if (!mutex_trylock(&svmm->mutex))
 		return false;
 	mmu_interval_set_seq(mni, cur_seq);
-	nvsvm_mirror_unmap_locked(svmm, start, end);
+	/* Not blockable (the OOM reaper): one go, without sleeping. */
+	nvsvm_mirror_unmap(svmm, start, end,
+			   mmu_notifier_range_blockable(range));
 	mutex_unlock(&svmm->mutex);
 	return true;
 }

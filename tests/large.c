@@ -11,6 +11,8 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -607,6 +609,146 @@ static int write_under_ro_2m(void)
 	return close_no_leak(&f);
 }
 
+/*
+ * Teardown of a huge mirror must let the CPU go now and then. A sparse
+ * mirror, one 4 KiB page (the zero page: no memory) in every 2 MiB block
+ * of TEARDOWN_GIB GiB, costs a leaf table and a page per block: removing
+ * it took many seconds (TCG) under the area's mutex without a reschedule.
+ * It is torn down twice, by munmap (the notifier) and by close (the
+ * release of the area), while a thread on the same CPU measures how long
+ * it waits to run: it must get the CPU many times during the teardown,
+ * i.e. wait at most a quarter of the teardown's time (or
+ * TEARDOWN_MIN_GAP_MS): a teardown that never reschedules makes it wait
+ * nearly all of it (a ratio, so that a slow or loaded host slows both
+ * alike). The soft-lockup watchdog, lowered to TEARDOWN_WATCHDOG s (a
+ * lockup after twice that panics the VM), backs it up; 0 leaves it alone.
+ */
+#ifndef TEARDOWN_GIB
+#define TEARDOWN_GIB		64
+#endif
+#ifndef TEARDOWN_WATCHDOG
+#define TEARDOWN_WATCHDOG	1
+#endif
+#define TEARDOWN_MIN_GAP_MS	100
+#define WATCHDOG_THRESH		"/proc/sys/kernel/watchdog_thresh"
+
+struct ticker {
+	volatile int stop;
+	uint64_t max_gap_ns;
+	pthread_t th;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Sleep 1 ms at a time; record the longest time between two wakeups. */
+static void *ticker_thread(void *arg)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+	struct ticker *t = arg;
+	uint64_t last = now_ns(), now;
+
+	while (!t->stop) {
+		nanosleep(&ms, NULL);
+		now = now_ns();
+		if (now - last > t->max_gap_ns)
+			t->max_gap_ns = now - last;
+		last = now;
+	}
+	return NULL;
+}
+
+/* The sparse mirror: map @p's zero pages, one per 2 MiB block. */
+static int sparse_mirror(struct fx *f, char *p, uint64_t size)
+{
+	uint64_t off, mapped, t0 = now_ns();
+
+	for (off = 0; off < size; off += BLOCK)
+		(void)*(volatile char *)(p + off);
+	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(p), size, 0, &mapped));
+	EXPECT_EQ(mapped, size / BLOCK);
+	ktap_note("%llu pages mapped in %llu ms", (unsigned long long)mapped,
+		  (unsigned long long)(now_ns() - t0) / 1000000);
+	return KTAP_PASS;
+}
+
+/* Run @what (munmap or close of @f) with the ticker beside it. */
+static int timed_teardown(struct fx *f, char *p, uint64_t size, int unmap)
+{
+	struct ticker t = { 0 };
+	uint64_t t0;
+	int ret;
+
+	EXPECT_EQ(pthread_create(&t.th, NULL, ticker_thread, &t), 0);
+	usleep(20000);
+	t0 = now_ns();
+	ret = unmap ? munmap(p, size) : nvsvm_close(f->fd);
+	t0 = now_ns() - t0;
+	t.stop = 1;
+	pthread_join(t.th, NULL);
+	EXPECT_EQ(ret, 0);
+	ktap_note("%s: %llu ms, longest wait of a thread on the same CPU %llu ms",
+		  unmap ? "munmap" : "close", (unsigned long long)t0 / 1000000,
+		  (unsigned long long)t.max_gap_ns / 1000000);
+	EXPECT_TRUE(t.max_gap_ns <= t0 / 4 ||
+		    t.max_gap_ns < TEARDOWN_MIN_GAP_MS * 1000000ULL,
+		    "a thread on the teardown's CPU waited %llu ms of %llu",
+		    (unsigned long long)t.max_gap_ns / 1000000,
+		    (unsigned long long)t0 / 1000000);
+	return KTAP_PASS;
+}
+
+static int huge_teardown_reschedules(void)
+{
+	const uint64_t size = (uint64_t)TEARDOWN_GIB << 30;
+	char old[32] = "", val[16];
+	cpu_set_t cpu;
+	struct fx f;
+	char *p;
+	int ret;
+
+	/* The teardown and the ticker share CPU 0. */
+	CPU_ZERO(&cpu);
+	CPU_SET(0, &cpu);
+	ASSERT_SYS(sched_setaffinity(0, sizeof(cpu), &cpu));
+	if (TEARDOWN_WATCHDOG) {
+		snprintf(val, sizeof(val), "%d", TEARDOWN_WATCHDOG);
+		if (write_sysfs(WATCHDOG_THRESH, val, old, sizeof(old)))
+			ktap_note("cannot lower %s", WATCHDOG_THRESH);
+	}
+	FX_OPEN(&f);
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_NORESERVE, -1, 0);
+	ASSERT_MAP(p == MAP_FAILED ? NULL : p);
+	/* Not the huge zero page: one 4 KiB page per block. */
+	ASSERT_SYS(madvise(p, size, MADV_NOHUGEPAGE));
+
+	ret = sparse_mirror(&f, p, size);
+	if (ret == KTAP_PASS)
+		ret = timed_teardown(&f, p, size, 1);
+	if (ret == KTAP_PASS)
+		ret = stats_become(0, "pages_mapped", 0, NULL, 0);
+	if (ret == KTAP_PASS) {
+		p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+			 MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED || madvise(p, size, MADV_NOHUGEPAGE))
+			ret = KTAP_FAIL;
+	}
+	if (ret == KTAP_PASS)
+		ret = sparse_mirror(&f, p, size);
+	if (ret == KTAP_PASS)
+		ret = timed_teardown(&f, p, size, 0);
+	if (old[0])
+		write_sysfs(WATCHDOG_THRESH, old, NULL, 0);
+	CHECK(ret);
+	return stats_become(0, "pages_mapped", 0, "pt_bytes", 0);
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(map_thp_one_pte),
 	KTAP_CASE(fault_maps_whole_block),
@@ -617,6 +759,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(write_under_ro_64k),
 	KTAP_CASE(gpu_write_under_ro_64k),
 	KTAP_CASE(write_under_ro_2m),
+	KTAP_CASE_T(huge_teardown_reschedules, 600),
 };
 
 int main(void)
