@@ -612,7 +612,8 @@ static int write_under_ro_2m(void)
 /*
  * Teardown of a huge mirror must let the CPU go now and then. A sparse
  * mirror, one 4 KiB page (the zero page: no memory) in every 2 MiB block
- * of TEARDOWN_GIB GiB, costs a leaf table and a page per block: removing
+ * of TEARDOWN_GIB GiB (less on a kernel too slow to set it up in
+ * TEARDOWN_SETUP_S), costs a leaf table and a page per block: removing
  * it took many seconds (TCG) under the area's mutex without a reschedule.
  * It is torn down twice, by munmap (the notifier) and by close (the
  * release of the area), while a thread on the same CPU measures how long
@@ -626,6 +627,7 @@ static int write_under_ro_2m(void)
 #ifndef TEARDOWN_GIB
 #define TEARDOWN_GIB		64
 #endif
+#define TEARDOWN_SETUP_S	30
 #ifndef TEARDOWN_WATCHDOG
 #define TEARDOWN_WATCHDOG	1
 #endif
@@ -663,16 +665,29 @@ static void *ticker_thread(void *arg)
 	return NULL;
 }
 
-/* The sparse mirror: map @p's zero pages, one per 2 MiB block. */
-static int sparse_mirror(struct fx *f, char *p, uint64_t size)
+/*
+ * The sparse mirror: map @p's zero pages, one per 2 MiB block, 1 GiB at a
+ * time, up to *@gib GiB, or fewer once TEARDOWN_SETUP_S went by (a slow
+ * kernel tears down slowly too); *@gib: the GiB mapped.
+ */
+static int sparse_mirror(struct fx *f, char *p, uint64_t *gib)
 {
-	uint64_t off, mapped, t0 = now_ns();
+	uint64_t off, g, mapped, total = 0, t0 = now_ns();
 
-	for (off = 0; off < size; off += BLOCK)
-		(void)*(volatile char *)(p + off);
-	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(p), size, 0, &mapped));
-	EXPECT_EQ(mapped, size / BLOCK);
-	ktap_note("%llu pages mapped in %llu ms", (unsigned long long)mapped,
+	for (g = 0; g < *gib; g++) {
+		char *q = p + (g << 30);
+
+		if (now_ns() - t0 > TEARDOWN_SETUP_S * 1000000000ULL)
+			break;
+		for (off = 0; off < (1ULL << 30); off += BLOCK)
+			(void)*(volatile char *)(q + off);
+		EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(q), 1ULL << 30, 0,
+				    &mapped));
+		EXPECT_EQ(mapped, (1ULL << 30) / BLOCK);
+		total += mapped;
+	}
+	*gib = g;
+	ktap_note("%llu pages mapped in %llu ms", (unsigned long long)total,
 		  (unsigned long long)(now_ns() - t0) / 1000000);
 	return KTAP_PASS;
 }
@@ -706,6 +721,7 @@ static int timed_teardown(struct fx *f, char *p, uint64_t size, int unmap)
 static int huge_teardown_reschedules(void)
 {
 	const uint64_t size = (uint64_t)TEARDOWN_GIB << 30;
+	uint64_t gib = TEARDOWN_GIB;
 	char old[32] = "", val[16];
 	cpu_set_t cpu;
 	struct fx f;
@@ -728,7 +744,7 @@ static int huge_teardown_reschedules(void)
 	/* Not the huge zero page: one 4 KiB page per block. */
 	ASSERT_SYS(madvise(p, size, MADV_NOHUGEPAGE));
 
-	ret = sparse_mirror(&f, p, size);
+	ret = sparse_mirror(&f, p, &gib);
 	if (ret == KTAP_PASS)
 		ret = timed_teardown(&f, p, size, 1);
 	if (ret == KTAP_PASS)
@@ -740,7 +756,7 @@ static int huge_teardown_reschedules(void)
 			ret = KTAP_FAIL;
 	}
 	if (ret == KTAP_PASS)
-		ret = sparse_mirror(&f, p, size);
+		ret = sparse_mirror(&f, p, &gib);
 	if (ret == KTAP_PASS)
 		ret = timed_teardown(&f, p, size, 0);
 	if (old[0])
