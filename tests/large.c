@@ -618,18 +618,20 @@ static int write_under_ro_2m(void)
  * It is torn down twice, by munmap (the notifier) and by close (the
  * release of the area), while a thread on the same CPU measures how long
  * it waits to run: it must get the CPU many times during the teardown,
- * i.e. wait at most a quarter of the teardown's time (or
- * TEARDOWN_MIN_GAP_MS): a teardown that never reschedules makes it wait
- * nearly all of it (a ratio, so that a slow or loaded host slows both
- * alike). The soft-lockup watchdog, lowered to TEARDOWN_WATCHDOG s (a
- * lockup after twice that panics the VM), backs it up; 0 leaves it alone.
+ * i.e. never wait half of the teardown's time (or TEARDOWN_MIN_GAP_MS): a
+ * teardown that never reschedules makes it wait nearly all of it (about
+ * 90% for munmap, whose own CPU page-table zap reschedules). A ratio, so
+ * that a slow or loaded host slows both alike. -DTEARDOWN_WATCHDOG=N
+ * lowers the soft-lockup watchdog to N s for the case (a lockup after
+ * twice that panics the VM); not by default: on a host at load 20 the
+ * guest saw a 3 s "soft lockup" in a user page fault (a vCPU starved).
  */
 #ifndef TEARDOWN_GIB
 #define TEARDOWN_GIB		64
 #endif
 #define TEARDOWN_SETUP_S	30
 #ifndef TEARDOWN_WATCHDOG
-#define TEARDOWN_WATCHDOG	1
+#define TEARDOWN_WATCHDOG	0
 #endif
 #define TEARDOWN_MIN_GAP_MS	100
 #define WATCHDOG_THRESH		"/proc/sys/kernel/watchdog_thresh"
@@ -710,7 +712,7 @@ static int timed_teardown(struct fx *f, char *p, uint64_t size, int unmap)
 	ktap_note("%s: %llu ms, longest wait of a thread on the same CPU %llu ms",
 		  unmap ? "munmap" : "close", (unsigned long long)t0 / 1000000,
 		  (unsigned long long)t.max_gap_ns / 1000000);
-	EXPECT_TRUE(t.max_gap_ns <= t0 / 4 ||
+	EXPECT_TRUE(t.max_gap_ns < t0 / 2 ||
 		    t.max_gap_ns < TEARDOWN_MIN_GAP_MS * 1000000ULL,
 		    "a thread on the teardown's CPU waited %llu ms of %llu",
 		    (unsigned long long)t.max_gap_ns / 1000000,
