@@ -140,7 +140,10 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		       void (*release)(void *priv, u64 pte,
 				       unsigned int shift),
 		       void *priv, struct list_head *freed);
-void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed);
+void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed,
+			   bool resched);
+u64 nvsvm_vmm_next_used(struct nvsvm_vmm *vmm, u64 addr, u64 end,
+			unsigned int shift);
 u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift);
 void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		     unsigned long *valid);

@@ -40,6 +40,53 @@ static void nvsvm_mirror_release(void *priv, u64 pte, unsigned int shift)
 		       -(1L << (shift - PAGE_SHIFT)));
 }
 
+/*
+ * Huge ranges are removed in chunks of one leaf table's span, at most 512
+ * PTEs each, with a reschedule between them when the caller may sleep:
+ * the teardown of a huge mirror must not hold the CPU for seconds. The
+ * mutex stays held throughout, so nobody sees the tables half done.
+ */
+#define NVSVM_UNMAP_CHUNK	NVSVM_RANGE_MAX_BYTES
+
+static u64 nvsvm_mirror_chunk(struct nvsvm_vmm *vmm, u64 addr, u64 end,
+			      u64 *next)
+{
+	addr = nvsvm_vmm_next_used(vmm, addr, end, ilog2(NVSVM_UNMAP_CHUNK));
+	*next = min_t(u64, ALIGN_DOWN(addr, NVSVM_UNMAP_CHUNK) +
+			   NVSVM_UNMAP_CHUNK, end);
+	return addr;
+}
+
+static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
+			       bool resched)
+{
+	struct nvsvm_vmm *vmm = &svmm->vmm;
+	bool valid = false;
+	LIST_HEAD(freed);
+	u64 addr, next;
+
+	lockdep_assert_held(&svmm->mutex);
+	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
+	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
+		valid |= nvsvm_vmm_invalidate(vmm, addr, next);
+		if (resched)
+			cond_resched();
+	}
+	if (valid)
+		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
+	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
+	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
+		nvsvm_vmm_release(vmm, addr, next, nvsvm_mirror_release, svmm,
+				  &freed);
+		if (resched)
+			cond_resched();
+	}
+	if (!list_empty(&freed)) {
+		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
+		nvsvm_vmm_free_tables(vmm, &freed, resched);
+	}
+}
+
 /**
  * nvsvm_mirror_unmap_locked() - remove [start, end) from the GPU
  * @svmm: area, with @svmm->mutex held
@@ -48,21 +95,12 @@ static void nvsvm_mirror_release(void *priv, u64 pte, unsigned int shift)
  *
  * Clears the PTEs, invalidates the TLB if one was valid, then releases the
  * pages' DMA mappings and the tables that became empty (after a second
- * invalidate, for the directory caches).
+ * invalidate, for the directory caches). May sleep: a huge range goes in
+ * chunks, with cond_resched() between them.
  */
 void nvsvm_mirror_unmap_locked(struct nvsvm_svmm *svmm, u64 start, u64 end)
 {
-	struct nvsvm_vmm *vmm = &svmm->vmm;
-	LIST_HEAD(freed);
-
-	lockdep_assert_held(&svmm->mutex);
-	if (nvsvm_vmm_invalidate(vmm, start, end))
-		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
-	if (nvsvm_vmm_release(vmm, start, end, nvsvm_mirror_release, svmm,
-			      &freed)) {
-		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
-		nvsvm_vmm_free_tables(vmm, &freed);
-	}
+	nvsvm_mirror_unmap(svmm, start, end, true);
 }
 
 /*
@@ -101,7 +139,9 @@ static bool nvsvm_mirror_invalidate(struct mmu_interval_notifier *mni,
 	else if (!mutex_trylock(&svmm->mutex))
 		return false;
 	mmu_interval_set_seq(mni, cur_seq);
-	nvsvm_mirror_unmap_locked(svmm, start, end);
+	/* Not blockable (the OOM reaper): one go, without sleeping. */
+	nvsvm_mirror_unmap(svmm, start, end,
+			   mmu_notifier_range_blockable(range));
 	mutex_unlock(&svmm->mutex);
 	return true;
 }
@@ -248,6 +288,44 @@ static unsigned int nvsvm_mirror_shift(const struct nvsvm_range_req *req,
 	return PAGE_SHIFT;
 }
 
+/*
+ * A new PTE for the 1 << @shift bytes from the page of @hpfn (an hmm pfn,
+ * or a bare pfn), with @flags: its DMA mapping, or its VRAM address for a
+ * device-private page of ours. 0 with *@err set when it cannot be had:
+ * -ENOMEM, or -EEXIST when the address is not aligned to the page size.
+ */
+static u64 nvsvm_mirror_new_pte(struct nvsvm_svmm *svmm, unsigned long hpfn,
+				unsigned int shift, u32 flags, int *err)
+{
+	struct device *dev = svmm->ndev->gpu->dev;
+	dma_addr_t dma;
+	u64 vram;
+
+	if (nvsvm_dmem_vram(svmm->ndev, hpfn, &vram)) {
+		/* A device-private page: the VRAM aperture. */
+		dma = vram;
+		flags |= NVSVM_PTE_VRAM;
+	} else {
+		dma = dma_map_page(dev, hmm_pfn_to_page(hpfn), 0, 1UL << shift,
+				   DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, dma)) {
+			*err = -ENOMEM;
+			return 0;
+		}
+	}
+	if (!IS_ALIGNED(dma, 1UL << shift)) {
+		/* An IOMMU (or VRAM) that did not keep the alignment. */
+		if (!(flags & NVSVM_PTE_VRAM))
+			dma_unmap_page(dev, dma, 1UL << shift,
+				       DMA_BIDIRECTIONAL);
+		*err = -EEXIST;
+		return 0;
+	}
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED,
+		       1L << (shift - PAGE_SHIFT));
+	return svmm->vmm.desc->pte(dma, flags);
+}
+
 static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 			    u64 old)
 {
@@ -257,8 +335,7 @@ static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
 	unsigned long hpfn = req->pfns[nvsvm_req_idx(req, addr)];
 	u32 flags = nvsvm_mirror_flags(hpfn, ctx->atomic);
-	dma_addr_t dma;
-	u64 new, vram;
+	u64 new;
 
 	if (desc->pte_flags(old) & NVSVM_PTE_VALID) {
 		/*
@@ -277,36 +354,134 @@ static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 		return new;
 	}
 
-	if (nvsvm_dmem_vram(svmm->ndev, hpfn, &vram)) {
-		/* A device-private page: the VRAM aperture. */
-		dma = vram;
-		flags |= NVSVM_PTE_VRAM;
-	} else {
-		dma = dma_map_page(svmm->ndev->gpu->dev, hmm_pfn_to_page(hpfn),
-				   0, 1UL << shift, DMA_BIDIRECTIONAL);
-		if (dma_mapping_error(svmm->ndev->gpu->dev, dma)) {
-			ctx->err = -ENOMEM;
-			return old;
-		}
-	}
-	if (!IS_ALIGNED(dma, 1UL << shift)) {
-		/* An IOMMU (or VRAM) that did not keep the alignment. */
-		if (!(flags & NVSVM_PTE_VRAM))
-			dma_unmap_page(svmm->ndev->gpu->dev, dma, 1UL << shift,
-				       DMA_BIDIRECTIONAL);
-		ctx->err = -EEXIST;
+	new = nvsvm_mirror_new_pte(svmm, hpfn, shift, flags, &ctx->err);
+	if (!new)
 		return old;
-	}
-	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED,
-		       1L << (shift - PAGE_SHIFT));
 	req->mapped += 1UL << (shift - PAGE_SHIFT);
-	return desc->pte(dma, flags);
+	return new;
+}
+
+/*
+ * The pages of a large PTE that nvsvm_mirror_split() removed, mapped again
+ * as they were: same pages (@pfn is the first), same @flags.
+ */
+struct nvsvm_keep_ctx {
+	struct nvsvm_svmm *svmm;
+	u64 base;
+	unsigned long pfn;
+	u32 flags;
+	int err;
+};
+
+static u64 nvsvm_mirror_keep_pte(void *priv, u64 addr, unsigned int shift,
+				 u64 old)
+{
+	struct nvsvm_keep_ctx *k = priv;
+	u64 new;
+
+	if (k->svmm->vmm.desc->pte_flags(old) & NVSVM_PTE_VALID)
+		return old;
+	new = nvsvm_mirror_new_pte(k->svmm,
+				   k->pfn + ((addr - k->base) >> PAGE_SHIFT),
+				   shift, k->flags, &k->err);
+	return new ?: old;
+}
+
+/* Map [addr, end) of @k again: 64 KiB pages where they fit and @big. */
+static int nvsvm_mirror_keep(struct nvsvm_keep_ctx *k, u64 addr, u64 end,
+			     bool big)
+{
+	u64 shadowed = 0;
+	int ret;
+
+	while (addr < end) {
+		unsigned int shift = PAGE_SHIFT;
+		u64 next = min(end, ALIGN_DOWN(addr, SZ_64K) + SZ_64K);
+
+		if (big && IS_ALIGNED(addr, SZ_64K) && next == addr + SZ_64K)
+			shift = 16;
+		k->err = 0;
+		ret = nvsvm_vmm_map(&k->svmm->vmm, addr, next, shift,
+				    nvsvm_mirror_keep_pte, k, &shadowed);
+		if (!ret)
+			ret = k->err;
+		if (ret == -EEXIST && shift > PAGE_SHIFT) {
+			/* Not aligned for the GPU: 4 KiB pages here. */
+			k->err = 0;
+			ret = nvsvm_vmm_map(&k->svmm->vmm, addr, next,
+					    PAGE_SHIFT, nvsvm_mirror_keep_pte,
+					    k, &shadowed);
+			if (!ret)
+				ret = k->err;
+		}
+		if (ret)
+			return ret;
+		addr = next;
+	}
+	return 0;
+}
+
+/*
+ * Before pages of 1 << @shift bytes are written at [addr, next): a valid
+ * larger PTE there would shadow them (the GPU walks no further), so when
+ * any of them needs other flags than it gives (a write or an atomic under
+ * a read-only 64 KiB or 2 MiB page), it goes first: cleared, TLB
+ * invalidated, its DMA mapping released (nvsvm_mirror_unmap_locked()).
+ * Its other pages are mapped again as they were, 4 KiB or 64 KiB: the
+ * same pages with the same flags, which is still what the CPU maps with
+ * at least that permission (any CPU change would have removed the large
+ * PTE first). Then [addr, next) is written as usual.
+ *
+ * Return: 0, or -ENOMEM (the pages not mapped again fault in later).
+ */
+static int nvsvm_mirror_split(struct nvsvm_map_ctx *ctx, u64 addr, u64 next,
+			      unsigned int shift)
+{
+	struct nvsvm_svmm *svmm = ctx->svmm;
+	struct nvsvm_range_req *req = ctx->req;
+	struct nvsvm_keep_ctx k = { .svmm = svmm };
+	unsigned long hpfn = req->pfns[nvsvm_req_idx(req, addr)];
+	unsigned int lshift = PAGE_SHIFT;
+	u64 pte, end, a;
+	int ret;
+
+	pte = nvsvm_vmm_lookup(&svmm->vmm, addr, &lshift);
+	if (!pte || lshift <= shift)
+		return 0;
+	k.flags = svmm->vmm.desc->pte_flags(pte) &
+		  (NVSVM_PTE_VALID | NVSVM_PTE_WRITE | NVSVM_PTE_ATOMIC);
+	for (a = addr; a < next; a += PAGE_SIZE) {
+		u32 flags = nvsvm_mirror_flags(req->pfns[nvsvm_req_idx(req, a)],
+					       ctx->atomic);
+
+		/* As nvsvm_mirror_pte() keeps atomics on a writable page. */
+		if ((k.flags & NVSVM_PTE_ATOMIC) && (flags & NVSVM_PTE_WRITE))
+			flags |= NVSVM_PTE_ATOMIC;
+		if (flags != k.flags)
+			break;
+	}
+	if (a == next)
+		return 0;	/* Mapped as asked already. */
+
+	k.base = ALIGN_DOWN(addr, 1ULL << lshift);
+	end = k.base + (1ULL << lshift);
+	k.pfn = page_to_pfn(hmm_pfn_to_page(hpfn)) -
+		((addr - k.base) >> PAGE_SHIFT);
+	nvsvm_mirror_unmap_locked(svmm, k.base, end);
+	/* The large page was mapped from an aligned pfn (see the shift). */
+	if (!IS_ALIGNED(k.pfn, 1UL << (lshift - PAGE_SHIFT)))
+		return 0;
+	ret = nvsvm_mirror_keep(&k, k.base, addr, lshift > 16);
+	if (!ret)
+		ret = nvsvm_mirror_keep(&k, next, end, lshift > 16);
+	return ret;
 }
 
 /*
  * Map the valid pfns of [addr, end) with pages of at most 1 << @max bytes;
  * a large page that meets smaller ones already there (-EEXIST) is mapped
- * with the next size down.
+ * with the next size down, small pages that need more than a valid large
+ * PTE over them gives replace it (nvsvm_mirror_split()).
  */
 static int nvsvm_mirror_write_span(struct nvsvm_map_ctx *ctx, u64 addr,
 				   u64 end, unsigned int max)
@@ -334,8 +509,11 @@ static int nvsvm_mirror_write_span(struct nvsvm_map_ctx *ctx, u64 addr,
 		else
 			next = min(addr + (n << PAGE_SHIFT),
 				   ALIGN_DOWN(addr, SZ_64K) + SZ_64K);
-		ret = nvsvm_vmm_map(vmm, addr, next, shift, nvsvm_mirror_pte,
-				    ctx, &req->mapped);
+		ret = nvsvm_mirror_split(ctx, addr, next, shift);
+		if (!ret)
+			ret = nvsvm_vmm_map(vmm, addr, next, shift,
+					    nvsvm_mirror_pte, ctx,
+					    &req->mapped);
 		if (!ret && ctx->err == -EEXIST) {
 			ctx->err = 0;
 			ret = -EEXIST;

@@ -15,6 +15,7 @@
 #include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/dmapool.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "nvsvm_vmm.h"
@@ -590,15 +591,20 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
  * nvsvm_vmm_free_tables() - free tables unlinked by nvsvm_vmm_release()
  * @vmm: address space
  * @freed: the list; emptied
+ * @resched: the caller may sleep: cond_resched() now and then
  *
  * Only after the TLB invalidate that followed the unlinking. A few tables
  * go back to the cache; their memory is all zero already.
  */
-void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed)
+void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed,
+			   bool resched)
 {
 	struct nvsvm_pt *pt, *tmp;
+	unsigned int n = 0;
 
 	list_for_each_entry_safe(pt, tmp, freed, head) {
+		if (resched && !(++n % 64))
+			cond_resched();
 		list_del(&pt->head);
 		spin_lock(&vmm->cache_lock);
 		if (vmm->ncache[pt->level] < NVSVM_VMM_CACHE_MAX) {
@@ -610,6 +616,59 @@ void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed)
 		if (pt)
 			nvsvm_pt_free(vmm, pt);
 	}
+}
+
+static u64 nvsvm_pt_next_used(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			      u64 addr, u64 end, unsigned int shift)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	bool dir = nvsvm_lvl_is_dir(l);
+
+	if (!pt->refs)
+		return end;
+	while (addr < end) {
+		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
+		unsigned int s;
+
+		for (s = 0; s < l->slots; s++) {
+			struct nvsvm_pt *c = dir ?
+				*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
+
+			if (c && l->shift > shift) {
+				u64 r = nvsvm_pt_next_used(vmm, c, addr, next,
+							   shift);
+
+				if (r < next)
+					return r;
+			} else if (c || READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx,
+								    s))) {
+				return addr;
+			}
+		}
+		addr = next;
+	}
+	return end;
+}
+
+/**
+ * nvsvm_vmm_next_used() - skip the empty part of a range
+ * @vmm: address space
+ * @addr: first address
+ * @end: end (exclusive)
+ * @shift: granularity: the span of an entry at some level
+ *
+ * Walks only the tables that exist, so that a caller going through a huge
+ * range in chunks of 1 << @shift bytes spends nothing on empty ones.
+ *
+ * Return: the first address in [@addr, @end) whose entry of 1 << @shift
+ * bytes (or a larger PTE over it) holds something (a table, a PTE, valid
+ * or only invalidated), or @end if none does.
+ */
+u64 nvsvm_vmm_next_used(struct nvsvm_vmm *vmm, u64 addr, u64 end,
+			unsigned int shift)
+{
+	return nvsvm_pt_next_used(vmm, vmm->root, addr, end, shift);
 }
 
 /**

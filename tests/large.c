@@ -11,6 +11,8 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -138,16 +140,23 @@ static int expect_entries(const uint32_t *e, uint64_t from, uint64_t to,
 	return KTAP_PASS;
 }
 
-static int expect_invalid(const uint32_t *e, uint64_t from, uint64_t to)
+/* Entries [from, to) of @e have none of @bits: they are @what. */
+static int expect_none(const uint32_t *e, uint64_t from, uint64_t to,
+		       uint32_t bits, const char *what)
 {
 	uint64_t i;
 
 	for (i = from; i < to; i++)
-		if (e[i] & NVSVM_QUERY_VALID)
-			KTAP_FAIL_MSG("page %llu: entry %#x, expected invalid",
-				      (unsigned long long)i, e[i]);
+		if (e[i] & bits)
+			KTAP_FAIL_MSG("page %llu: entry %#x, expected %s",
+				      (unsigned long long)i, e[i], what);
 	return KTAP_PASS;
 }
+
+#define expect_invalid(e, from, to)					\
+	expect_none(e, from, to, NVSVM_QUERY_VALID, "invalid")
+#define expect_ro(e, from, to)						\
+	expect_none(e, from, to, NVSVM_QUERY_WRITE, "read-only")
 
 /*
  * QUERY the whole block at @p into @e: every page valid, writable, of
@@ -383,6 +392,381 @@ static int lpts_side_by_side(void)
 	return KTAP_PASS;
 }
 
+/*
+ * The CPU maps the THP at @b read-only although the page is exclusive
+ * (the next CPU write fault makes the mapping writable in place, with no
+ * mmu notifier): mprotect the block read-only and back (the PMD stays
+ * read-only). With @split, mprotect page 0 too, which splits the PMD: the
+ * pages keep read-only PTEs, physically contiguous, page 0 writable. (A
+ * fork would not do here: a write to a PTE-mapped THP page the child
+ * shared copies it, and the notifier drops the GPU mapping.)
+ */
+static int thp_wrprotect(char *b, int split)
+{
+	ASSERT_SYS(mprotect(b, BLOCK, PROT_READ));
+	ASSERT_SYS(mprotect(b, BLOCK, PROT_READ | PROT_WRITE));
+	if (split) {
+		ASSERT_SYS(mprotect(b, PAGE, PROT_READ));
+		ASSERT_SYS(mprotect(b, PAGE, PROT_READ | PROT_WRITE));
+		EXPECT_EQ(anon_huge_kb(b), 0);
+		/* khugepaged must not collapse it back meanwhile. */
+		ASSERT_SYS(madvise(b, BLOCK, MADV_NOHUGEPAGE));
+	}
+	return KTAP_PASS;
+}
+
+/*
+ * MAP the block without WRITE: pages [from, to) must then be read-only
+ * PTEs of page shift @shift (skip if the kernel left them writable).
+ */
+static int map_ro(struct fx *f, char *b, uint32_t *e, uint64_t from,
+		  uint64_t to, unsigned int shift)
+{
+	uint64_t mapped;
+
+	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
+	EXPECT_EQ(mapped, BLOCK_PAGES);
+	CHECK(query(f, b, BLOCK_PAGES, e));
+	if (e[from] & NVSVM_QUERY_WRITE)
+		SKIP("the CPU maps the block writable: nothing read-only to test");
+	CHECK(expect_entries(e, from, to, shift, 0));
+	return expect_ro(e, from, to);
+}
+
+/*
+ * @buf from thp_block(): populate it, split it read-only (thp_wrprotect()),
+ * open @f, MAP it without WRITE: read-only 64 KiB PTEs from page 16 on.
+ */
+static int ro_64k_open(struct fx *f, uint64_t *buf, uint32_t *e)
+{
+	ASSERT_MAP(buf);
+	POPULATE_THP(buf);
+	CHECK(thp_wrprotect((char *)buf, 1));
+	FX_OPEN(f);
+	return map_ro(f, (char *)buf, e, 16, BLOCK_PAGES, 16);
+}
+
+/*
+ * MAP page 37 of the block at @b with WRITE, over a read-only large PTE:
+ * QUERY (into @e) must show it writable at 4 KiB (a 4 KiB PTE written
+ * under the valid large one would be shadowed by it), and the other pages
+ * of its 64 KiB page still mapped, at 4 KiB.
+ */
+static int map_write_37(struct fx *f, char *b, uint32_t *e)
+{
+	uint64_t mapped;
+
+	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(b + 37 * PAGE), PAGE,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	EXPECT_EQ(mapped, 1);
+	CHECK(query(f, b, BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 37, 38, 12, NVSVM_QUERY_WRITE));
+	CHECK(expect_entries(e, 32, 37, 12, 0));
+	return expect_entries(e, 38, 48, 12, 0);
+}
+
+/* GPU write of @v at @p within @ms: no livelock (EXEC TIMEOUT). */
+static int gpu_write_within(struct fx *f, volatile uint64_t *p, uint64_t v,
+			    uint32_t ms)
+{
+	struct nvsvm_op op = nvsvm_op_write(nvsvm_ptr(p), v);
+	struct nvsvm_exec x;
+
+	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, &op, 1, ms, &x));
+	if (x.status != NVSVM_EXEC_OK)
+		KTAP_FAIL_MSG("GPU write at %p: status %s (fault at %#llx, %s), expected OK within %u ms",
+			      (void *)p, nvsvm_status_name(x.status),
+			      (unsigned long long)x.fault_addr,
+			      nvsvm_access_name(x.fault_access), ms);
+	EXPECT_EQ(*p, v);
+	return KTAP_PASS;
+}
+
+/* Close the area: no GPU mapping or table may be left behind. */
+static int close_no_leak(struct fx *f)
+{
+	EXPECT_OK(nvsvm_close(f->fd));
+	return stats_become(0, "pages_mapped", 0, "pt_bytes", 0);
+}
+
+/*
+ * A read-only 64 KiB PTE over split THP pages the CPU maps read-only but
+ * would make writable in place. MAP one page with WRITE: that page must
+ * become a writable 4 KiB PTE (a 4 KiB PTE under the valid 64 KiB one
+ * would be shadowed by it), the others of the 64 KiB page stay mapped
+ * read-only, as the CPU maps them; the other 64 KiB pages are untouched.
+ */
+static int write_under_ro_64k(void)
+{
+	static uint32_t e[BLOCK_PAGES];
+	uint64_t *buf = thp_block(), i;
+	char *b = (char *)buf;
+	struct fx f;
+	int ret;
+
+	ret = ro_64k_open(&f, buf, e);
+	if (ret != KTAP_PASS)
+		return ret;
+
+	CHECK(map_write_37(&f, b, e));
+	CHECK(expect_ro(e, 32, 37));
+	CHECK(expect_ro(e, 38, 48));
+	CHECK(expect_entries(e, 16, 32, 16, 0));
+	CHECK(expect_entries(e, 48, BLOCK_PAGES, 16, 0));
+	CHECK(expect_ro(e, 48, BLOCK_PAGES));
+
+	CHECK(gpu_write_within(&f, &buf[37 * WORDS + 5], 0x3737, 10000));
+	for (i = 0; i < BLOCK / 8; i++)
+		if (i != 37 * WORDS + 5 && buf[i] != pat(i))
+			KTAP_FAIL_MSG("word %llu: %#llx, expected %#llx",
+				      (unsigned long long)i,
+				      (unsigned long long)buf[i],
+				      (unsigned long long)pat(i));
+	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8) -
+			 pat(37 * WORDS + 5) + 0x3737));
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_ro(e, 38, 48));
+	return close_no_leak(&f);
+}
+
+/*
+ * The same 64 KiB page, written by the GPU without a MAP first: the write
+ * fault must make the page writable and complete (it used to be served
+ * again and again, as the new 4 KiB PTE stayed shadowed, until the EXEC
+ * timed out). A bounded EXEC timeout: the write takes milliseconds.
+ */
+static int gpu_write_under_ro_64k(void)
+{
+	static uint32_t e[BLOCK_PAGES];
+	uint64_t *buf = thp_block();
+	char *b = (char *)buf;
+	struct fx f;
+	int ret;
+
+	ret = ro_64k_open(&f, buf, e);
+	if (ret != KTAP_PASS)
+		return ret;
+
+	CHECK(gpu_write_within(&f, &buf[40 * WORDS], 0x4040, 10000));
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 40, 41, 12, NVSVM_QUERY_WRITE));
+	/*
+	 * hmm_range_fault() write-faults from the first page asked to the
+	 * end of the range: the CPU grants pages 41 and up; not those below.
+	 */
+	CHECK(expect_entries(e, 32, 40, 12, 0));
+	CHECK(expect_ro(e, 32, 40));
+	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8) -
+			 pat(40 * WORDS) + 0x4040));
+	return close_no_leak(&f);
+}
+
+/*
+ * A read-only 2 MiB PTE over a THP the CPU maps with a read-only PMD after
+ * a fork whose child exited (the next CPU write reuses the THP in place).
+ * MAP of a 4 KiB page, then of a 64 KiB page inside it, with WRITE: each
+ * becomes writable at its size; every other page stays mapped, with its
+ * data.
+ */
+static int write_under_ro_2m(void)
+{
+	static uint32_t e[BLOCK_PAGES];
+	uint64_t *buf = thp_block(), mapped;
+	struct fx f;
+	pid_t pid;
+	int ret;
+	char *b;
+
+	ASSERT_MAP(buf);
+	POPULATE_THP(buf);
+	b = (char *)buf;
+	pid = fork();
+	ASSERT_SYS(pid);
+	if (!pid)
+		_exit(0);
+	EXPECT_EQ(wait_child(pid), 0);
+	EXPECT_EQ(anon_huge_kb(b) >= 2048, 1);
+	FX_OPEN(&f);
+	ret = map_ro(&f, b, e, 0, BLOCK_PAGES, 21);
+	if (ret != KTAP_PASS)
+		return ret;
+
+	CHECK(map_write_37(&f, b, e));
+	CHECK(expect_entries(e, 0, 32, 16, 0));
+	CHECK(expect_entries(e, 48, BLOCK_PAGES, 16, 0));
+
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b + 64 * PAGE), 16 * PAGE,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	EXPECT_EQ(mapped, 16);
+	CHECK(query(&f, buf, BLOCK_PAGES, e));
+	CHECK(expect_entries(e, 64, 80, 16, NVSVM_QUERY_WRITE));
+	CHECK(expect_entries(e, 37, 38, 12, NVSVM_QUERY_WRITE));
+
+	CHECK(gpu_write_within(&f, &buf[37 * WORDS], 0x37, 10000));
+	CHECK(gpu_write_within(&f, &buf[70 * WORDS], 0x70, 10000));
+	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8) -
+			 pat(37 * WORDS) + 0x37 - pat(70 * WORDS) + 0x70));
+	return close_no_leak(&f);
+}
+
+/*
+ * Teardown of a huge mirror must let the CPU go now and then. A sparse
+ * mirror, one 4 KiB page (the zero page: no memory) in every 2 MiB block
+ * of TEARDOWN_GIB GiB (less on a kernel too slow to set it up in
+ * TEARDOWN_SETUP_S), costs a leaf table and a page per block: removing
+ * it took many seconds (TCG) under the area's mutex without a reschedule.
+ * It is torn down twice, by munmap (the notifier) and by close (the
+ * release of the area), while a thread on the same CPU measures how long
+ * it waits to run: it must get the CPU many times during the teardown,
+ * i.e. never wait half of the teardown's time (or TEARDOWN_MIN_GAP_MS): a
+ * teardown that never reschedules makes it wait nearly all of it (about
+ * 90% for munmap, whose own CPU page-table zap reschedules). A ratio, so
+ * that a slow or loaded host slows both alike. -DTEARDOWN_WATCHDOG=N
+ * lowers the soft-lockup watchdog to N s for the case (a lockup after
+ * twice that panics the VM); not by default: on a host at load 20 the
+ * guest saw a 3 s "soft lockup" in a user page fault (a vCPU starved).
+ */
+#ifndef TEARDOWN_GIB
+#define TEARDOWN_GIB		64
+#endif
+#define TEARDOWN_SETUP_S	30
+#ifndef TEARDOWN_WATCHDOG
+#define TEARDOWN_WATCHDOG	0
+#endif
+#define TEARDOWN_MIN_GAP_MS	100
+#define WATCHDOG_THRESH		"/proc/sys/kernel/watchdog_thresh"
+
+struct ticker {
+	volatile int stop;
+	uint64_t max_gap_ns;
+	pthread_t th;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Sleep 1 ms at a time; record the longest time between two wakeups. */
+static void *ticker_thread(void *arg)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+	struct ticker *t = arg;
+	uint64_t last = now_ns(), now;
+
+	while (!t->stop) {
+		nanosleep(&ms, NULL);
+		now = now_ns();
+		if (now - last > t->max_gap_ns)
+			t->max_gap_ns = now - last;
+		last = now;
+	}
+	return NULL;
+}
+
+/*
+ * The sparse mirror: map @p's zero pages, one per 2 MiB block, 1 GiB at a
+ * time, up to *@gib GiB, or fewer once TEARDOWN_SETUP_S went by (a slow
+ * kernel tears down slowly too); *@gib: the GiB mapped.
+ */
+static int sparse_mirror(struct fx *f, char *p, uint64_t *gib)
+{
+	uint64_t off, g, mapped, total = 0, t0 = now_ns();
+
+	for (g = 0; g < *gib; g++) {
+		char *q = p + (g << 30);
+
+		if (now_ns() - t0 > TEARDOWN_SETUP_S * 1000000000ULL)
+			break;
+		for (off = 0; off < (1ULL << 30); off += BLOCK)
+			(void)*(volatile char *)(q + off);
+		EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(q), 1ULL << 30, 0,
+				    &mapped));
+		EXPECT_EQ(mapped, (1ULL << 30) / BLOCK);
+		total += mapped;
+	}
+	*gib = g;
+	ktap_note("%llu pages mapped in %llu ms", (unsigned long long)total,
+		  (unsigned long long)(now_ns() - t0) / 1000000);
+	return KTAP_PASS;
+}
+
+/* Run @what (munmap or close of @f) with the ticker beside it. */
+static int timed_teardown(struct fx *f, char *p, uint64_t size, int unmap)
+{
+	struct ticker t = { 0 };
+	uint64_t t0;
+	int ret;
+
+	EXPECT_EQ(pthread_create(&t.th, NULL, ticker_thread, &t), 0);
+	usleep(20000);
+	t0 = now_ns();
+	ret = unmap ? munmap(p, size) : nvsvm_close(f->fd);
+	t0 = now_ns() - t0;
+	t.stop = 1;
+	pthread_join(t.th, NULL);
+	EXPECT_EQ(ret, 0);
+	ktap_note("%s: %llu ms, longest wait of a thread on the same CPU %llu ms",
+		  unmap ? "munmap" : "close", (unsigned long long)t0 / 1000000,
+		  (unsigned long long)t.max_gap_ns / 1000000);
+	EXPECT_TRUE(t.max_gap_ns < t0 / 2 ||
+		    t.max_gap_ns < TEARDOWN_MIN_GAP_MS * 1000000ULL,
+		    "a thread on the teardown's CPU waited %llu ms of %llu",
+		    (unsigned long long)t.max_gap_ns / 1000000,
+		    (unsigned long long)t0 / 1000000);
+	return KTAP_PASS;
+}
+
+static int huge_teardown_reschedules(void)
+{
+	const uint64_t size = (uint64_t)TEARDOWN_GIB << 30;
+	uint64_t gib = TEARDOWN_GIB;
+	char old[32] = "", val[16];
+	cpu_set_t cpu;
+	struct fx f;
+	char *p;
+	int ret;
+
+	/* The teardown and the ticker share CPU 0. */
+	CPU_ZERO(&cpu);
+	CPU_SET(0, &cpu);
+	ASSERT_SYS(sched_setaffinity(0, sizeof(cpu), &cpu));
+	if (TEARDOWN_WATCHDOG) {
+		snprintf(val, sizeof(val), "%d", TEARDOWN_WATCHDOG);
+		if (write_sysfs(WATCHDOG_THRESH, val, old, sizeof(old)))
+			ktap_note("cannot lower %s", WATCHDOG_THRESH);
+	}
+	FX_OPEN(&f);
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_NORESERVE, -1, 0);
+	ASSERT_MAP(p == MAP_FAILED ? NULL : p);
+	/* Not the huge zero page: one 4 KiB page per block. */
+	ASSERT_SYS(madvise(p, size, MADV_NOHUGEPAGE));
+
+	ret = sparse_mirror(&f, p, &gib);
+	if (ret == KTAP_PASS)
+		ret = timed_teardown(&f, p, size, 1);
+	if (ret == KTAP_PASS)
+		ret = stats_become(0, "pages_mapped", 0, NULL, 0);
+	if (ret == KTAP_PASS) {
+		p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+			 MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED || madvise(p, size, MADV_NOHUGEPAGE))
+			ret = KTAP_FAIL;
+	}
+	if (ret == KTAP_PASS)
+		ret = sparse_mirror(&f, p, &gib);
+	if (ret == KTAP_PASS)
+		ret = timed_teardown(&f, p, size, 0);
+	if (old[0])
+		write_sysfs(WATCHDOG_THRESH, old, NULL, 0);
+	CHECK(ret);
+	return stats_become(0, "pages_mapped", 0, "pt_bytes", 0);
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(map_thp_one_pte),
 	KTAP_CASE(fault_maps_whole_block),
@@ -390,6 +774,10 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(split_followed),
 	KTAP_CASE_T(collapse_followed, 60),
 	KTAP_CASE(lpts_side_by_side),
+	KTAP_CASE(write_under_ro_64k),
+	KTAP_CASE(gpu_write_under_ro_64k),
+	KTAP_CASE(write_under_ro_2m),
+	KTAP_CASE_T(huge_teardown_reschedules, 600),
 };
 
 int main(void)
