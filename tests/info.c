@@ -256,6 +256,11 @@ static int map_reserved(void)
 	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
 	m.flags = 1U << 31;
 	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
+	/* mapped is (in/out): zero on input. */
+	m.flags = NVSVM_MAP_FAULT;
+	m.mapped = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
+	EXPECT_EQ(m.mapped, 1);
 	EXPECT_OK(nvsvm_query(fd, m.addr, 4, q));
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ(q[i] & NVSVM_QUERY_VALID, 0);
@@ -310,6 +315,7 @@ static int query_reserved(void)
 
 static int chan_create_flags(void)
 {
+	struct nvsvm_chan_create c = { .flags = NVSVM_CHAN_JOIN_AREA };
 	uint32_t h;
 	int fd;
 
@@ -317,6 +323,11 @@ static int chan_create_flags(void)
 	EXPECT_ERR(nvsvm_chan_create(fd, 1U << 2, &h), EINVAL);
 	EXPECT_ERR(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA | (1U << 31), &h),
 		   EINVAL);
+	/* handle is (in/out): zero on input; nothing is created. */
+	c.handle = 7;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_CHAN_CREATE, &c), EINVAL);
+	EXPECT_EQ(c.handle, 7);
+	EXPECT_ERR(nvsvm_chan_destroy(fd, 7), ENOENT);
 	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &h));
 	EXPECT_OK(nvsvm_chan_destroy(fd, h));
 	return KTAP_PASS;
