@@ -307,10 +307,18 @@ struct nvsvm_migrate {
 #define NVSVM_IOCTL_AREA_FINI	_IOW(NVSVM_IOCTL_BASE, 0x02, struct nvsvm_area_fini)
 #define NVSVM_IOCTL_MAP		_IOWR(NVSVM_IOCTL_BASE, 0x03, struct nvsvm_map)
 #define NVSVM_IOCTL_UNMAP	_IOW(NVSVM_IOCTL_BASE, 0x04, struct nvsvm_unmap)
-#define NVSVM_IOCTL_QUERY	_IOW(NVSVM_IOCTL_BASE, 0x05, struct nvsvm_query)
+#define NVSVM_IOCTL_QUERY	_IOWR(NVSVM_IOCTL_BASE, 0x05, struct nvsvm_query)
 #define NVSVM_IOCTL_CHAN_CREATE	_IOWR(NVSVM_IOCTL_BASE, 0x06, struct nvsvm_chan_create)
 #define NVSVM_IOCTL_CHAN_DESTROY _IOW(NVSVM_IOCTL_BASE, 0x07, struct nvsvm_chan_destroy)
 #define NVSVM_IOCTL_EXEC	_IOWR(NVSVM_IOCTL_BASE, 0x08, struct nvsvm_exec)
 #define NVSVM_IOCTL_MIGRATE	_IOWR(NVSVM_IOCTL_BASE, 0x09, struct nvsvm_migrate)
+
+/*
+ * QUERY's first number, _IOW although QUERY writes user memory (the
+ * entries). The module still accepts it as the same call, with the same
+ * rules and results, so that binaries built before keep working; new code
+ * uses NVSVM_IOCTL_QUERY.
+ */
+#define NVSVM_IOCTL_QUERY_OLD	_IOW(NVSVM_IOCTL_BASE, 0x05, struct nvsvm_query)
 
 #endif /* _UAPI_NVSVM_H */
