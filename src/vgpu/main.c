@@ -88,6 +88,8 @@ static void vgpu_debugfs_init(struct vgpu *vgpu)
 		debugfs_create_file_unsafe(files[i].name, 0444, vgpu->dir,
 					   (void *)&vgpu->ctr + files[i].offset,
 					   &vgpu_counter_fops);
+	debugfs_create_atomic_t("copy_fail", 0600, vgpu->dir,
+				&vgpu->copy_fail);
 }
 
 static void vgpu_destroy(struct vgpu *vgpu)
