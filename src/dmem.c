@@ -178,17 +178,21 @@ static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
 
 /*
  * Destinations for a move to system memory of the device pages in @src.
- * With a @vma the new pages follow its memory policy and may fail (the
- * page then stays in VRAM); without one (eviction) they cannot fail, and
- * a page whose copy failed is replaced by zeroes, as the VRAM goes away.
+ * With a @vma the new pages follow its memory policy and may fail, and so
+ * may the copy (the page then stays in VRAM); without one (eviction) they
+ * cannot fail, and a page whose copy failed is replaced by zeroes, as the
+ * VRAM goes away.
  *
- * Return: pages that could not be given a destination.
+ * Return: pages that could not be given a destination; *@copy_failed
+ * (when not NULL) is set if the copy of one of them failed, as opposed
+ * to the allocation of its page.
  */
 static unsigned long nvsvm_dmem_fill_sys(unsigned long *src,
 					 unsigned long *dst,
 					 unsigned long npages,
 					 struct vm_area_struct *vma,
-					 unsigned long start)
+					 unsigned long start,
+					 bool *copy_failed)
 {
 	unsigned long i, failed = 0;
 
@@ -216,6 +220,8 @@ static unsigned long nvsvm_dmem_fill_sys(unsigned long *src,
 				unlock_page(dpage);
 				put_page(dpage);
 				failed++;
+				if (copy_failed)
+					*copy_failed = true;
 				continue;
 			}
 			dev_err_ratelimited(nvsvm_page_dmem(spage)->ndev->gpu->dev,
@@ -271,7 +277,7 @@ static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
 	if (to_vram)
 		nvsvm_dmem_fill_vram(dmem, &args);
 	else
-		nvsvm_dmem_fill_sys(src, dst, args.npages, vma, start);
+		nvsvm_dmem_fill_sys(src, dst, args.npages, vma, start, NULL);
 	migrate_vma_pages(&args);
 	moved = nvsvm_dmem_moved(src, dst, args.npages);
 	migrate_vma_finalize(&args);
@@ -280,7 +286,13 @@ static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
 	return moved;
 }
 
-/* A CPU access to a device-private page: bring that page back. */
+/*
+ * A CPU access to a device-private page: bring that page back. When that
+ * fails the page stays in VRAM and the access fails: VM_FAULT_OOM when no
+ * system page could be had (the kernel retries the access), VM_FAULT_SIGBUS
+ * when the copy failed (a copy engine error does not go away by retrying;
+ * the access would refault forever).
+ */
 static vm_fault_t nvsvm_dmem_migrate_to_ram(struct vm_fault *vmf)
 {
 	struct nvsvm_dmem *dmem = nvsvm_page_dmem(vmf->page);
@@ -295,6 +307,7 @@ static vm_fault_t nvsvm_dmem_migrate_to_ram(struct vm_fault *vmf)
 		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
 		.fault_page = vmf->page,
 	};
+	bool copy_failed = false;
 	vm_fault_t ret = 0;
 
 	if (migrate_vma_setup(&args))
@@ -302,8 +315,9 @@ static vm_fault_t nvsvm_dmem_migrate_to_ram(struct vm_fault *vmf)
 	/* Nothing collected: someone else moved it; the access retries. */
 	if (!args.cpages)
 		return 0;
-	if (nvsvm_dmem_fill_sys(&src, &dst, 1, vmf->vma, args.start))
-		ret = VM_FAULT_OOM;
+	if (nvsvm_dmem_fill_sys(&src, &dst, 1, vmf->vma, args.start,
+				&copy_failed))
+		ret = copy_failed ? VM_FAULT_SIGBUS : VM_FAULT_OOM;
 	migrate_vma_pages(&args);
 	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_MIGRATED_SYS,
 		       nvsvm_dmem_moved(&src, &dst, 1));
@@ -483,7 +497,7 @@ static void nvsvm_dmem_evict(struct nvsvm_dmem *dmem)
 			if (find_next_bit(dmem->used, i + n, i) >= i + n)
 				continue;
 			migrate_device_range(src, dmem->base_pfn + i, n);
-			nvsvm_dmem_fill_sys(src, dst, n, NULL, 0);
+			nvsvm_dmem_fill_sys(src, dst, n, NULL, 0, NULL);
 			migrate_device_pages(src, dst, n);
 			nvsvm_stat_add(dmem->ndev, NVSVM_STAT_MIGRATED_SYS,
 				       nvsvm_dmem_moved(src, dst, n));

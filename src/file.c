@@ -117,6 +117,9 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 	if (_IOC_TYPE(cmd) != NVSVM_IOCTL_BASE || nr >= ARRAY_SIZE(ioctls) ||
 	    !ioctls[nr])
 		return -ENOTTY;
+	/* QUERY's first number (_IOW), for binaries built before it changed. */
+	if (cmd == NVSVM_IOCTL_QUERY_OLD)
+		cmd = NVSVM_IOCTL_QUERY;
 	/* Same number, other size or direction: an ABI mismatch. */
 	if (cmd != cmds[nr])
 		return -EINVAL;

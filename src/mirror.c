@@ -742,27 +742,98 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 
 #if IS_ENABLED(CONFIG_DEVICE_PRIVATE)
 /*
- * Could the page at @addr be made exclusive at all: a private anonymous
- * page, not part of a large folio, not KSM (what make_device_exclusive_range()
- * accepts)? When it could, a failure was a race (folio lock, a PTE that
- * changed) and is worth a retry.
+ * Tries of one exclusive take before the access is left to its replay. A
+ * try fails only when the mirror changed between the sequence read and the
+ * check (anywhere in the notifier's interval): each try starts afresh, so
+ * a few suffice, and the fault worker never waits on HMM's timeout.
  */
-static bool nvsvm_mirror_exclusive_capable(struct mm_struct *mm, u64 addr)
+#define NVSVM_ATOMIC_TRIES	4
+
+/*
+ * Before each try, outside the notifier's read window: fault the page in
+ * for writing, and tell whether make_device_exclusive_range() could take
+ * it: a private anonymous page, not KSM, not part of a large folio. (Of a
+ * large folio it takes the head page only, after splitting the PMD that
+ * maps a THP, and then replaces the PTEs of the whole folio; a tail page
+ * it refuses after the split. Neither is worth a THP: such a page is
+ * served shared.) The fault restores a device-exclusive entry an earlier
+ * try left (an MMU_NOTIFY_EXCLUSIVE event without owner): inside the
+ * window, that event would fail every later try.
+ *
+ * Return: 0 when the page can be taken, -EAGAIN when it cannot, or the
+ * errno of the fault (-EFAULT: not writable).
+ */
+static int nvsvm_mirror_exclusive_prepare(struct mm_struct *mm, u64 addr)
 {
 	struct vm_area_struct *vma;
 	struct page *page;
-	bool ok = false;
+	long n;
+	int ret;
 
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, addr);
-	if (vma && vma_is_anonymous(vma) && !(vma->vm_flags & VM_SHARED) &&
-	    get_user_pages_remote(mm, addr, 1, FOLL_GET, &page, NULL,
-				  NULL) == 1) {
-		ok = PageAnon(page) && !PageKsm(page) && !PageCompound(page);
-		put_page(page);
+	if (!vma) {
+		ret = -EFAULT;
+	} else if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_SHARED)) {
+		ret = -EAGAIN;
+	} else {
+		n = get_user_pages_remote(mm, addr, 1, FOLL_GET | FOLL_WRITE,
+					  &page, NULL, NULL);
+		if (n == 1) {
+			ret = PageAnon(page) && !PageKsm(page) &&
+			      !PageCompound(page) ? 0 : -EAGAIN;
+			put_page(page);
+		} else {
+			ret = n < 0 ? n : -EFAULT;
+		}
 	}
 	mmap_read_unlock(mm);
-	return ok;
+	return ret;
+}
+
+/* A valid writable PTE gets atomics enabled (see nvsvm_mirror_shared()). */
+static u64 nvsvm_mirror_pte_atomic(void *priv, u64 addr, unsigned int shift,
+				   u64 old)
+{
+	struct nvsvm_svmm *svmm = priv;
+	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
+	u32 flags = desc->pte_flags(old);
+
+	if ((flags & (NVSVM_PTE_VALID | NVSVM_PTE_WRITE)) !=
+	    (NVSVM_PTE_VALID | NVSVM_PTE_WRITE))
+		return old;
+	return desc->pte(desc->pte_addr(old), flags | NVSVM_PTE_ATOMIC);
+}
+
+/*
+ * A page that cannot be made exclusive: enable atomics on the GPU PTE that
+ * maps it now, whatever its size (a 2 MiB PTE of a THP, a 64 KiB one of a
+ * run of a large folio or of shared memory), when it is writable. A 4 KiB
+ * mapping of the page alone would be shadowed by it. No hmm walk is needed:
+ * under the mutex, a valid writable PTE maps the page the CPU maps
+ * writable (the invariant at the top), and atomics on it are what the
+ * shared rule grants. Where nothing valid maps it, the caller's map of the
+ * page does.
+ */
+static void nvsvm_mirror_shared(struct nvsvm_svmm *svmm, u64 addr,
+				bool *changed)
+{
+	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
+	unsigned int shift = PAGE_SHIFT;
+	u64 pte, start, skipped = 0;
+
+	mutex_lock(&svmm->mutex);
+	pte = nvsvm_vmm_lookup(&svmm->vmm, addr, &shift);
+	if ((desc->pte_flags(pte) & (NVSVM_PTE_VALID | NVSVM_PTE_WRITE |
+				     NVSVM_PTE_ATOMIC)) ==
+	    (NVSVM_PTE_VALID | NVSVM_PTE_WRITE)) {
+		start = ALIGN_DOWN(addr, 1ULL << shift);
+		if (!nvsvm_vmm_map(&svmm->vmm, start, start + (1ULL << shift),
+				   shift, nvsvm_mirror_pte_atomic, svmm,
+				   &skipped))
+			*changed = true;
+	}
+	mutex_unlock(&svmm->mutex);
 }
 
 /**
@@ -777,17 +848,19 @@ static bool nvsvm_mirror_exclusive_capable(struct mm_struct *mm, u64 addr)
  * atomics enabled, under the mutex and after the sequence check, while the
  * page is still locked. A CPU access later restores its PTE through an
  * MMU_NOTIFY_EXCLUSIVE event without owner, which removes the GPU mapping.
+ * At most NVSVM_ATOMIC_TRIES tries, each after
+ * nvsvm_mirror_exclusive_prepare().
  *
- * Return: 0; -EAGAIN when the page cannot be made exclusive (not anonymous,
- * part of a large folio): the caller maps it with atomics enabled anyway;
- * -EFAULT or -EPERM when it cannot be had for writing; -EBUSY when it could
- * not be taken this time (the fault is replayed), -ENOMEM.
+ * Return: 0; -EAGAIN when the page cannot be made exclusive (not private
+ * anonymous, KSM, part of a large folio): atomics are then enabled on a
+ * writable GPU PTE that maps it, and the caller maps it with atomics
+ * enabled where none does; -EFAULT or -EPERM when it cannot be had for
+ * writing; -EBUSY when it could not be taken this time (the fault is
+ * replayed), -ENOMEM.
  */
 int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 {
 	struct mmu_interval_notifier *mni = nvsvm_mirror_notifier(svmm, addr);
-	unsigned long timeout = jiffies +
-				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	unsigned long hpfn;
 	struct nvsvm_range_req req = {
 		.start = addr,
@@ -798,12 +871,16 @@ int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 	struct nvsvm_map_ctx ctx = { .svmm = svmm, .req = &req, .atomic = true };
 	struct page *page;
 	unsigned long seq;
+	unsigned int try;
 	int ret;
 
-	for (;;) {
-		if (time_after(jiffies, timeout))
-			return -EBUSY;
+	for (try = 0; try < NVSVM_ATOMIC_TRIES; try++) {
 		ret = nvsvm_vmm_reserve(&svmm->vmm, addr, addr + PAGE_SIZE);
+		if (ret)
+			return ret;
+		ret = nvsvm_mirror_exclusive_prepare(svmm->mm, addr);
+		if (ret == -EAGAIN)
+			nvsvm_mirror_shared(svmm, addr, changed);
 		if (ret)
 			return ret;
 		seq = mmu_interval_read_begin(mni);
@@ -816,8 +893,7 @@ int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 		if (ret < 0)
 			return ret;
 		if (!ret || !page)
-			return nvsvm_mirror_exclusive_capable(svmm->mm, addr) ?
-			       -EBUSY : -EAGAIN;
+			continue;	/* lost a race: folio lock, PTE */
 
 		mutex_lock(&svmm->mutex);
 		if (mmu_interval_read_retry(mni, seq)) {
@@ -843,6 +919,7 @@ int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 		if (ret != -ENOMEM)
 			return ret;
 	}
+	return -EBUSY;
 }
 #else
 int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)

@@ -146,6 +146,75 @@ static inline void *anon(size_t size)
 }
 
 /*
+ * Transparent huge pages. thp_block(): a 2 MiB-aligned block with
+ * MADV_HUGEPAGE, not touched; NULL on failure. is_thp() and anon_huge_kb()
+ * need root (/proc/self/pagemap pfns, /proc/kpageflags) to tell whether the
+ * kernel really gave one: a case skips when it did not.
+ */
+#define THP_SIZE	(2 * MiB)
+#define KPF_THP		22
+
+static inline uint64_t *thp_block(void)
+{
+	char *p = anon(2 * THP_SIZE);
+
+	if (!p)
+		return NULL;
+	p = (char *)(((uintptr_t)p + THP_SIZE - 1) & ~(THP_SIZE - 1));
+	if (madvise(p, THP_SIZE, MADV_HUGEPAGE))
+		return NULL;
+	return (uint64_t *)p;
+}
+
+/* Does the page at @p belong to a THP? -1 when it cannot be told. */
+static inline int is_thp(const void *p)
+{
+	uint64_t ent, flags;
+	int fd, ret = -1;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &ent, 8, (uintptr_t)p / PAGE * 8) != 8 ||
+	    !(ent & (1ULL << 63)) || !(ent & ((1ULL << 55) - 1)))
+		goto out;
+	close(fd);
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) == 8)
+		ret = !!(flags & (1ULL << KPF_THP));
+out:
+	close(fd);
+	return ret;
+}
+
+/* kB of AnonHugePages (PMD-mapped THP) of the VMA holding @p; -1 error. */
+static inline long anon_huge_kb(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long lo, hi, v;
+	char line[256];
+	int inside = 0;
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			if (inside)
+				break;
+			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		} else if (inside &&
+			   sscanf(line, "AnonHugePages: %lu kB", &v) == 1) {
+			kb = v;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+/*
  * Run @n operations on GPC @gpc (or NVSVM_GPC_ANY), stopped after
  * @timeout_ms; the outcome is in *@e. A program that stopped on a fault
  * leaves its channel in the error state: replace it, so that the next call

@@ -385,7 +385,9 @@ static void do_query(struct fz *z)
 	default:
 		q.entries = nvsvm_ptr(z->ent);
 	}
-	if (call(z, 5, NVSVM_IOCTL_QUERY, fptr(z, &q, sizeof(q))) ||
+	/* Either number: QUERY's first one (_IOW) is an alias. */
+	if (call(z, 5, chance(z, 20) ? NVSVM_IOCTL_QUERY_OLD :
+		 NVSVM_IOCTL_QUERY, fptr(z, &q, sizeof(q))) ||
 	    q.entries != nvsvm_ptr(z->ent))
 		return;
 	n = q.npages < TGT_PAGES ? q.npages : TGT_PAGES;
@@ -511,13 +513,14 @@ static void do_random_cmd(struct fz *z)
 	nr = chance(z, 70) ? below(z, 12) : below(z, 256);
 	size = chance(z, 50) ? 8 * below(z, 8) : below(z, 1 << 14);
 	cmd = _IOC(dir, type, nr, size);
-	for (k = 0; k < NIOC; k++) {
-		static const unsigned long cmds[NIOC] = {
+	for (k = 0; k < NIOC + 1; k++) {
+		static const unsigned long cmds[NIOC + 1] = {
 			NVSVM_IOCTL_GET_INFO, NVSVM_IOCTL_AREA_INIT,
 			NVSVM_IOCTL_AREA_FINI, NVSVM_IOCTL_MAP,
 			NVSVM_IOCTL_UNMAP, NVSVM_IOCTL_QUERY,
 			NVSVM_IOCTL_CHAN_CREATE, NVSVM_IOCTL_CHAN_DESTROY,
 			NVSVM_IOCTL_EXEC, NVSVM_IOCTL_MIGRATE,
+			NVSVM_IOCTL_QUERY_OLD,
 		};
 
 		if (cmd == cmds[k])

@@ -154,7 +154,7 @@ static const unsigned long all_cmds[] = {
 	NVSVM_IOCTL_GET_INFO, NVSVM_IOCTL_AREA_INIT, NVSVM_IOCTL_AREA_FINI,
 	NVSVM_IOCTL_MAP, NVSVM_IOCTL_UNMAP, NVSVM_IOCTL_QUERY,
 	NVSVM_IOCTL_CHAN_CREATE, NVSVM_IOCTL_CHAN_DESTROY, NVSVM_IOCTL_EXEC,
-	NVSVM_IOCTL_MIGRATE,
+	NVSVM_IOCTL_MIGRATE, NVSVM_IOCTL_QUERY_OLD,
 };
 
 /*
@@ -256,6 +256,11 @@ static int map_reserved(void)
 	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
 	m.flags = 1U << 31;
 	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
+	/* mapped is (in/out): zero on input. */
+	m.flags = NVSVM_MAP_FAULT;
+	m.mapped = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
+	EXPECT_EQ(m.mapped, 1);
 	EXPECT_OK(nvsvm_query(fd, m.addr, 4, q));
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ(q[i] & NVSVM_QUERY_VALID, 0);
@@ -308,8 +313,46 @@ static int query_reserved(void)
 	return KTAP_PASS;
 }
 
+/*
+ * QUERY is _IOWR (it writes user memory); its first number, _IOW, is an
+ * alias for binaries built before: both succeed with the same entries,
+ * and both refuse the same bad input.
+ */
+static int query_both_numbers(void)
+{
+	static char buf[4 * PAGE] __attribute__((aligned(4096)));
+	uint32_t qn[4], qo[4];
+	struct nvsvm_query a = { .npages = 4 };
+	uint64_t mapped;
+	int fd, i;
+
+	OPEN_AREA(fd);
+	EXPECT_NE(NVSVM_IOCTL_QUERY, NVSVM_IOCTL_QUERY_OLD);
+	EXPECT_EQ(_IOC_DIR(NVSVM_IOCTL_QUERY), _IOC_READ | _IOC_WRITE);
+	memset(buf, 1, sizeof(buf));
+	a.addr = nvsvm_ptr(buf);
+	EXPECT_OK(nvsvm_map(fd, a.addr + PAGE, 2 * PAGE,
+			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	EXPECT_EQ(mapped, 2);
+	memset(qn, 0xa5, sizeof(qn));
+	memset(qo, 0x5a, sizeof(qo));
+	a.entries = nvsvm_ptr(qn);
+	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_QUERY, &a));
+	a.entries = nvsvm_ptr(qo);
+	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_QUERY_OLD, &a));
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(qn[i], qo[i]);
+		EXPECT_EQ(!!(qn[i] & NVSVM_QUERY_VALID), i == 1 || i == 2);
+	}
+	a.flags = 1;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_QUERY, &a), EINVAL);
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_QUERY_OLD, &a), EINVAL);
+	return KTAP_PASS;
+}
+
 static int chan_create_flags(void)
 {
+	struct nvsvm_chan_create c = { .flags = NVSVM_CHAN_JOIN_AREA };
 	uint32_t h;
 	int fd;
 
@@ -317,6 +360,11 @@ static int chan_create_flags(void)
 	EXPECT_ERR(nvsvm_chan_create(fd, 1U << 2, &h), EINVAL);
 	EXPECT_ERR(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA | (1U << 31), &h),
 		   EINVAL);
+	/* handle is (in/out): zero on input; nothing is created. */
+	c.handle = 7;
+	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_CHAN_CREATE, &c), EINVAL);
+	EXPECT_EQ(c.handle, 7);
+	EXPECT_ERR(nvsvm_chan_destroy(fd, 7), ENOENT);
 	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &h));
 	EXPECT_OK(nvsvm_chan_destroy(fd, h));
 	return KTAP_PASS;
@@ -450,6 +498,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(map_reserved),
 	KTAP_CASE(unmap_reserved),
 	KTAP_CASE(query_reserved),
+	KTAP_CASE(query_both_numbers),
 	KTAP_CASE(chan_create_flags),
 	KTAP_CASE(chan_destroy_flags),
 	KTAP_CASE(exec_flags),

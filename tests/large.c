@@ -23,72 +23,10 @@
 
 #define BLOCK		(2 * MiB)
 #define BLOCK_PAGES	(BLOCK / PAGE)
-#define KPF_THP		22
 
 static uint64_t pat(uint64_t i)
 {
 	return 0x4c41524745000000ULL | i;
-}
-
-/* A 2 MiB-aligned block with MADV_HUGEPAGE, not touched. */
-static uint64_t *thp_block(void)
-{
-	char *p = anon(2 * BLOCK);
-
-	if (!p)
-		return NULL;
-	p = (char *)(((uintptr_t)p + BLOCK - 1) & ~(BLOCK - 1));
-	if (madvise(p, BLOCK, MADV_HUGEPAGE))
-		return NULL;
-	return (uint64_t *)p;
-}
-
-/* Does the page at @p belong to a THP? -1 when it cannot be told. */
-static int is_thp(const void *p)
-{
-	uint64_t ent, flags;
-	int fd, ret = -1;
-
-	fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
-		return -1;
-	if (pread(fd, &ent, 8, (uintptr_t)p / PAGE * 8) != 8 ||
-	    !(ent & (1ULL << 63)) || !(ent & ((1ULL << 55) - 1)))
-		goto out;
-	close(fd);
-	fd = open("/proc/kpageflags", O_RDONLY);
-	if (fd < 0)
-		return -1;
-	if (pread(fd, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) == 8)
-		ret = !!(flags & (1ULL << KPF_THP));
-out:
-	close(fd);
-	return ret;
-}
-
-/* kB of AnonHugePages (PMD-mapped THP) of the VMA holding @p; -1 error. */
-static long anon_huge_kb(const void *p)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	unsigned long lo, hi, v;
-	char line[256];
-	int inside = 0;
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
-			if (inside)
-				break;
-			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-		} else if (inside &&
-			   sscanf(line, "AnonHugePages: %lu kB", &v) == 1) {
-			kb = v;
-		}
-	}
-	fclose(f);
-	return kb;
 }
 
 /* Write a pattern over the block; skip unless it is one PMD-mapped THP. */

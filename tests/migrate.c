@@ -22,6 +22,8 @@
  *                        (exit 0) after the GPU went away under them
  */
 #define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -218,6 +220,83 @@ static int cpu_touch_brings_back(void)
 	/* Every other word came back intact. */
 	buf[2 * WORDS + 1] = pat(2 * WORDS + 1);
 	buf[5 * WORDS + 7] = pat(5 * WORDS + 7);
+	CHECK(cpu_pat(buf, 0, n * WORDS));
+	return KTAP_PASS;
+}
+
+/*
+ * Make the next @n copies of the virtual GPU's copy engine fail with EIO
+ * (its debugfs copy_fail); skip where there is no such knob.
+ */
+static int copy_fail(unsigned int n)
+{
+	char path[96];
+	FILE *fp;
+
+	NEED_VGPU();
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/nvsvm_vgpu/gpu%u/copy_fail", dev_index);
+	fp = fopen(path, "w");
+	if (!fp)
+		SKIP("%s: %s", path, strerror(errno));
+	fprintf(fp, "%u\n", n);
+	if (fclose(fp))
+		KTAP_FAIL_MSG("write %s: %s", path, strerror(errno));
+	return KTAP_PASS;
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+/* Read *@p; 1 in *@bus if that raised SIGBUS, else 0 and the value in *@v. */
+static int read_or_sigbus(const volatile uint64_t *p, uint64_t *v, int *bus)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+
+	ASSERT_SYS(sigaction(SIGBUS, &sa, &old));
+	*bus = 0;
+	if (!sigsetjmp(bus_jmp, 1))
+		*v = *p;
+	else
+		*bus = 1;
+	ASSERT_SYS(sigaction(SIGBUS, &old, NULL));
+	return KTAP_PASS;
+}
+
+/*
+ * A CPU access to a page in VRAM whose copy back fails gets SIGBUS (one
+ * failed copy, injected). It used to get VM_FAULT_OOM, which retries the
+ * access: with a copy that keeps failing, forever; here the retry's copy
+ * worked and the read went through. The page stays in VRAM with its data,
+ * and the next access brings it back.
+ */
+static int copy_failure_sigbus(void)
+{
+	const size_t n = 2;
+	uint64_t *buf, v = 0, v0, v1;
+	int bus;
+	struct fx f;
+
+	DMEM_OPEN(&f, buf, n);
+	CHECK(to_vram_counted(&f, buf, n, &v0));
+	CHECK(copy_fail(1));
+	CHECK(read_or_sigbus(&buf[WORDS + 3], &v, &bus));
+	CHECK(copy_fail(0));
+	if (!bus)
+		KTAP_FAIL_MSG("read %#llx, expected SIGBUS",
+			      (unsigned long long)v);
+	CHECK(vram_pages(&v1));
+	EXPECT_EQ(v1 - v0, n);
+	CHECK(read_or_sigbus(&buf[WORDS + 3], &v, &bus));
+	EXPECT_EQ(bus, 0);
+	EXPECT_EQ(v, pat(WORDS + 3));
+	CHECK(vram_pages(&v1));
+	EXPECT_EQ(v1 - v0, n - 1);
 	CHECK(cpu_pat(buf, 0, n * WORDS));
 	return KTAP_PASS;
 }
@@ -545,6 +624,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(unsupported_or_works),
 	KTAP_CASE(gpu_uses_vram),
 	KTAP_CASE(cpu_touch_brings_back),
+	KTAP_CASE(copy_failure_sigbus),
 	KTAP_CASE(untouched_moves_as_zero),
 	KTAP_CASE(best_effort_skips),
 	KTAP_CASE(fork_with_vram),

@@ -24,7 +24,9 @@
  *
  * Conventions: every struct has fixed-width fields; user pointers travel as
  * __u64; fields marked (in) are read, (out) are written, (in/out) both.
- * Reserved fields and flags bits must be zero (EINVAL otherwise). The
+ * Reserved fields and flags bits must be zero (EINVAL otherwise), and so
+ * must the results MAP and CHAN_CREATE write back (nvsvm_map.mapped,
+ * nvsvm_chan_create.handle), on input. The
  * ioctl number encodes the struct size: a mismatch fails with EINVAL, an
  * unknown number with ENOTTY. Addresses and sizes are bytes, page aligned
  * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise).
@@ -110,7 +112,8 @@ struct nvsvm_area_fini {
  * @size: (in) bytes, page aligned, non-zero
  * @flags: (in) NVSVM_MAP_*
  * @reserved: (in) zero
- * @mapped: (out) pages mapped
+ * @mapped: (in/out) zero on input (EINVAL otherwise); pages valid on the
+ *	GPU in the range afterwards
  *
  * Without NVSVM_MAP_FAULT only pages the CPU already has are mapped, and
  * holes are skipped. With it, every page is faulted in, and a page that
@@ -170,7 +173,8 @@ struct nvsvm_query {
 /**
  * struct nvsvm_chan_create - create a channel
  * @flags: (in) NVSVM_CHAN_*; JOIN_AREA needs AREA_INIT first (EINVAL)
- * @handle: (out) channel handle for EXEC and CHAN_DESTROY
+ * @handle: (in/out) zero on input (EINVAL otherwise); the channel handle
+ *	for EXEC and CHAN_DESTROY
  */
 struct nvsvm_chan_create {
 	__u32 flags;
@@ -303,10 +307,18 @@ struct nvsvm_migrate {
 #define NVSVM_IOCTL_AREA_FINI	_IOW(NVSVM_IOCTL_BASE, 0x02, struct nvsvm_area_fini)
 #define NVSVM_IOCTL_MAP		_IOWR(NVSVM_IOCTL_BASE, 0x03, struct nvsvm_map)
 #define NVSVM_IOCTL_UNMAP	_IOW(NVSVM_IOCTL_BASE, 0x04, struct nvsvm_unmap)
-#define NVSVM_IOCTL_QUERY	_IOW(NVSVM_IOCTL_BASE, 0x05, struct nvsvm_query)
+#define NVSVM_IOCTL_QUERY	_IOWR(NVSVM_IOCTL_BASE, 0x05, struct nvsvm_query)
 #define NVSVM_IOCTL_CHAN_CREATE	_IOWR(NVSVM_IOCTL_BASE, 0x06, struct nvsvm_chan_create)
 #define NVSVM_IOCTL_CHAN_DESTROY _IOW(NVSVM_IOCTL_BASE, 0x07, struct nvsvm_chan_destroy)
 #define NVSVM_IOCTL_EXEC	_IOWR(NVSVM_IOCTL_BASE, 0x08, struct nvsvm_exec)
 #define NVSVM_IOCTL_MIGRATE	_IOWR(NVSVM_IOCTL_BASE, 0x09, struct nvsvm_migrate)
+
+/*
+ * QUERY's first number, _IOW although QUERY writes user memory (the
+ * entries). The module still accepts it as the same call, with the same
+ * rules and results, so that binaries built before keep working; new code
+ * uses NVSVM_IOCTL_QUERY.
+ */
+#define NVSVM_IOCTL_QUERY_OLD	_IOW(NVSVM_IOCTL_BASE, 0x05, struct nvsvm_query)
 
 #endif /* _UAPI_NVSVM_H */

@@ -113,6 +113,8 @@ static void vgpu_debugfs_init(struct vgpu *vgpu)
 					   &vgpu_counter_fops);
 	debugfs_create_file_unsafe("fault_pending", 0444, vgpu->dir, vgpu,
 				   &vgpu_fault_pending_fops);
+	debugfs_create_atomic_t("copy_fail", 0600, vgpu->dir,
+				&vgpu->copy_fail);
 }
 
 static void vgpu_destroy(struct vgpu *vgpu)

@@ -108,7 +108,8 @@ int vgpu_vram_rw(struct vgpu *vgpu, u64 off, void *buf, size_t len,
  * The core calls it for pages no GPU PTE maps (a page being migrated), so
  * no GPC access races with the copy.
  *
- * Return: 0, or -EINVAL when a side reaches no memory or @len is too long.
+ * Return: 0, -EINVAL when a side reaches no memory or @len is too long, or
+ * -EIO while the debugfs copy_fail count (fault injection) is positive.
  */
 int vgpu_copy(struct nvsvm_gpu *gpu, u64 vram, dma_addr_t sys, u32 len,
 	      bool to_vram)
@@ -124,6 +125,8 @@ int vgpu_copy(struct nvsvm_gpu *gpu, u64 vram, dma_addr_t sys, u32 len,
 	spage = vgpu_mem_page(vgpu, VGPU_MEM_SYS, sys);
 	if (!vpage || !spage)
 		return -EINVAL;
+	if (atomic_dec_if_positive(&vgpu->copy_fail) >= 0)
+		return -EIO;
 	v = kmap_local_page(vpage);
 	s = kmap_local_page(spage);
 	if (to_vram)

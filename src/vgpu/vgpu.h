@@ -357,6 +357,8 @@ struct vgpu_prog {
  * @vram_size: bytes of video memory
  * @dir: debugfs directory
  * @ctr: counters
+ * @copy_fail: fault injection: while positive, vgpu_copy() fails with
+ *	-EIO and decrements it (debugfs copy_fail, root only)
  */
 struct vgpu {
 	struct nvsvm_gpu gpu;
@@ -391,6 +393,7 @@ struct vgpu {
 
 	struct dentry *dir;
 	struct vgpu_counters ctr;
+	atomic_t copy_fail;
 };
 
 static inline struct vgpu *to_vgpu(struct nvsvm_gpu *gpu)

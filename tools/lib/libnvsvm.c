@@ -98,8 +98,17 @@ int nvsvm_query(int fd, uint64_t addr, uint64_t npages, uint32_t *entries)
 		.npages = npages,
 		.entries = nvsvm_ptr(entries),
 	};
+	int ret;
 
-	return nvsvm_ioctl(fd, NVSVM_IOCTL_QUERY, &args);
+	ret = nvsvm_ioctl(fd, NVSVM_IOCTL_QUERY, &args);
+	/*
+	 * A module from before QUERY became _IOWR knows its first number only
+	 * (the new one is an ABI mismatch there: EINVAL). A module that knows
+	 * both fails the same way on either.
+	 */
+	if (ret == -EINVAL)
+		ret = nvsvm_ioctl(fd, NVSVM_IOCTL_QUERY_OLD, &args);
+	return ret;
 }
 
 int nvsvm_chan_create(int fd, uint32_t flags, uint32_t *handle)

@@ -75,6 +75,8 @@ int nvsvm_unmap(int fd, uint64_t addr, uint64_t size);
 /**
  * nvsvm_query() - read back @npages GPU PTEs starting at @addr
  * @entries: array of @npages words, filled with NVSVM_QUERY_* bits
+ * Uses NVSVM_IOCTL_QUERY, and NVSVM_IOCTL_QUERY_OLD after EINVAL (a module
+ * from before QUERY became _IOWR).
  * Return: 0; -EINVAL (bad range, npages 0 or above NVSVM_QUERY_MAX, no
  * area); -EFAULT (bad @entries); -EPERM.
  */
