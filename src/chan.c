@@ -8,10 +8,57 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
+#include <linux/gfp.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "nvsvm_core.h"
+
+/*
+ * The instance block: a page charged to the caller's memory cgroup (a
+ * coherent DMA allocation would not be), mapped for the GPU, which reads
+ * it.
+ */
+static int nvsvm_chan_inst_alloc(struct nvsvm_core_chan *chan)
+{
+	struct device *dev = chan->pub.gpu->dev;
+	struct page *page;
+
+	page = alloc_page(NVSVM_GFP_USER | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	chan->pub.inst_addr = dma_map_page(dev, page, 0, PAGE_SIZE,
+					   DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, chan->pub.inst_addr)) {
+		__free_page(page);
+		return -ENOMEM;
+	}
+	if (!PAGE_ALIGNED(chan->pub.inst_addr)) {
+		/* The GPU needs it 4 KiB aligned; an IOMMU did not keep it. */
+		dma_unmap_page(dev, chan->pub.inst_addr, PAGE_SIZE,
+			       DMA_TO_DEVICE);
+		__free_page(page);
+		return -ENOMEM;
+	}
+	chan->inst = page_address(page);
+	return 0;
+}
+
+static void nvsvm_chan_inst_free(struct nvsvm_core_chan *chan)
+{
+	dma_unmap_page(chan->pub.gpu->dev, chan->pub.inst_addr, PAGE_SIZE,
+		       DMA_TO_DEVICE);
+	free_page((unsigned long)chan->inst);
+}
+
+/* Point the instance block at @pd and make it visible to the GPU. */
+static void nvsvm_chan_inst_write(struct nvsvm_core_chan *chan,
+				  dma_addr_t pd)
+{
+	gp100_inst_write(chan->inst, pd, !(chan->flags & NVSVM_CHAN_NO_REPLAY));
+	dma_sync_single_for_device(chan->pub.gpu->dev, chan->pub.inst_addr,
+				   PAGE_SIZE, DMA_TO_DEVICE);
+}
 
 static void nvsvm_chan_release(struct kref *kref)
 {
@@ -30,7 +77,7 @@ static void nvsvm_chan_release(struct kref *kref)
 	 * Let the worker read them first; they are found stale (erased).
 	 */
 	nvsvm_fault_flush(ndev);
-	dma_free_coherent(gpu->dev, PAGE_SIZE, chan->inst, chan->pub.inst_addr);
+	nvsvm_chan_inst_free(chan);
 	kfree(chan);
 }
 
@@ -50,8 +97,7 @@ static void nvsvm_chan_detach(struct nvsvm_core_chan *chan)
 
 	if (!svmm)
 		return;
-	gp100_inst_write(chan->inst, ndev->null_pd.dma,
-			 !(chan->flags & NVSVM_CHAN_NO_REPLAY));
+	nvsvm_chan_inst_write(chan, ndev->null_pd.dma);
 	xa_lock(&ndev->chans);
 	chan->svmm = NULL;
 	xa_unlock(&ndev->chans);
@@ -114,18 +160,17 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 	if (args.flags & ~NVSVM_CHAN_FLAGS || args.handle)
 		return -EINVAL;
 
-	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
+	chan = kzalloc(sizeof(*chan), NVSVM_GFP_USER);
 	if (!chan)
 		return -ENOMEM;
 	kref_init(&chan->kref);
 	chan->file = nf;
 	chan->flags = args.flags;
 	chan->pub.gpu = gpu;
-	chan->inst = dma_alloc_coherent(gpu->dev, PAGE_SIZE,
-					&chan->pub.inst_addr, GFP_KERNEL);
-	if (!chan->inst) {
+	ret = nvsvm_chan_inst_alloc(chan);
+	if (ret) {
 		kfree(chan);
-		return -ENOMEM;
+		return ret;
 	}
 
 	mutex_lock(&nf->lock);
@@ -135,10 +180,10 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 	}
 	chan->svmm = args.flags & NVSVM_CHAN_JOIN_AREA ? nf->svmm : NULL;
 	pd = chan->svmm ? nvsvm_vmm_pdb(&chan->svmm->vmm) : ndev->null_pd.dma;
-	gp100_inst_write(chan->inst, pd, !(args.flags & NVSVM_CHAN_NO_REPLAY));
+	nvsvm_chan_inst_write(chan, pd);
 
 	ret = xa_insert(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT, chan,
-			GFP_KERNEL);
+			NVSVM_GFP_USER);
 	if (ret)
 		goto err_unlock;
 	/*
@@ -146,7 +191,7 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 	 * xa_erase(0) by a CHAN_DESTROY of handle 0 marks index 0 free.
 	 */
 	ret = xa_alloc(&nf->chans, &id, chan, XA_LIMIT(1, INT_MAX),
-		       GFP_KERNEL);
+		       NVSVM_GFP_USER);
 	if (ret)
 		goto err_erase;
 	chan->pub.id = id;
@@ -176,7 +221,7 @@ err_erase:
 	xa_erase(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT);
 err_unlock:
 	mutex_unlock(&nf->lock);
-	dma_free_coherent(gpu->dev, PAGE_SIZE, chan->inst, chan->pub.inst_addr);
+	nvsvm_chan_inst_free(chan);
 	kfree(chan);
 	return ret;
 }

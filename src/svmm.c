@@ -65,7 +65,7 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 	    end > NVSVM_UNMANAGED_LIMIT)
 		return -EINVAL;
 
-	svmm = kzalloc(sizeof(*svmm), GFP_KERNEL);
+	svmm = kzalloc(sizeof(*svmm), NVSVM_GFP_USER);
 	if (!svmm)
 		return -ENOMEM;
 	svmm->ndev = nf->ndev;
@@ -263,7 +263,7 @@ long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg)
 				   &svmm);
 	if (ret)
 		return ret;
-	buf = kmalloc_array(NVSVM_QUERY_CHUNK, sizeof(*buf), GFP_KERNEL);
+	buf = kmalloc_array(NVSVM_QUERY_CHUNK, sizeof(*buf), NVSVM_GFP_USER);
 	if (!buf) {
 		ret = -ENOMEM;
 		goto out_put;
