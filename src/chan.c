@@ -9,10 +9,21 @@
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "nvsvm_core.h"
+
+/*
+ * Channels one file may hold at once; CHAN_CREATE fails with -ENOSPC
+ * beyond. Each costs its owner's memory cgroup an instance block (a page)
+ * and a few hundred bytes.
+ */
+static unsigned int max_channels = NVSVM_CHAN_MAX_DEFAULT;
+module_param(max_channels, uint, 0644);
+MODULE_PARM_DESC(max_channels,
+		 "channels one open file may hold (CHAN_CREATE: ENOSPC beyond)");
 
 /*
  * The instance block: a page charged to the caller's memory cgroup (a
@@ -150,6 +161,8 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 	struct nvsvm_device *ndev = nf->ndev;
 	struct nvsvm_gpu *gpu = ndev->gpu;
 	struct nvsvm_chan_create args;
+	unsigned int max = min_t(unsigned int, READ_ONCE(max_channels),
+				 INT_MAX);
 	struct nvsvm_core_chan *chan;
 	dma_addr_t pd;
 	u32 id;
@@ -159,6 +172,8 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 		return -EFAULT;
 	if (args.flags & ~NVSVM_CHAN_FLAGS || args.handle)
 		return -EINVAL;
+	if (!max)
+		return -ENOSPC;
 
 	chan = kzalloc(sizeof(*chan), NVSVM_GFP_USER);
 	if (!chan)
@@ -188,10 +203,13 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 		goto err_unlock;
 	/*
 	 * Handles are 1 and up. XA_FLAGS_ALLOC1 alone does not ensure it:
-	 * xa_erase(0) by a CHAN_DESTROY of handle 0 marks index 0 free.
+	 * xa_erase(0) by a CHAN_DESTROY of handle 0 marks index 0 free. At
+	 * most @max of them: no free handle left is the file's limit.
 	 */
-	ret = xa_alloc(&nf->chans, &id, chan, XA_LIMIT(1, INT_MAX),
+	ret = xa_alloc(&nf->chans, &id, chan, XA_LIMIT(1, max),
 		       NVSVM_GFP_USER);
+	if (ret == -EBUSY)
+		ret = -ENOSPC;
 	if (ret)
 		goto err_erase;
 	chan->pub.id = id;
