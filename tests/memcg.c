@@ -192,6 +192,45 @@ static char *sparse(uint64_t n)
 	return p;
 }
 
+/* A GPU read of the touched word of each block of sparse(@n). */
+static struct nvsvm_op *sparse_reads(uint64_t n)
+{
+	struct nvsvm_op *ops;
+	char *p = sparse(n);
+	uint64_t i;
+
+	ops = p ? calloc(n, sizeof(*ops)) : NULL;
+	for (i = 0; ops && i < n; i++)
+		ops[i] = nvsvm_op_read(nvsvm_ptr(p + i * BLOCK));
+	return ops;
+}
+
+/*
+ * For the GPU cases: into a group of its own, sparse_reads(@n) in *@ops, a
+ * file with an area and a channel in @f.
+ */
+static int gpu_fixture(uint64_t n, struct nvsvm_op **ops, struct fx *f)
+{
+	NEED_CAP(NVSVM_CAP_EXEC);
+	CG_ENTER("max");
+	*ops = sparse_reads(n);
+	ASSERT_MAP(*ops);
+	FX_OPEN(f);
+	return KTAP_PASS;
+}
+
+/*
+ * memory.max of the case's group, opened before the limit is set: opening
+ * a file allocates, and at the limit that would be an OOM kill.
+ */
+static int cg_open_max(void)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/memory.max", cg_dir);
+	return open(path, O_WRONLY);
+}
+
 /*
  * CHAN_CREATE charges the caller's group at least CHAN_MIN_BYTES per
  * channel, and closing the file gives it all back.
@@ -343,17 +382,11 @@ static int fault_tables_charged(void)
 	uint64_t k0, pt0, k1, pt1, slack = cg_slack(), i;
 	struct nvsvm_op *ops;
 	struct fx f;
-	char *p;
+	int ret;
 
-	NEED_CAP(NVSVM_CAP_EXEC);
-	CG_ENTER("max");
-	p = sparse(n);
-	ASSERT_MAP(p);
-	ops = calloc(n, sizeof(*ops));
-	ASSERT_MAP(ops);
-	for (i = 0; i < n; i++)
-		ops[i] = nvsvm_op_read(nvsvm_ptr(p + i * BLOCK));
-	FX_OPEN(&f);
+	ret = gpu_fixture(n, &ops, &f);
+	if (ret != KTAP_PASS)
+		return ret;
 	pt0 = pt_bytes();
 	k0 = cg_kernel();
 	CHECK(gpu_ok(&f, ops, n));
@@ -381,15 +414,14 @@ static int map_over_limit_enomem(void)
 	const uint64_t n = 2048;
 	uint64_t pt0, cur, kills0, kills1;
 	struct nvsvm_map m;
-	char max[160], *p;
 	int fd, maxfd, ret;
+	char max[32], *p;
 
 	CG_ENTER("max");
 	p = sparse(n);
 	ASSERT_MAP(p);
 	OPEN_AREA(fd);
-	snprintf(max, sizeof(max), "%s/memory.max", cg_dir);
-	maxfd = open(max, O_WRONLY);
+	maxfd = cg_open_max();
 	ASSERT_SYS(maxfd);
 	pt0 = pt_bytes();
 	kills0 = cg_field("memory.events", "oom_kill");
@@ -419,12 +451,67 @@ static int map_over_limit_enomem(void)
 	return KTAP_PASS;
 }
 
+/*
+ * The fault worker cannot charge tables beyond memory.max either: GPU reads
+ * of 1024 sparse blocks with 256 KiB of room do not complete (the faults
+ * are replayed until the program's timeout, or cancelled), nobody is OOM
+ * killed, and once the limit is lifted the same program completes.
+ */
+static int fault_over_limit(void)
+{
+	const uint64_t n = 1024;
+	uint64_t pt0, kills0, kills1, i;
+	struct nvsvm_exec e = { 0 };
+	struct nvsvm_op *ops;
+	int maxfd, ret;
+	char max[32];
+	struct fx f;
+
+	ret = gpu_fixture(n, &ops, &f);
+	if (ret != KTAP_PASS)
+		return ret;
+	maxfd = cg_open_max();
+	ASSERT_SYS(maxfd);
+	pt0 = pt_bytes();
+	kills0 = cg_field("memory.events", "oom_kill");
+	snprintf(max, sizeof(max), "%llu",
+		 (unsigned long long)(cg_current() + 256 * 1024));
+	ASSERT_SYS(write(maxfd, max, strlen(max)));
+
+	ret = nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, ops, n, 2000, &e);
+	ASSERT_SYS(write(maxfd, "max", 3));
+	close(maxfd);
+	kills1 = cg_field("memory.events", "oom_kill");
+	ktap_note("GPU reads of %llu sparse blocks with 256 KiB of room: %s, %s after %u ops, pt_bytes +%lld, oom_kill %llu -> %llu",
+		  (unsigned long long)n, ret ? strerror(-ret) : "EXEC ok",
+		  nvsvm_status_name(e.status), e.done,
+		  (long long)(pt_bytes() - pt0), (unsigned long long)kills0,
+		  (unsigned long long)kills1);
+	EXPECT_OK(ret);
+	EXPECT_TRUE(e.status == NVSVM_EXEC_TIMEOUT ||
+		    e.status == NVSVM_EXEC_FAULT, "status %s",
+		    nvsvm_status_name(e.status));
+	EXPECT_TRUE(e.done < n, "done %u", e.done);
+	EXPECT_EQ(kills1, kills0);
+
+	EXPECT_OK(nvsvm_chan_destroy(f.fd, f.chan));
+	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	CHECK(gpu_ok(&f, ops, n));
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(ops[i].result, 1);
+	close(f.fd);
+	CHECK(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
+	cg_leave();
+	return KTAP_PASS;
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(chan_create_charged),
 	KTAP_CASE(chan_limit_enospc),
 	KTAP_CASE(map_tables_charged),
 	KTAP_CASE(fault_tables_charged),
 	KTAP_CASE(map_over_limit_enomem),
+	KTAP_CASE(fault_over_limit),
 };
 
 int main(void)
