@@ -9,9 +9,10 @@
  * children, per slot. The chip code describes the kinds of tables; the
  * walker derives from them the path of each page size. Walks that only
  * read or clear skip absent tables, so clearing a huge, barely mapped
- * range costs as much as the tables that exist. Tables are unlinked when their last slot empties;
- * since the GPU may still walk an unlinked table until the caller's TLB
- * invalidate, freeing is a separate step (nvsvm_vmm_free_tables()).
+ * range costs as much as the tables that exist. Tables are unlinked when
+ * their last slot empties; since the GPU may still walk an unlinked table
+ * until the caller's TLB invalidate, freeing is a separate step
+ * (nvsvm_vmm_free_tables()).
  */
 #include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
