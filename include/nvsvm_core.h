@@ -13,6 +13,7 @@
 #define _NVSVM_CORE_H
 
 #include <linux/atomic.h>
+#include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/miscdevice.h>
 #include <linux/mmu_notifier.h>
@@ -30,6 +31,12 @@
 #define NVSVM_MAX_DEVICES	32
 /* The unmanaged window must end at or below this (40-bit engines). */
 #define NVSVM_UNMANAGED_LIMIT	BIT_ULL(40)
+/*
+ * Memory a user's call makes the driver allocate: charged to the caller's
+ * memory cgroup; beyond its memory.max the allocation fails (the call
+ * returns -ENOMEM) instead of invoking the OOM killer.
+ */
+#define NVSVM_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 /* Fault service latency histogram: bucket k counts [2^(k-1), 2^k) us. */
 #define NVSVM_LATENCY_BUCKETS	24
 

@@ -8,6 +8,11 @@
  * nothing here allocates with GFP_KERNEL. Tables come from a small cache
  * that nvsvm_vmm_reserve() fills, without the lock, before the caller
  * maps.
+ *
+ * Table memory is ordinary kernel memory charged to the memory cgroup of
+ * the address space's owner (whichever task allocates it: the ioctl or
+ * the fault worker) and mapped for the device with the streaming DMA API;
+ * every CPU write of an entry is synced for the device.
  */
 #ifndef _NVSVM_VMM_H
 #define _NVSVM_VMM_H
@@ -18,7 +23,8 @@
 #include <linux/types.h>
 
 struct device;
-struct dma_pool;
+struct mem_cgroup;
+struct mm_struct;
 
 #define NVSVM_VMM_MAX_LEVELS	8
 #define NVSVM_VMM_NONE		0xff
@@ -100,7 +106,7 @@ struct nvsvm_pt;
  * @root: top-level table
  * @paths: how each page size is reached, largest first
  * @npaths: entries in @paths
- * @pool: DMA pool for levels whose tables are smaller than a page
+ * @memcg: memory cgroup every table is charged to (a reference)
  * @cache_lock: protects @cache and @ncache (filled without the owner's lock)
  * @cache: per level, spare tables ready for use under the lock
  * @ncache: entries on each @cache list
@@ -112,7 +118,7 @@ struct nvsvm_vmm {
 	struct nvsvm_pt *root;
 	struct nvsvm_vmm_path paths[NVSVM_VMM_MAX_LEVELS];
 	unsigned int npaths;
-	struct dma_pool *pool;
+	struct mem_cgroup *memcg;
 	spinlock_t cache_lock;		/* @cache, @ncache */
 	struct list_head cache[NVSVM_VMM_MAX_LEVELS];
 	unsigned int ncache[NVSVM_VMM_MAX_LEVELS];
@@ -128,7 +134,8 @@ typedef u64 (*nvsvm_vmm_pte_fn)(void *priv, u64 addr, unsigned int shift,
 				u64 pte);
 
 int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
-		   const struct nvsvm_vmm_desc *desc, atomic64_t *pt_bytes);
+		   const struct nvsvm_vmm_desc *desc, struct mm_struct *mm,
+		   atomic64_t *pt_bytes);
 void nvsvm_vmm_fini(struct nvsvm_vmm *vmm);
 dma_addr_t nvsvm_vmm_pdb(struct nvsvm_vmm *vmm);
 int nvsvm_vmm_reserve(struct nvsvm_vmm *vmm, u64 start, u64 end);

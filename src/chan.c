@@ -8,10 +8,68 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "nvsvm_core.h"
+
+/*
+ * Channels one file may hold at once; CHAN_CREATE fails with -ENOSPC
+ * beyond. Each costs its owner's memory cgroup an instance block (a page)
+ * and a few hundred bytes.
+ */
+static unsigned int max_channels = NVSVM_CHAN_MAX_DEFAULT;
+module_param(max_channels, uint, 0644);
+MODULE_PARM_DESC(max_channels,
+		 "channels one open file may hold (CHAN_CREATE: ENOSPC beyond)");
+
+/*
+ * The instance block: a page charged to the caller's memory cgroup (a
+ * coherent DMA allocation would not be), mapped for the GPU, which reads
+ * it.
+ */
+static int nvsvm_chan_inst_alloc(struct nvsvm_core_chan *chan)
+{
+	struct device *dev = chan->pub.gpu->dev;
+	struct page *page;
+
+	page = alloc_page(NVSVM_GFP_USER | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	chan->pub.inst_addr = dma_map_page(dev, page, 0, PAGE_SIZE,
+					   DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, chan->pub.inst_addr)) {
+		__free_page(page);
+		return -ENOMEM;
+	}
+	if (!PAGE_ALIGNED(chan->pub.inst_addr)) {
+		/* The GPU needs it 4 KiB aligned; an IOMMU did not keep it. */
+		dma_unmap_page(dev, chan->pub.inst_addr, PAGE_SIZE,
+			       DMA_TO_DEVICE);
+		__free_page(page);
+		return -ENOMEM;
+	}
+	chan->inst = page_address(page);
+	return 0;
+}
+
+static void nvsvm_chan_inst_free(struct nvsvm_core_chan *chan)
+{
+	dma_unmap_page(chan->pub.gpu->dev, chan->pub.inst_addr, PAGE_SIZE,
+		       DMA_TO_DEVICE);
+	free_page((unsigned long)chan->inst);
+}
+
+/* Point the instance block at @pd and make it visible to the GPU. */
+static void nvsvm_chan_inst_write(struct nvsvm_core_chan *chan,
+				  dma_addr_t pd)
+{
+	gp100_inst_write(chan->inst, pd, !(chan->flags & NVSVM_CHAN_NO_REPLAY));
+	dma_sync_single_for_device(chan->pub.gpu->dev, chan->pub.inst_addr,
+				   PAGE_SIZE, DMA_TO_DEVICE);
+}
 
 static void nvsvm_chan_release(struct kref *kref)
 {
@@ -30,7 +88,7 @@ static void nvsvm_chan_release(struct kref *kref)
 	 * Let the worker read them first; they are found stale (erased).
 	 */
 	nvsvm_fault_flush(ndev);
-	dma_free_coherent(gpu->dev, PAGE_SIZE, chan->inst, chan->pub.inst_addr);
+	nvsvm_chan_inst_free(chan);
 	kfree(chan);
 }
 
@@ -50,8 +108,7 @@ static void nvsvm_chan_detach(struct nvsvm_core_chan *chan)
 
 	if (!svmm)
 		return;
-	gp100_inst_write(chan->inst, ndev->null_pd.dma,
-			 !(chan->flags & NVSVM_CHAN_NO_REPLAY));
+	nvsvm_chan_inst_write(chan, ndev->null_pd.dma);
 	xa_lock(&ndev->chans);
 	chan->svmm = NULL;
 	xa_unlock(&ndev->chans);
@@ -104,6 +161,8 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 	struct nvsvm_device *ndev = nf->ndev;
 	struct nvsvm_gpu *gpu = ndev->gpu;
 	struct nvsvm_chan_create args;
+	unsigned int max = min_t(unsigned int, READ_ONCE(max_channels),
+				 INT_MAX);
 	struct nvsvm_core_chan *chan;
 	dma_addr_t pd;
 	u32 id;
@@ -113,19 +172,20 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 		return -EFAULT;
 	if (args.flags & ~NVSVM_CHAN_FLAGS || args.handle)
 		return -EINVAL;
+	if (!max)
+		return -ENOSPC;
 
-	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
+	chan = kzalloc(sizeof(*chan), NVSVM_GFP_USER);
 	if (!chan)
 		return -ENOMEM;
 	kref_init(&chan->kref);
 	chan->file = nf;
 	chan->flags = args.flags;
 	chan->pub.gpu = gpu;
-	chan->inst = dma_alloc_coherent(gpu->dev, PAGE_SIZE,
-					&chan->pub.inst_addr, GFP_KERNEL);
-	if (!chan->inst) {
+	ret = nvsvm_chan_inst_alloc(chan);
+	if (ret) {
 		kfree(chan);
-		return -ENOMEM;
+		return ret;
 	}
 
 	mutex_lock(&nf->lock);
@@ -135,18 +195,21 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 	}
 	chan->svmm = args.flags & NVSVM_CHAN_JOIN_AREA ? nf->svmm : NULL;
 	pd = chan->svmm ? nvsvm_vmm_pdb(&chan->svmm->vmm) : ndev->null_pd.dma;
-	gp100_inst_write(chan->inst, pd, !(args.flags & NVSVM_CHAN_NO_REPLAY));
+	nvsvm_chan_inst_write(chan, pd);
 
 	ret = xa_insert(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT, chan,
-			GFP_KERNEL);
+			NVSVM_GFP_USER);
 	if (ret)
 		goto err_unlock;
 	/*
 	 * Handles are 1 and up. XA_FLAGS_ALLOC1 alone does not ensure it:
-	 * xa_erase(0) by a CHAN_DESTROY of handle 0 marks index 0 free.
+	 * xa_erase(0) by a CHAN_DESTROY of handle 0 marks index 0 free. At
+	 * most @max of them: no free handle left is the file's limit.
 	 */
-	ret = xa_alloc(&nf->chans, &id, chan, XA_LIMIT(1, INT_MAX),
-		       GFP_KERNEL);
+	ret = xa_alloc(&nf->chans, &id, chan, XA_LIMIT(1, max),
+		       NVSVM_GFP_USER);
+	if (ret == -EBUSY)
+		ret = -ENOSPC;
 	if (ret)
 		goto err_erase;
 	chan->pub.id = id;
@@ -176,7 +239,7 @@ err_erase:
 	xa_erase(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT);
 err_unlock:
 	mutex_unlock(&nf->lock);
-	dma_free_coherent(gpu->dev, PAGE_SIZE, chan->inst, chan->pub.inst_addr);
+	nvsvm_chan_inst_free(chan);
 	kfree(chan);
 	return ret;
 }

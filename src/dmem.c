@@ -431,7 +431,8 @@ long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
 	ret = nvsvm_svmm_get_range(nf, args.addr, args.size, &svmm);
 	if (ret)
 		return ret;
-	src = kmalloc_array(2 * NVSVM_DMEM_CHUNK, sizeof(*src), GFP_KERNEL);
+	src = kmalloc_array(2 * NVSVM_DMEM_CHUNK, sizeof(*src),
+			    NVSVM_GFP_USER);
 	if (!src) {
 		nvsvm_svmm_put(svmm);
 		return -ENOMEM;

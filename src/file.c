@@ -27,7 +27,7 @@ static int nvsvm_open(struct inode *inode, struct file *file)
 	/* The provider cannot go while its GPU is open. */
 	if (!try_module_get(ndev->gpu->owner))
 		return -ENODEV;
-	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	nf = kzalloc(sizeof(*nf), NVSVM_GFP_USER);
 	if (!nf) {
 		module_put(ndev->gpu->owner);
 		return -ENOMEM;

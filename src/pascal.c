@@ -316,7 +316,8 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 	ret = nvsvm_pascal_words(svmm, &words);
 	if (ret)
 		goto err_svmm;
-	j = kzalloc(sizeof(*j), GFP_KERNEL);
+	/* A user's channel joins: charged to its memory cgroup. */
+	j = kzalloc(sizeof(*j), NVSVM_GFP_USER);
 	if (!j) {
 		ret = -ENOMEM;
 		goto err_svmm;
@@ -328,10 +329,10 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 	j->file = file;
 
 	mutex_lock(&np->lock);
-	ret = xa_insert(&np->joins, key, j, GFP_KERNEL);
+	ret = xa_insert(&np->joins, key, j, NVSVM_GFP_USER);
 	if (ret)
 		goto err_unlock;
-	ret = xa_insert(&ndev->chans, key, &j->chan, GFP_KERNEL);
+	ret = xa_insert(&ndev->chans, key, &j->chan, NVSVM_GFP_USER);
 	if (ret) {
 		xa_erase(&np->joins, key);
 		goto err_unlock;

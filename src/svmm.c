@@ -65,7 +65,7 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 	    end > NVSVM_UNMANAGED_LIMIT)
 		return -EINVAL;
 
-	svmm = kzalloc(sizeof(*svmm), GFP_KERNEL);
+	svmm = kzalloc(sizeof(*svmm), NVSVM_GFP_USER);
 	if (!svmm)
 		return -ENOMEM;
 	svmm->ndev = nf->ndev;
@@ -77,8 +77,9 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 	svmm->unmanaged_start = args.unmanaged_addr;
 	svmm->unmanaged_end = end;
 	svmm->limit = min_t(u64, svmm->mm->task_size, BIT_ULL(49));
+	/* Tables are charged to the opener's memory cgroup, see vmm.c. */
 	ret = nvsvm_vmm_init(&svmm->vmm, nf->ndev->gpu->dev, &gp100_vmm_desc,
-			     &nf->ndev->stats[NVSVM_STAT_PT_BYTES]);
+			     svmm->mm, &nf->ndev->stats[NVSVM_STAT_PT_BYTES]);
 	if (ret) {
 		mmdrop(svmm->mm);
 		kfree(svmm);
@@ -262,7 +263,7 @@ long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg)
 				   &svmm);
 	if (ret)
 		return ret;
-	buf = kmalloc_array(NVSVM_QUERY_CHUNK, sizeof(*buf), GFP_KERNEL);
+	buf = kmalloc_array(NVSVM_QUERY_CHUNK, sizeof(*buf), NVSVM_GFP_USER);
 	if (!buf) {
 		ret = -ENOMEM;
 		goto out_put;

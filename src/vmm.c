@@ -2,20 +2,25 @@
 /*
  * Generic multi-level GPU page-table walker.
  *
- * The software tree mirrors the hardware one: each table has DMA-coherent
- * memory the GPU reads, a count of its non-zero slots (children linked or
- * PTEs), and, for directories, pointers to its children, per slot. The
- * chip code describes the kinds of tables; the walker derives from them
- * the path of each page size. Walks that only read or clear skip absent
- * tables, so clearing a huge, barely mapped range costs as much as the
- * tables that exist. Tables are unlinked when their last slot empties;
- * since the GPU may still walk an unlinked table until the caller's TLB
- * invalidate, freeing is a separate step (nvsvm_vmm_free_tables()).
+ * The software tree mirrors the hardware one: each table has memory the
+ * GPU reads (streaming-mapped, synced after every CPU write of an entry,
+ * charged to the owner's memory cgroup), a count of its non-zero slots
+ * (children linked or PTEs), and, for directories, pointers to its
+ * children, per slot. The chip code describes the kinds of tables; the
+ * walker derives from them the path of each page size. Walks that only
+ * read or clear skip absent tables, so clearing a huge, barely mapped
+ * range costs as much as the tables that exist. Tables are unlinked when
+ * their last slot empties; since the GPU may still walk an unlinked table
+ * until the caller's TLB invalidate, freeing is a separate step
+ * (nvsvm_vmm_free_tables()).
  */
 #include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
-#include <linux/dmapool.h>
+#include <linux/gfp.h>
+#include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "nvsvm_vmm.h"
@@ -69,36 +74,82 @@ static unsigned int nvsvm_lvl_children(const struct nvsvm_vmm_level *l)
 	return nvsvm_lvl_is_dir(l) ? (1U << l->bits) * l->slots : 0;
 }
 
+/*
+ * Table memory: whole pages, or for tables smaller than a page a kmalloc
+ * object of that (power of two) size, which kmalloc aligns to its size.
+ * Neither dma_alloc_coherent() nor a DMA pool is charged to a memory
+ * cgroup; these are, with __GFP_ACCOUNT.
+ */
+static void *nvsvm_pt_mem_alloc(unsigned int bytes, gfp_t gfp)
+{
+	struct page *page;
+
+	if (bytes < PAGE_SIZE)
+		return kzalloc(bytes, gfp);
+	page = alloc_pages(gfp | __GFP_ZERO, get_order(bytes));
+	return page ? page_address(page) : NULL;
+}
+
+static void nvsvm_pt_mem_free(void *cpu, unsigned int bytes)
+{
+	if (bytes < PAGE_SIZE)
+		kfree(cpu);
+	else
+		free_pages((unsigned long)cpu, get_order(bytes));
+}
+
+/*
+ * A zeroed table, charged to the address space's memory cgroup even when
+ * the fault worker allocates it, and mapped for the device (which only
+ * reads it). @gfp: GFP_KERNEL, or GFP_NOWAIT | __GFP_NOWARN under the
+ * owner's lock; a charge beyond the group's limit fails rather than
+ * invoking the OOM killer.
+ */
 static struct nvsvm_pt *nvsvm_pt_alloc(struct nvsvm_vmm *vmm,
 				       unsigned int level, gfp_t gfp)
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, level);
+	struct mem_cgroup *old;
 	struct nvsvm_pt *pt;
 
+	gfp |= __GFP_ACCOUNT;
+	if (gfpflags_allow_blocking(gfp))
+		gfp |= __GFP_RETRY_MAYFAIL;
+	old = set_active_memcg(vmm->memcg);
 	pt = kzalloc(struct_size(pt, child, nvsvm_lvl_children(l)), gfp);
+	if (pt)
+		pt->cpu = nvsvm_pt_mem_alloc(l->table_bytes, gfp);
+	set_active_memcg(old);
 	if (!pt)
 		return NULL;
+	if (!pt->cpu)
+		goto err_free;
 	pt->level = level;
-	if (l->table_bytes < PAGE_SIZE)
-		pt->cpu = dma_pool_zalloc(vmm->pool, gfp, &pt->dma);
-	else
-		pt->cpu = dma_alloc_coherent(vmm->dev, l->table_bytes,
-					     &pt->dma, gfp);
-	if (!pt->cpu) {
-		kfree(pt);
-		return NULL;
+	pt->dma = dma_map_single(vmm->dev, pt->cpu, l->table_bytes,
+				 DMA_TO_DEVICE);
+	if (dma_mapping_error(vmm->dev, pt->dma))
+		goto err_free;
+	if (!IS_ALIGNED(pt->dma, l->table_bytes)) {
+		/* An IOMMU that did not keep the alignment. */
+		dma_unmap_single(vmm->dev, pt->dma, l->table_bytes,
+				 DMA_TO_DEVICE);
+		goto err_free;
 	}
 	return pt;
+
+err_free:
+	if (pt->cpu)
+		nvsvm_pt_mem_free(pt->cpu, l->table_bytes);
+	kfree(pt);
+	return NULL;
 }
 
 static void nvsvm_pt_free(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt)
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 
-	if (l->table_bytes < PAGE_SIZE)
-		dma_pool_free(vmm->pool, pt->cpu, pt->dma);
-	else
-		dma_free_coherent(vmm->dev, l->table_bytes, pt->cpu, pt->dma);
+	dma_unmap_single(vmm->dev, pt->dma, l->table_bytes, DMA_TO_DEVICE);
+	nvsvm_pt_mem_free(pt->cpu, l->table_bytes);
 	kfree(pt);
 }
 
@@ -170,6 +221,20 @@ static u64 *nvsvm_pt_entry(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 
 	return pt->cpu + idx * l->entry_bytes + slot * sizeof(u64);
+}
+
+/* Make the CPU's write of the entry @e of @pt visible to the device. */
+static void nvsvm_pt_sync(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt, u64 *e)
+{
+	dma_sync_single_for_device(vmm->dev, pt->dma + ((void *)e - pt->cpu),
+				   sizeof(*e), DMA_TO_DEVICE);
+}
+
+static void nvsvm_pt_write(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			   u64 *e, u64 val)
+{
+	WRITE_ONCE(*e, val);
+	nvsvm_pt_sync(vmm, pt, e);
 }
 
 static struct nvsvm_pt **nvsvm_pt_child(struct nvsvm_vmm *vmm,
@@ -312,8 +377,8 @@ static struct nvsvm_pt *nvsvm_pt_link(struct nvsvm_vmm *vmm,
 	atomic64_add(nvsvm_lvl(vmm, level)->table_bytes, vmm->pt_bytes);
 	/* The table's zeroed content must be visible before the PDE. */
 	dma_wmb();
-	WRITE_ONCE(*nvsvm_pt_entry(vmm, pt, idx, slot),
-		   vmm->desc->pde(child->dma));
+	nvsvm_pt_write(vmm, pt, nvsvm_pt_entry(vmm, pt, idx, slot),
+		       vmm->desc->pde(child->dma));
 	return child;
 }
 
@@ -348,7 +413,7 @@ static int nvsvm_vmm_map_pte(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	old = READ_ONCE(*e);
 	new = args->fn(args->priv, addr, l->shift, old);
 	if (new != old) {
-		WRITE_ONCE(*e, new);
+		nvsvm_pt_write(vmm, pt, e, new);
 		pt->refs += !old - !new;
 	}
 	return 0;
@@ -472,8 +537,11 @@ static void nvsvm_vmm_walk_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				continue;
 			}
 			pte = READ_ONCE(*e);
-			if (pte && s == l->pte_slot && nvsvm_pte_valid(vmm, pte))
-				fn(vmm, e, addr, next, priv);
+			if (!pte || s != l->pte_slot || !nvsvm_pte_valid(vmm, pte))
+				continue;
+			fn(vmm, e, addr, next, priv);
+			if (READ_ONCE(*e) != pte)
+				nvsvm_pt_sync(vmm, pt, e);
 		}
 		addr = next;
 	}
@@ -540,7 +608,7 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				nvsvm_vmm_release_lvl(vmm, c, addr, next, args);
 				if (c->refs)
 					continue;
-				WRITE_ONCE(*e, 0);
+				nvsvm_pt_write(vmm, pt, e, 0);
 				*cp = NULL;
 				pt->refs--;
 				atomic64_sub(nvsvm_lvl(vmm, c->level)->table_bytes,
@@ -551,7 +619,7 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 			old = READ_ONCE(*e);
 			if (old && !nvsvm_pte_valid(vmm, old)) {
 				args->release(args->priv, old, l->shift);
-				WRITE_ONCE(*e, 0);
+				nvsvm_pt_write(vmm, pt, e, 0);
 				pt->refs--;
 			}
 		}
@@ -756,37 +824,37 @@ static void nvsvm_vmm_paths(struct nvsvm_vmm *vmm, struct nvsvm_vmm_path *p,
  * nvsvm_vmm_init() - set up an empty address space
  * @vmm: to initialise
  * @dev: device for DMA allocations
- * @desc: chip description
+ * @desc: chip description; every table size a power of two
+ * @mm: the address space's owner: every table is charged to its memory
+ *	cgroup, whoever allocates it
  * @pt_bytes: counter of table memory in use
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or -EINVAL for a table size that is not a power of
+ * two.
  */
 int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
-		   const struct nvsvm_vmm_desc *desc, atomic64_t *pt_bytes)
+		   const struct nvsvm_vmm_desc *desc, struct mm_struct *mm,
+		   atomic64_t *pt_bytes)
 {
 	struct nvsvm_vmm_path path = { };
-	unsigned int level, small = PAGE_SIZE;
+	unsigned int level;
 
 	memset(vmm, 0, sizeof(*vmm));
+	for (level = 0; level < desc->nlevels; level++)
+		if (!is_power_of_2(desc->levels[level].table_bytes))
+			return -EINVAL;
 	vmm->dev = dev;
 	vmm->desc = desc;
 	vmm->pt_bytes = pt_bytes;
 	spin_lock_init(&vmm->cache_lock);
 	for (level = 0; level < NVSVM_VMM_MAX_LEVELS; level++)
 		INIT_LIST_HEAD(&vmm->cache[level]);
-	for (level = 0; level < desc->nlevels; level++)
-		small = min_t(unsigned int, small,
-			      desc->levels[level].table_bytes);
 	nvsvm_vmm_paths(vmm, &path, 0, 0);
 
-	if (small < PAGE_SIZE) {
-		vmm->pool = dma_pool_create("nvsvm_pt", dev, small, small, 0);
-		if (!vmm->pool)
-			return -ENOMEM;
-	}
+	vmm->memcg = get_mem_cgroup_from_mm(mm);
 	vmm->root = nvsvm_pt_alloc(vmm, 0, GFP_KERNEL);
 	if (!vmm->root) {
-		dma_pool_destroy(vmm->pool);
+		mem_cgroup_put(vmm->memcg);
 		return -ENOMEM;
 	}
 	return 0;
@@ -811,6 +879,6 @@ void nvsvm_vmm_fini(struct nvsvm_vmm *vmm)
 		INIT_LIST_HEAD(&vmm->cache[level]);
 		vmm->ncache[level] = 0;
 	}
-	dma_pool_destroy(vmm->pool);
-	vmm->pool = NULL;
+	mem_cgroup_put(vmm->memcg);
+	vmm->memcg = NULL;
 }

@@ -64,7 +64,7 @@ static const uint64_t allowed[NIOC + 1] = {
 	[3] = E(EFAULT) | E(EINVAL) | E(EINTR) | E(EBUSY) | E(EPERM) | COMMON,
 	[4] = E(EFAULT) | E(EINVAL) | E(EPERM) | COMMON,
 	[5] = E(EFAULT) | E(EINVAL) | E(EPERM) | COMMON,
-	[6] = E(EFAULT) | E(EINVAL) | E(EBUSY) | E(EPERM) | COMMON,
+	[6] = E(EFAULT) | E(EINVAL) | E(ENOSPC) | E(EPERM) | COMMON,
 	[7] = E(EFAULT) | E(EINVAL) | E(ENOENT) | E(EPERM) | COMMON,
 	[8] = E(EOPNOTSUPP) | E(EFAULT) | E(EINVAL) | E(ENOENT) | E(EINTR) |
 	      E(EPERM) | COMMON,

@@ -31,6 +31,15 @@
  * unknown number with ENOTTY. Addresses and sizes are bytes, page aligned
  * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise).
  * No physical address or pfn ever crosses this interface.
+ *
+ * Kernel memory: what a file makes the driver allocate (the file, its
+ * area, GPU page tables, channels and their instance blocks, per-call
+ * buffers) is charged to the memory cgroup of the process that opened it,
+ * page tables too when the fault handler allocates them. Beyond the
+ * cgroup's memory.max the call fails with ENOMEM instead of invoking the
+ * OOM killer (a GPU fault whose page tables cannot be had is replayed and
+ * faults again). A file holds at most NVSVM_CHAN_MAX_DEFAULT channels, or
+ * what the module parameter nvsvm.max_channels says (ENOSPC beyond).
  */
 #ifndef _UAPI_NVSVM_H
 #define _UAPI_NVSVM_H
@@ -170,11 +179,23 @@ struct nvsvm_query {
 #define NVSVM_CHAN_NO_REPLAY	(1U << 1) /* faults are fatal, not replayed */
 #define NVSVM_CHAN_FLAGS	(NVSVM_CHAN_JOIN_AREA | NVSVM_CHAN_NO_REPLAY)
 
+/*
+ * Channels one file may hold, unless the module parameter
+ * nvsvm.max_channels says otherwise: CHAN_CREATE fails with ENOSPC beyond
+ * (handles stay between 1 and the limit).
+ */
+#define NVSVM_CHAN_MAX_DEFAULT	1024
+
 /**
  * struct nvsvm_chan_create - create a channel
  * @flags: (in) NVSVM_CHAN_*; JOIN_AREA needs AREA_INIT first (EINVAL)
  * @handle: (in/out) zero on input (EINVAL otherwise); the channel handle
  *	for EXEC and CHAN_DESTROY
+ *
+ * ENOSPC when the file already holds its limit of channels (see
+ * NVSVM_CHAN_MAX_DEFAULT); ENOMEM when the caller's memory cgroup or the
+ * system has no room for the channel (an instance block page and a few
+ * hundred bytes).
  */
 struct nvsvm_chan_create {
 	__u32 flags;

@@ -30,7 +30,8 @@
  */
 struct vgpu_chan *vgpu_chan_create(struct vgpu *vgpu, u64 inst)
 {
-	struct vgpu_chan *vchan = kzalloc(sizeof(*vchan), GFP_KERNEL);
+	/* Made by the caller's CHAN_CREATE: charged to its memory cgroup. */
+	struct vgpu_chan *vchan = kzalloc(sizeof(*vchan), GFP_KERNEL_ACCOUNT);
 
 	if (!vchan)
 		return NULL;
@@ -240,14 +241,18 @@ int vgpu_exec(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
 		return -ENODEV;
 	size = array_size(args->nops, sizeof(struct nvsvm_op));
 
-	prog = kzalloc(sizeof(*prog), GFP_KERNEL);
+	/* The program and its copy are charged to the caller's memory cgroup. */
+	prog = kzalloc(sizeof(*prog), GFP_KERNEL_ACCOUNT);
 	if (!prog)
 		return -ENOMEM;
 	prog->nops = args->nops;
-	prog->ops = vmemdup_user(uops, size);
-	if (IS_ERR(prog->ops)) {
-		ret = PTR_ERR(prog->ops);
-		prog->ops = NULL;
+	prog->ops = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!prog->ops) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (copy_from_user(prog->ops, uops, size)) {
+		ret = -EFAULT;
 		goto out;
 	}
 	for (i = 0; i < prog->nops; i++) {

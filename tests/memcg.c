@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel memory a process makes the driver allocate is charged to its
+ * memory cgroup, and a file cannot hold more than its share.
+ *
+ * Each case that needs a memory cgroup mounts cgroup2 on /sys/fs/cgroup if
+ * it is not there yet, enables the memory controller below the root and
+ * moves the case's process into a group of its own; it skips when the
+ * kernel has no cgroup2 or no memory controller (the debug kernel built
+ * without CONFIG_MEMCG). Memory figures come from the group's
+ * memory.current (every page charged, including the per-CPU charge
+ * batches) and memory.stat's `kernel` (kernel memory charged), compared
+ * with the driver's own count of table memory (debugfs pt_bytes). The
+ * slack allowed for per-CPU batching is 128 pages per CPU, and each case
+ * makes the driver allocate several times that.
+ */
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include "ktap.h"
+#include "common.h"
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG2_MAGIC	0x63677270
+/* At least this much per channel: its instance block, a page. */
+#define CHAN_MIN_BYTES	4096ULL
+/* Default of nvsvm.max_channels (uapi/nvsvm.h, docs/uapi.md). */
+#define CHAN_LIMIT_DEFAULT	1024
+#define BLOCK		(2 * MiB)
+
+static char cg_dir[128];
+
+static int cg_write(const char *dir, const char *file, const char *val)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int cg_read(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+/* memory.current of the case's group, in bytes. */
+static uint64_t cg_current(void)
+{
+	char buf[64];
+
+	if (cg_read(cg_dir, "memory.current", buf, sizeof(buf)))
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* The field @key of the group's @file (memory.stat, memory.events). */
+static uint64_t cg_field(const char *file, const char *key)
+{
+	static char buf[8192];
+	size_t klen = strlen(key);
+	char *line;
+
+	if (cg_read(cg_dir, file, buf, sizeof(buf)))
+		return 0;
+	for (line = buf; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (!strncmp(line, key, klen) && line[klen] == ' ')
+			return strtoull(line + klen + 1, NULL, 10);
+	}
+	return 0;
+}
+
+static uint64_t cg_kernel(void)
+{
+	return cg_field("memory.stat", "kernel");
+}
+
+/* Allowed error of the figures: per-CPU charge batches and stat deltas. */
+static uint64_t cg_slack(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	return 128ULL * PAGE * (cpus > 0 ? cpus : 1);
+}
+
+/*
+ * Move the calling process into a new memory cgroup with memory.max
+ * @max ("max" for none). KTAP_PASS, KTAP_SKIP without cgroup2 or its
+ * memory controller, KTAP_FAIL.
+ */
+static int cg_enter(const char *max)
+{
+	char buf[512];
+	struct statfs sf;
+	int ret;
+
+	if (statfs(CG_ROOT, &sf) || sf.f_type != CG2_MAGIC) {
+		if (access(CG_ROOT, F_OK))
+			SKIP("no %s: kernel without CONFIG_CGROUPS", CG_ROOT);
+		if (mount("none", CG_ROOT, "cgroup2", 0, NULL)) {
+			if (errno == ENODEV)
+				SKIP("no cgroup2 file system");
+			KTAP_FAIL_MSG("mount cgroup2 on %s: %s", CG_ROOT,
+				      strerror(errno));
+		}
+	}
+	ret = cg_read(CG_ROOT, "cgroup.controllers", buf, sizeof(buf));
+	if (ret)
+		KTAP_FAIL_MSG("read cgroup.controllers: %s", strerror(-ret));
+	if (!strstr(buf, "memory"))
+		SKIP("no memory controller: kernel without CONFIG_MEMCG");
+	ret = cg_write(CG_ROOT, "cgroup.subtree_control", "+memory");
+	if (ret)
+		KTAP_FAIL_MSG("enable +memory: %s", strerror(-ret));
+	snprintf(cg_dir, sizeof(cg_dir), "%s/nvsvm-memcg.%d", CG_ROOT,
+		 (int)getpid());
+	if (mkdir(cg_dir, 0755) && errno != EEXIST)
+		KTAP_FAIL_MSG("mkdir %s: %s", cg_dir, strerror(errno));
+	ret = cg_write(cg_dir, "memory.max", max);
+	if (ret)
+		KTAP_FAIL_MSG("memory.max %s: %s", max, strerror(-ret));
+	ret = cg_write(cg_dir, "cgroup.procs", "0");
+	if (ret)
+		KTAP_FAIL_MSG("join %s: %s", cg_dir, strerror(-ret));
+	ret = cg_read(cg_dir, "memory.stat", buf, sizeof(buf));
+	if (ret || !strstr(buf, "kernel "))
+		SKIP("memory.stat has no kernel field");
+	return KTAP_PASS;
+}
+
+/* Back to the root group; the case's group goes. */
+static void cg_leave(void)
+{
+	cg_write(CG_ROOT, "cgroup.procs", "0");
+	rmdir(cg_dir);
+}
+
+#define CG_ENTER(max) do {						\
+	int __r = cg_enter(max);					\
+	if (__r != KTAP_PASS)						\
+		return __r;						\
+} while (0)
+
+static uint64_t pt_bytes(void)
+{
+	uint64_t v = 0;
+
+	nvsvm_stat_read(dev_index, "pt_bytes", &v);
+	return v;
+}
+
+/*
+ * @n 2 MiB blocks of never-mapped anonymous memory with the first page of
+ * each touched by the CPU (its page and CPU page tables charged now, not
+ * during what is measured).
+ */
+static char *sparse(uint64_t n)
+{
+	char *p = anon((n + 1) * BLOCK);
+	uint64_t i;
+
+	if (!p)
+		return NULL;
+	p = (char *)(((uintptr_t)p + BLOCK - 1) & ~(uintptr_t)(BLOCK - 1));
+	/* One small page per block, not a THP each. */
+	madvise(p, n * BLOCK, MADV_NOHUGEPAGE);
+	for (i = 0; i < n; i++)
+		p[i * BLOCK] = 1;
+	return p;
+}
+
+/* A GPU read of the touched word of each block of sparse(@n). */
+static struct nvsvm_op *sparse_reads(uint64_t n)
+{
+	struct nvsvm_op *ops;
+	char *p = sparse(n);
+	uint64_t i;
+
+	ops = p ? calloc(n, sizeof(*ops)) : NULL;
+	for (i = 0; ops && i < n; i++)
+		ops[i] = nvsvm_op_read(nvsvm_ptr(p + i * BLOCK));
+	return ops;
+}
+
+/*
+ * For the GPU cases: into a group of its own, sparse_reads(@n) in *@ops, a
+ * file with an area and a channel in @f.
+ */
+static int gpu_fixture(uint64_t n, struct nvsvm_op **ops, struct fx *f)
+{
+	NEED_CAP(NVSVM_CAP_EXEC);
+	CG_ENTER("max");
+	*ops = sparse_reads(n);
+	ASSERT_MAP(*ops);
+	FX_OPEN(f);
+	return KTAP_PASS;
+}
+
+/*
+ * memory.max of the case's group, opened before the limit is set: opening
+ * a file allocates, and at the limit that would be an OOM kill.
+ */
+static int cg_open_max(void)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/memory.max", cg_dir);
+	return open(path, O_WRONLY);
+}
+
+/*
+ * CHAN_CREATE charges the caller's group at least CHAN_MIN_BYTES per
+ * channel, and closing the file gives it all back.
+ */
+static int chan_create_charged(void)
+{
+	const unsigned int n = 1000;
+	uint64_t cur0, k0, cur1, k1, cur2, k2, slack = cg_slack();
+	uint32_t h;
+	unsigned int i;
+	int fd;
+
+	CG_ENTER("max");
+	OPEN_DEV(fd);
+	EXPECT_OK(nvsvm_chan_create(fd, 0, &h));
+	cur0 = cg_current();
+	k0 = cg_kernel();
+	for (i = 0; i < n; i++)
+		EXPECT_OK(nvsvm_chan_create(fd, 0, &h));
+	cur1 = cg_current();
+	k1 = cg_kernel();
+	close(fd);
+	cur2 = cg_current();
+	k2 = cg_kernel();
+	cg_leave();
+	ktap_note("%u channels: memory.current +%lld, kernel +%lld; after close %+lld, %+lld (slack %llu)",
+		  n, (long long)(cur1 - cur0), (long long)(k1 - k0),
+		  (long long)(cur2 - cur0), (long long)(k2 - k0),
+		  (unsigned long long)slack);
+	EXPECT_TRUE(cur1 >= cur0 + n * CHAN_MIN_BYTES - slack,
+		    "memory.current %llu -> %llu", (unsigned long long)cur0,
+		    (unsigned long long)cur1);
+	EXPECT_TRUE(k1 >= k0 + n * CHAN_MIN_BYTES - slack,
+		    "memory.stat kernel %llu -> %llu", (unsigned long long)k0,
+		    (unsigned long long)k1);
+	EXPECT_TRUE(k2 <= k0 + slack, "kernel %llu after close, %llu before",
+		    (unsigned long long)k2, (unsigned long long)k0);
+	return KTAP_PASS;
+}
+
+/* The limit of nvsvm.max_channels (or its documented default). */
+static unsigned int chan_limit(void)
+{
+	char buf[32];
+
+	if (cg_read("/sys/module/nvsvm/parameters", "max_channels", buf,
+		    sizeof(buf)))
+		return CHAN_LIMIT_DEFAULT;
+	return strtoul(buf, NULL, 10);
+}
+
+/*
+ * A file holds at most max_channels channels: the next CHAN_CREATE fails
+ * with ENOSPC and creates nothing; a destroyed channel makes room for one;
+ * another file has its own budget.
+ */
+static int chan_limit_enospc(void)
+{
+	unsigned int i, limit = chan_limit();
+	uint32_t h, h2;
+	int fd, fd2;
+
+	ktap_note("max_channels %u", limit);
+	EXPECT_TRUE(limit >= 1 && limit <= 65536, "limit %u", limit);
+	OPEN_DEV(fd);
+	for (i = 0; i < limit; i++)
+		EXPECT_OK(nvsvm_chan_create(fd, 0, &h));
+	for (i = 0; i < 16; i++)
+		EXPECT_ERR(nvsvm_chan_create(fd, 0, &h), ENOSPC);
+	EXPECT_ERR(nvsvm_chan_destroy(fd, limit + 1), ENOENT);
+	EXPECT_OK(nvsvm_chan_destroy(fd, 5));
+	EXPECT_OK(nvsvm_chan_create(fd, 0, &h));
+	EXPECT_EQ(h, 5);
+	EXPECT_ERR(nvsvm_chan_create(fd, 0, &h), ENOSPC);
+	OPEN_DEV(fd2);
+	EXPECT_OK(nvsvm_chan_create(fd2, 0, &h2));
+	EXPECT_EQ(h2, 1);
+	close(fd2);
+	close(fd);
+	return KTAP_PASS;
+}
+
+/*
+ * Tables for @n sparse blocks were made (pt_bytes @pt0 -> @pt1), and the
+ * group's kernel memory (@k0 -> @k1) grew at least as much.
+ */
+static int tables_charged(uint64_t n, uint64_t pt0, uint64_t pt1,
+			  uint64_t k0, uint64_t k1)
+{
+	EXPECT_TRUE(pt1 - pt0 >= n * PAGE, "pt_bytes %llu -> %llu",
+		    (unsigned long long)pt0, (unsigned long long)pt1);
+	EXPECT_TRUE(k1 + cg_slack() >= k0 + (pt1 - pt0),
+		    "memory.stat kernel %llu -> %llu",
+		    (unsigned long long)k0, (unsigned long long)k1);
+	return KTAP_PASS;
+}
+
+/*
+ * The GPU page tables of a sparse MAP are charged to the caller's group:
+ * memory.stat's kernel grows at least by what pt_bytes says the tables
+ * take, and goes back at close.
+ */
+static int map_tables_charged(void)
+{
+	const uint64_t n = 1024;
+	uint64_t cur0, k0, pt0, cur1, k1, pt1, k2, slack = cg_slack();
+	struct nvsvm_map m;
+	char *p;
+	int fd;
+
+	CG_ENTER("max");
+	p = sparse(n);
+	ASSERT_MAP(p);
+	OPEN_AREA(fd);
+	pt0 = pt_bytes();
+	cur0 = cg_current();
+	k0 = cg_kernel();
+	m = (struct nvsvm_map){ .addr = nvsvm_ptr(p), .size = n * BLOCK };
+	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_MAP, &m));
+	EXPECT_EQ(m.mapped, n);
+	pt1 = pt_bytes();
+	cur1 = cg_current();
+	k1 = cg_kernel();
+	close(fd);
+	CHECK(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
+	k2 = cg_kernel();
+	cg_leave();
+	ktap_note("MAP of %llu sparse blocks: pt_bytes +%lld, memory.current +%lld, kernel +%lld; after close kernel %+lld (slack %llu)",
+		  (unsigned long long)n, (long long)(pt1 - pt0),
+		  (long long)(cur1 - cur0), (long long)(k1 - k0),
+		  (long long)(k2 - k0), (unsigned long long)slack);
+	CHECK(tables_charged(n, pt0, pt1, k0, k1));
+	EXPECT_TRUE(cur1 + slack >= cur0 + (pt1 - pt0),
+		    "memory.current %llu -> %llu",
+		    (unsigned long long)cur0, (unsigned long long)cur1);
+	EXPECT_TRUE(k2 <= k0 + slack, "kernel %llu after close, %llu before",
+		    (unsigned long long)k2, (unsigned long long)k0);
+	return KTAP_PASS;
+}
+
+/*
+ * Tables the fault worker allocates while serving GPU faults are charged
+ * to the group of the process whose area they belong to, not to the
+ * worker (which would be charged to no one).
+ */
+static int fault_tables_charged(void)
+{
+	const uint64_t n = 1024;
+	uint64_t k0, pt0, k1, pt1, slack = cg_slack(), i;
+	struct nvsvm_op *ops;
+	struct fx f;
+	int ret;
+
+	ret = gpu_fixture(n, &ops, &f);
+	if (ret != KTAP_PASS)
+		return ret;
+	pt0 = pt_bytes();
+	k0 = cg_kernel();
+	CHECK(gpu_ok(&f, ops, n));
+	pt1 = pt_bytes();
+	k1 = cg_kernel();
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(ops[i].result, 1);
+	close(f.fd);
+	CHECK(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
+	cg_leave();
+	ktap_note("GPU faults on %llu sparse blocks: pt_bytes +%lld, kernel +%lld (slack %llu)",
+		  (unsigned long long)n, (long long)(pt1 - pt0),
+		  (long long)(k1 - k0), (unsigned long long)slack);
+	return tables_charged(n, pt0, pt1, k0, k1);
+}
+
+/*
+ * With memory.max 1 MiB above what the group uses, a sparse MAP that needs
+ * 8 MiB of tables fails with ENOMEM: no OOM kill in the group, the caller
+ * alive. Once the limit is lifted the same MAP completes, and closing the
+ * file gives every table back.
+ */
+static int map_over_limit_enomem(void)
+{
+	const uint64_t n = 2048;
+	uint64_t pt0, cur, kills0, kills1;
+	struct nvsvm_map m;
+	int fd, maxfd, ret;
+	char max[32], *p;
+
+	CG_ENTER("max");
+	p = sparse(n);
+	ASSERT_MAP(p);
+	OPEN_AREA(fd);
+	maxfd = cg_open_max();
+	ASSERT_SYS(maxfd);
+	pt0 = pt_bytes();
+	kills0 = cg_field("memory.events", "oom_kill");
+	cur = cg_current();
+	snprintf(max, sizeof(max), "%llu", (unsigned long long)(cur + MiB));
+	ASSERT_SYS(write(maxfd, max, strlen(max)));
+
+	m = (struct nvsvm_map){ .addr = nvsvm_ptr(p), .size = n * BLOCK };
+	ret = xioctl(fd, NVSVM_IOCTL_MAP, &m);
+	/* Lift the limit before anything else allocates. */
+	ASSERT_SYS(write(maxfd, "max", 3));
+	close(maxfd);
+	kills1 = cg_field("memory.events", "oom_kill");
+	ktap_note("MAP under memory.max = current + 1 MiB: %s, pt_bytes +%lld, oom_kill %llu -> %llu",
+		  ret ? strerror(-ret) : "success",
+		  (long long)(pt_bytes() - pt0), (unsigned long long)kills0,
+		  (unsigned long long)kills1);
+	EXPECT_ERR(ret, ENOMEM);
+	EXPECT_EQ(kills1, kills0);
+
+	m = (struct nvsvm_map){ .addr = nvsvm_ptr(p), .size = n * BLOCK };
+	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_MAP, &m));
+	EXPECT_EQ(m.mapped, n);
+	close(fd);
+	CHECK(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
+	cg_leave();
+	return KTAP_PASS;
+}
+
+/*
+ * The fault worker cannot charge tables beyond memory.max either: GPU reads
+ * of 1024 sparse blocks with 256 KiB of room do not complete (the faults
+ * are replayed until the program's timeout, or cancelled), nobody is OOM
+ * killed, and once the limit is lifted the same program completes.
+ */
+static int fault_over_limit(void)
+{
+	const uint64_t n = 1024;
+	uint64_t pt0, kills0, kills1, i;
+	struct nvsvm_exec e = { 0 };
+	struct nvsvm_op *ops;
+	int maxfd, ret;
+	char max[32];
+	struct fx f;
+
+	ret = gpu_fixture(n, &ops, &f);
+	if (ret != KTAP_PASS)
+		return ret;
+	maxfd = cg_open_max();
+	ASSERT_SYS(maxfd);
+	pt0 = pt_bytes();
+	kills0 = cg_field("memory.events", "oom_kill");
+	snprintf(max, sizeof(max), "%llu",
+		 (unsigned long long)(cg_current() + 256 * 1024));
+	ASSERT_SYS(write(maxfd, max, strlen(max)));
+
+	ret = nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, ops, n, 2000, &e);
+	ASSERT_SYS(write(maxfd, "max", 3));
+	close(maxfd);
+	kills1 = cg_field("memory.events", "oom_kill");
+	ktap_note("GPU reads of %llu sparse blocks with 256 KiB of room: %s, %s after %u ops, pt_bytes +%lld, oom_kill %llu -> %llu",
+		  (unsigned long long)n, ret ? strerror(-ret) : "EXEC ok",
+		  nvsvm_status_name(e.status), e.done,
+		  (long long)(pt_bytes() - pt0), (unsigned long long)kills0,
+		  (unsigned long long)kills1);
+	EXPECT_OK(ret);
+	EXPECT_TRUE(e.status == NVSVM_EXEC_TIMEOUT ||
+		    e.status == NVSVM_EXEC_FAULT, "status %s",
+		    nvsvm_status_name(e.status));
+	EXPECT_TRUE(e.done < n, "done %u", e.done);
+	EXPECT_EQ(kills1, kills0);
+
+	EXPECT_OK(nvsvm_chan_destroy(f.fd, f.chan));
+	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	CHECK(gpu_ok(&f, ops, n));
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(ops[i].result, 1);
+	close(f.fd);
+	CHECK(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
+	cg_leave();
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(chan_create_charged),
+	KTAP_CASE(chan_limit_enospc),
+	KTAP_CASE(map_tables_charged),
+	KTAP_CASE(fault_tables_charged),
+	KTAP_CASE(map_over_limit_enomem),
+	KTAP_CASE(fault_over_limit),
+};
+
+int main(void)
+{
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
+}
