@@ -33,6 +33,7 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_pascal.h"
+#include "nvsvm_test.h"
 
 #define NV_PMC_BOOT_0		0x000000
 #define NV_FAULT_BUF_GET	0x002a7c
@@ -43,6 +44,8 @@
 /**
  * struct nvsvm_pascal - one GPU nouveau registered
  * @gpu: what the core sees
+ * @ndev: the core's device of @gpu (of another provider's GPU for a test
+ *	attach, nvsvm_pascal_test_attach())
  * @bar0: nouveau's BAR0 mapping
  * @intr_enable: nouveau's interrupt mask callback
  * @data: for @intr_enable
@@ -52,6 +55,7 @@
  */
 struct nvsvm_pascal {
 	struct nvsvm_gpu gpu;
+	struct nvsvm_device *ndev;
 	void __iomem *bar0;
 	void (*intr_enable)(void *data, bool enable);
 	void *data;
@@ -145,6 +149,7 @@ struct nvsvm_pascal *nvsvm_pascal_register(const struct nvsvm_pascal_info *info)
 		kfree(np);
 		return ERR_PTR(ret);
 	}
+	np->ndev = np->gpu.priv;
 	WRITE_ONCE(np->ready, true);
 	np->intr_enable(np->data, true);
 	return np;
@@ -155,7 +160,7 @@ EXPORT_SYMBOL_GPL(nvsvm_pascal_register);
 static void nvsvm_pascal_unlink(struct nvsvm_pascal *np,
 				struct nvsvm_pascal_join *j)
 {
-	struct nvsvm_device *ndev = np->gpu.priv;
+	struct nvsvm_device *ndev = np->ndev;
 	unsigned long key = j->chan.pub.inst_addr >> PAGE_SHIFT;
 
 	xa_erase(&np->joins, key);
@@ -254,7 +259,7 @@ static int nvsvm_pascal_file_svmm(struct nvsvm_pascal *np, struct file *file,
 	if (file->f_op != &nvsvm_fops)
 		return -EINVAL;
 	nf = file->private_data;
-	if (nf->ndev != np->gpu.priv)
+	if (nf->ndev != np->ndev)
 		return -EXDEV;
 	if (nf->mm != current->mm)
 		return -EPERM;
@@ -297,7 +302,7 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 				   const struct nvsvm_pascal_inst *words),
 		      void *data)
 {
-	struct nvsvm_device *ndev = np->gpu.priv;
+	struct nvsvm_device *ndev = np->ndev;
 	unsigned long key = inst >> PAGE_SHIFT;
 	struct nvsvm_pascal_inst words;
 	struct nvsvm_pascal_join *j;
@@ -379,3 +384,48 @@ void nvsvm_pascal_leave(struct nvsvm_pascal *np, u64 inst)
 		nvsvm_pascal_join_free(j);
 }
 EXPORT_SYMBOL_GPL(nvsvm_pascal_leave);
+
+/**
+ * nvsvm_pascal_test_attach() - TEST ONLY: a handle for the join and leave
+ *	calls on a GPU another provider registered
+ * @gpu: a registered GPU (the virtual GP100: nvsvm_vgpu_test_gpu())
+ *
+ * For tests/kmod, which makes the calls nouveau makes on a virtual GP100.
+ * The caller keeps @gpu registered until nvsvm_pascal_test_detach().
+ *
+ * Return: the handle, or NULL.
+ */
+struct nvsvm_pascal *nvsvm_pascal_test_attach(struct nvsvm_gpu *gpu)
+{
+	struct nvsvm_pascal *np;
+
+	if (!gpu || !gpu->priv)
+		return NULL;
+	np = kzalloc(sizeof(*np), GFP_KERNEL);
+	if (!np)
+		return NULL;
+	mutex_init(&np->lock);
+	xa_init(&np->joins);
+	np->ndev = gpu->priv;
+	return np;
+}
+EXPORT_SYMBOL_GPL(nvsvm_pascal_test_attach);
+
+/**
+ * nvsvm_pascal_test_detach() - TEST ONLY: end nvsvm_pascal_test_attach()
+ * @np: the handle; channels still joined leave
+ */
+void nvsvm_pascal_test_detach(struct nvsvm_pascal *np)
+{
+	struct nvsvm_pascal_join *j;
+	unsigned long key;
+
+	if (!np)
+		return;
+	xa_for_each(&np->joins, key, j)
+		nvsvm_pascal_leave(np, key << PAGE_SHIFT);
+	xa_destroy(&np->joins);
+	mutex_destroy(&np->lock);
+	kfree(np);
+}
+EXPORT_SYMBOL_GPL(nvsvm_pascal_test_detach);
