@@ -44,6 +44,7 @@ int nvsvm_gpu_register(struct nvsvm_gpu *gpu)
 	if (!ndev)
 		return -ENOMEM;
 	ndev->gpu = gpu;
+	mutex_init(&ndev->chan_lock);
 	gpu->priv = ndev;
 	xa_init(&ndev->chans);
 	spin_lock_init(&ndev->inval_lock);

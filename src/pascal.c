@@ -16,10 +16,14 @@
  *
  * Joined channels: nouveau owns their instance blocks (usually in video
  * memory). A join registers the instance block address in the device's
- * channel table for the fault worker, with a reference on the nvsvm file
- * and on its area, so the page directory the channel walks stays allocated
- * until nvsvm_pascal_leave(), and closing the file cannot tear the area
- * down under a running channel.
+ * channel table for the fault worker (nvsvm_chan_bind()), with a reference
+ * on the nvsvm file and on its area, so the page directory the channel
+ * walks stays allocated until nvsvm_pascal_leave(), and closing the file
+ * cannot tear the area down under a running channel. AREA_FINI detaches
+ * the channel (src/chan.c) without touching its instance block: the
+ * directory is emptied, so its accesses fault, and as a channel without
+ * an area its faults are cancelled. Leaving unbinds the instance block,
+ * which reads the fault buffer first (nvsvm_chan_unbind()).
  */
 #include <linux/err.h>
 #include <linux/file.h>
@@ -66,11 +70,15 @@ struct nvsvm_pascal {
 
 /**
  * struct nvsvm_pascal_join - a nouveau channel joined to an SVM area
- * @chan: the entry in the device's channel table (@chan.svmm referenced)
+ * @chan: the entry in the device's channel table; @chan.svmm is cleared
+ *	when the area is torn down (AREA_FINI) while the channel is joined
+ * @svmm: the area joined, referenced until the channel leaves: its PD3 is
+ *	what the channel's instance block points at
  * @file: the nvsvm file of the area, referenced
  */
 struct nvsvm_pascal_join {
 	struct nvsvm_core_chan chan;
+	struct nvsvm_svmm *svmm;
 	struct file *file;
 };
 
@@ -156,20 +164,21 @@ struct nvsvm_pascal *nvsvm_pascal_register(const struct nvsvm_pascal_info *info)
 }
 EXPORT_SYMBOL_GPL(nvsvm_pascal_register);
 
-/* Remove a join from both tables; the caller drops its references. */
+/*
+ * Remove a join from both tables (the device's reads the fault buffer, so
+ * no entry of the channel is left to be taken for the next user of its
+ * instance block); the caller drops its references.
+ */
 static void nvsvm_pascal_unlink(struct nvsvm_pascal *np,
 				struct nvsvm_pascal_join *j)
 {
-	struct nvsvm_device *ndev = np->ndev;
-	unsigned long key = j->chan.pub.inst_addr >> PAGE_SHIFT;
-
-	xa_erase(&np->joins, key);
-	xa_erase(&ndev->chans, key);
+	xa_erase(&np->joins, j->chan.pub.inst_addr >> PAGE_SHIFT);
+	nvsvm_chan_unbind(&j->chan);
 }
 
 static void nvsvm_pascal_join_free(struct nvsvm_pascal_join *j)
 {
-	nvsvm_svmm_put(j->chan.svmm);
+	nvsvm_svmm_put(j->svmm);
 	fput(j->file);
 	kfree(j);
 }
@@ -247,14 +256,13 @@ static int nvsvm_pascal_words(struct nvsvm_svmm *svmm,
 }
 
 /*
- * The area of an nvsvm file, referenced, if the file is an nvsvm file of
- * this GPU opened by the caller's process and has an area.
+ * The nvsvm file behind @file, if it is one of this GPU opened by the
+ * caller's process.
  */
-static int nvsvm_pascal_file_svmm(struct nvsvm_pascal *np, struct file *file,
-				  struct nvsvm_svmm **psvmm)
+static int nvsvm_pascal_file(struct nvsvm_pascal *np, struct file *file,
+			     struct nvsvm_file **pnf)
 {
 	struct nvsvm_file *nf;
-	struct nvsvm_svmm *svmm;
 
 	if (file->f_op != &nvsvm_fops)
 		return -EINVAL;
@@ -263,14 +271,7 @@ static int nvsvm_pascal_file_svmm(struct nvsvm_pascal *np, struct file *file,
 		return -EXDEV;
 	if (nf->mm != current->mm)
 		return -EPERM;
-	mutex_lock(&nf->lock);
-	svmm = nf->svmm;
-	if (svmm)
-		kref_get(&svmm->kref);
-	mutex_unlock(&nf->lock);
-	if (!svmm)
-		return -ENOENT;
-	*psvmm = svmm;
+	*pnf = nf;
 	return 0;
 }
 
@@ -287,8 +288,11 @@ static int nvsvm_pascal_file_svmm(struct nvsvm_pascal *np, struct file *file,
  *
  * The channel must be idle. After @write, the GPU's TLBs are invalidated;
  * the channel's replayable faults are served from the area from then on.
- * The channel keeps the area (and the nvsvm file) until
- * nvsvm_pascal_leave(), even if the process closes the file.
+ * The channel keeps the area's page directory (and the nvsvm file) until
+ * nvsvm_pascal_leave(), even if the process closes the file. When the
+ * area is torn down first (NVSVM_IOCTL_AREA_FINI), the channel is
+ * detached from it: the directory it walks is emptied, and its accesses
+ * fault and are cancelled, as those of any channel without an area.
  *
  * Context: process context of the process that opened @fd.
  *
@@ -307,6 +311,7 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 	struct nvsvm_pascal_inst words;
 	struct nvsvm_pascal_join *j;
 	struct nvsvm_svmm *svmm;
+	struct nvsvm_file *nf;
 	struct file *file;
 	int ret;
 
@@ -315,46 +320,60 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 	file = fget(fd);
 	if (!file)
 		return -EBADF;
-	ret = nvsvm_pascal_file_svmm(np, file, &svmm);
+	ret = nvsvm_pascal_file(np, file, &nf);
 	if (ret)
 		goto err_fput;
-	ret = nvsvm_pascal_words(svmm, &words);
-	if (ret)
-		goto err_svmm;
 	j = kzalloc(sizeof(*j), GFP_KERNEL);
 	if (!j) {
 		ret = -ENOMEM;
-		goto err_svmm;
+		goto err_fput;
 	}
+
+	/* The file's lock: AREA_FINI either detaches this join or follows. */
+	mutex_lock(&nf->lock);
+	svmm = nf->svmm;
+	if (!svmm) {
+		ret = -ENOENT;
+		goto err_unlock;
+	}
+	ret = nvsvm_pascal_words(svmm, &words);
+	if (ret)
+		goto err_unlock;
+	kref_get(&svmm->kref);
 	kref_init(&j->chan.kref);
-	j->chan.pub.gpu = &np->gpu;
+	j->chan.ndev = ndev;
+	j->chan.pub.gpu = ndev->gpu;
 	j->chan.pub.inst_addr = inst;
 	j->chan.svmm = svmm;
+	j->chan.pdb = nvsvm_vmm_pdb(&svmm->vmm);
+	j->svmm = svmm;
 	j->file = file;
 
 	mutex_lock(&np->lock);
 	ret = xa_insert(&np->joins, key, j, GFP_KERNEL);
 	if (ret)
-		goto err_unlock;
-	ret = xa_insert(&ndev->chans, key, &j->chan, GFP_KERNEL);
+		goto err_np;
+	ret = nvsvm_chan_bind(&j->chan);
 	if (ret) {
 		xa_erase(&np->joins, key);
-		goto err_unlock;
+		goto err_np;
 	}
 	ret = write(data, &words);
 	if (ret) {
 		nvsvm_pascal_unlink(np, j);
-		goto err_unlock;
+		goto err_np;
 	}
 	gp100_invalidate_all(ndev);
 	mutex_unlock(&np->lock);
+	mutex_unlock(&nf->lock);
 	return 0;
 
-err_unlock:
+err_np:
 	mutex_unlock(&np->lock);
-	kfree(j);
-err_svmm:
 	nvsvm_svmm_put(svmm);
+err_unlock:
+	mutex_unlock(&nf->lock);
+	kfree(j);
 err_fput:
 	fput(file);
 	return ret;
@@ -367,7 +386,10 @@ EXPORT_SYMBOL_GPL(nvsvm_pascal_join);
  * @inst: the instance block address given to nvsvm_pascal_join()
  *
  * Call once the channel can no longer run (after the driver has torn it
- * down), before its instance block is reused. Unknown @inst is ignored.
+ * down), before its instance block is reused. The fault entries the
+ * channel left in the buffer are read (and found stale) before this
+ * returns, so none is taken for a channel that reuses the instance block.
+ * Unknown @inst is ignored.
  *
  * Context: process context.
  */
