@@ -3,6 +3,9 @@
  * Internal declarations of nvsvm.ko shared between its files.
  *
  * Objects and their locks, outermost first:
+ *   nvsvm_device->unplug   (rwsem) read by every ioctl and by release;
+ *                       unregister takes it for write to wait them out
+ *   nvsvm_device->files_lock   the device's list of open files
  *   nvsvm_file->lock    the file's svmm pointer and channel table
  *   nvsvm_pascal->lock  (src/pascal.c) a GPU's joined channels
  *   nvsvm_device->chan_lock   binds, unbinds and detaches in @chans
@@ -16,6 +19,7 @@
 
 #include <linux/atomic.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
@@ -87,9 +91,16 @@ struct nvsvm_dmem;
 
 /**
  * struct nvsvm_device - core state of one registered GPU
- * @gpu: the provider's GPU
- * @index: N of /dev/nvsvmN
+ * @gpu: the provider's GPU; NULL once unregistered
+ * @owner: the provider's module (@gpu->owner), pinned by each open file
+ * @kref: the registration and each open file hold one; the last frees
+ * @gone: set by unregister: ioctls fail with -ENODEV (read under @unplug)
+ * @unplug: ioctls and release hold it for read; unregister takes it for
+ *	write once, to wait for those that started before @gone
+ * @files_lock: protects @files
+ * @files: open files (struct nvsvm_file.node), torn down at unregister
  * @chan_lock: serialises binds, unbinds and detaches of @chans entries
+ * @index: N of /dev/nvsvmN
  * @name: "nvsvmN"
  * @misc: the character device
  * @stats: counters, see enum nvsvm_stat
@@ -104,6 +115,12 @@ struct nvsvm_dmem;
  */
 struct nvsvm_device {
 	struct nvsvm_gpu *gpu;
+	struct module *owner;
+	struct kref kref;
+	bool gone;
+	struct rw_semaphore unplug;
+	struct mutex files_lock;	/* @files */
+	struct list_head files;
 	struct mutex chan_lock;		/* binds, unbinds, detaches */
 	int index;
 	char name[16];
@@ -173,7 +190,8 @@ struct nvsvm_svmm {
 
 /**
  * struct nvsvm_file - one open /dev/nvsvmN
- * @ndev: the GPU
+ * @ndev: the GPU (a reference)
+ * @node: in the device's list of open files
  * @mm: address space of the opener; every ioctl but GET_INFO must come
  *	from it
  * @lock: protects @svmm and @chans
@@ -182,6 +200,7 @@ struct nvsvm_svmm {
  */
 struct nvsvm_file {
 	struct nvsvm_device *ndev;
+	struct list_head node;
 	struct mm_struct *mm;
 	struct mutex lock;		/* @svmm, @chans */
 	struct nvsvm_svmm *svmm;
@@ -213,8 +232,12 @@ struct nvsvm_core_chan {
 	u32 flags;
 };
 
+/* main.c */
+void nvsvm_device_put(struct nvsvm_device *ndev);
+
 /* file.c */
 extern const struct file_operations nvsvm_fops;
+void nvsvm_file_unplug_all(struct nvsvm_device *ndev);
 
 /* chan.c */
 long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg);
