@@ -10,10 +10,11 @@
  * main() loads that module and removes it at the end; without it (not in
  * the initramfs) those cases skip.
  *
- * The unbind case unbinds the virtual GPU's platform device through sysfs
- * with a file open that has an area, GPU mappings and a channel, checks
- * the file's ioctls fail with ENODEV and close works, then binds it again.
- * It runs last: the test module is removed first (it holds the GPU).
+ * The unbind cases unbind the virtual GPU's platform device through sysfs
+ * with files open that have an area, GPU mappings and a channel (or
+ * less), check the files' ioctls fail with ENODEV and close works, then
+ * bind it again.
+ * Those run last: the test module is removed first (it holds the GPU).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -266,20 +267,22 @@ static int vgpu_device(char *name, size_t size)
 
 /*
  * Unbind the virtual GPU's device while a file has an area, GPU mappings
- * and a channel: every ioctl of the file then fails with ENODEV, close
- * works, nothing in the kernel log (the VM runner), no leak (kmemleak).
- * Then the device binds again and works.
+ * and, if @chan, a channel that ran a program (a second file has
+ * nothing): every ioctl of the files then fails with ENODEV, /dev/nvsvm0
+ * is gone, the CPU's memory is untouched, close works (before or after
+ * the munmap), nothing in the kernel log (the VM runner), no leak
+ * (kmemleak). Then the device binds again and works.
  */
-static int unbind_with_files_open(void)
+static int unbind_case(int with_chan)
 {
 	struct nvsvm_get_info gi;
 	struct nvsvm_exec e;
 	struct nvsvm_op op;
 	uint64_t mapped = 0;
-	uint32_t q[16], chan, chan2;
+	uint32_t q[16], chan = 1, chan2;
 	char dev[64];
 	uint64_t *buf;
-	int fd, fd2, ret, i;
+	int fd, fd2, i;
 
 	NEED_VGPU();
 	EXPECT_OK(vgpu_device(dev, sizeof(dev)));
@@ -296,11 +299,15 @@ static int unbind_with_files_open(void)
 	EXPECT_OK(nvsvm_map(fd, nvsvm_ptr(buf), 16 * PAGE, NVSVM_MAP_WRITE,
 			    &mapped));
 	EXPECT_EQ(mapped, 16);
-	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
+	EXPECT_OK(nvsvm_query(fd, nvsvm_ptr(buf), 16, q));
+	EXPECT_TRUE(q[15] & NVSVM_QUERY_VALID, "QUERY %#x", q[15]);
 	op = nvsvm_op_read(nvsvm_ptr(&buf[3 * WORDS]));
-	EXPECT_OK(nvsvm_exec(fd, chan, 0, &op, 1, EXEC_MS, &e));
-	EXPECT_EQ(e.status, NVSVM_EXEC_OK);
-	EXPECT_EQ(op.result, 4);
+	if (with_chan) {
+		EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
+		EXPECT_OK(nvsvm_exec(fd, chan, 0, &op, 1, EXEC_MS, &e));
+		EXPECT_EQ(e.status, NVSVM_EXEC_OK);
+		EXPECT_EQ(op.result, 4);
+	}
 
 	EXPECT_OK(sysfs_write(VGPU_DRIVER "/unbind", dev));
 	EXPECT_TRUE(access("/dev/nvsvm0", F_OK) && errno == ENOENT,
@@ -315,27 +322,43 @@ static int unbind_with_files_open(void)
 	EXPECT_ERR(nvsvm_chan_destroy(fd, chan), ENODEV);
 	EXPECT_ERR(nvsvm_area_fini(fd), ENODEV);
 	EXPECT_ERR(nvsvm_area_init(fd2, WIN_ADDR, WIN_SIZE), ENODEV);
-	/* The CPU side is untouched; the memory can go. */
+	/* The CPU side is untouched. */
 	for (i = 0; i < 16; i++)
 		EXPECT_EQ(buf[i * WORDS], i + 1);
-	EXPECT_OK(munmap(buf, 16 * PAGE));
-	EXPECT_OK(close(fd));
 	EXPECT_OK(close(fd2));
+	if (with_chan) {
+		EXPECT_OK(close(fd));
+		EXPECT_OK(munmap(buf, 16 * PAGE));
+	} else {
+		EXPECT_OK(munmap(buf, 16 * PAGE));
+		EXPECT_OK(close(fd));
+	}
 
 	/* Bound again, the GPU works. */
 	EXPECT_OK(sysfs_write(VGPU_DRIVER "/bind", dev));
 	OPEN_DEV(fd);
-	ret = nvsvm_get_info(fd, &gi);
-	EXPECT_OK(ret);
+	EXPECT_OK(nvsvm_get_info(fd, &gi));
 	EXPECT_EQ(gi.api_version, NVSVM_API_VERSION);
 	close(fd);
 	return KTAP_PASS;
 }
 
+static int unbind_with_files_open(void)
+{
+	return unbind_case(1);
+}
+
+/* Without a channel, the old unregister did not even warn. */
+static int unbind_with_area_no_channel(void)
+{
+	return unbind_case(0);
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(area_fini_detaches_joined),
 	KTAP_CASE(leave_reads_old_faults),
-	/* Last: it removes the test module and rebinds the GPU. */
+	/* Last: they remove the test module and rebind the GPU. */
+	KTAP_CASE(unbind_with_area_no_channel),
 	KTAP_CASE(unbind_with_files_open),
 };
 
