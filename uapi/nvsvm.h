@@ -27,7 +27,9 @@
  * Reserved fields and flags bits must be zero (EINVAL otherwise). The
  * ioctl number encodes the struct size: a mismatch fails with EINVAL, an
  * unknown number with ENOTTY. Addresses and sizes are bytes, page aligned
- * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise).
+ * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise). Once
+ * the GPU is gone (its device unbound or unplugged while the file is
+ * open), every ioctl fails with ENODEV; close still works.
  * No physical address or pfn ever crosses this interface.
  */
 #ifndef _UAPI_NVSVM_H
