@@ -3,7 +3,12 @@
  * Internal declarations of nvsvm.ko shared between its files.
  *
  * Objects and their locks, outermost first:
+ *   nvsvm_device->unplug   (rwsem) read by every ioctl and by release;
+ *                       unregister takes it for write to wait them out
+ *   nvsvm_device->files_lock   the device's list of open files
  *   nvsvm_file->lock    the file's svmm pointer and channel table
+ *   nvsvm_pascal->lock  (src/pascal.c) a GPU's joined channels
+ *   nvsvm_device->chan_lock   binds, unbinds and detaches in @chans
  *   nvsvm_svmm->mutex   the svmm's GPU page tables (struct nvsvm_vmm) and
  *                       the notifier sequence check before PTE writes
  *   nvsvm_device->inval_lock   the invalidate/replay register sequence
@@ -15,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/gfp.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
@@ -92,12 +98,22 @@ struct nvsvm_dmem;
 
 /**
  * struct nvsvm_device - core state of one registered GPU
- * @gpu: the provider's GPU
+ * @gpu: the provider's GPU; NULL once unregistered
+ * @owner: the provider's module (@gpu->owner), pinned by each open file
+ * @kref: the registration and each open file hold one; the last frees
+ * @gone: set by unregister: ioctls fail with -ENODEV (read under @unplug)
+ * @unplug: ioctls and release hold it for read; unregister takes it for
+ *	write once, to wait for those that started before @gone
+ * @files_lock: protects @files
+ * @files: open files (struct nvsvm_file.node), torn down at unregister
+ * @chan_lock: serialises binds, unbinds and detaches of @chans entries
  * @index: N of /dev/nvsvmN
  * @name: "nvsvmN"
  * @misc: the character device
  * @stats: counters, see enum nvsvm_stat
- * @chans: channels by instance block address >> 12, for the fault path
+ * @chans: channels by instance block address >> 12, for the fault path:
+ *	both the files' channels (src/chan.c) and the channels a driver
+ *	joined (src/pascal.c); nvsvm_chan_bind() and nvsvm_chan_unbind()
  * @inval_lock: serialises writes to the invalidate registers
  * @null_pd: an empty PD3 for channels without an SVM area
  * @fault: fault buffer and worker state, see fault.c
@@ -106,6 +122,13 @@ struct nvsvm_dmem;
  */
 struct nvsvm_device {
 	struct nvsvm_gpu *gpu;
+	struct module *owner;
+	struct kref kref;
+	bool gone;
+	struct rw_semaphore unplug;
+	struct mutex files_lock;	/* @files */
+	struct list_head files;
+	struct mutex chan_lock;		/* binds, unbinds, detaches */
 	int index;
 	char name[16];
 	struct miscdevice misc;
@@ -174,7 +197,8 @@ struct nvsvm_svmm {
 
 /**
  * struct nvsvm_file - one open /dev/nvsvmN
- * @ndev: the GPU
+ * @ndev: the GPU (a reference)
+ * @node: in the device's list of open files
  * @mm: address space of the opener; every ioctl but GET_INFO must come
  *	from it
  * @lock: protects @svmm and @chans
@@ -183,6 +207,7 @@ struct nvsvm_svmm {
  */
 struct nvsvm_file {
 	struct nvsvm_device *ndev;
+	struct list_head node;
 	struct mm_struct *mm;
 	struct mutex lock;		/* @svmm, @chans */
 	struct nvsvm_svmm *svmm;
@@ -193,31 +218,45 @@ struct nvsvm_file {
  * struct nvsvm_core_chan - a channel and its instance block
  * @pub: what the provider sees
  * @kref: the file's table and each EXEC hold one
- * @file: owner
+ * @ndev: the GPU
+ * @file: owner; NULL for a channel a driver joined (src/pascal.c)
  * @svmm: area joined, or NULL; written under the device's chans xa_lock
- * @inst: CPU address of the instance block
+ * @pdb: the PD3 the instance block points at (cancels target it); the
+ *	empty one for a detached channel of a file; a detached joined
+ *	channel keeps its emptied area PD3 until it leaves. Written under
+ *	the xa_lock too.
+ * @inst: CPU address of the instance block; NULL when a driver owns it
  * @flags: NVSVM_CHAN_*
  */
 struct nvsvm_core_chan {
 	struct nvsvm_chan pub;
 	struct kref kref;
+	struct nvsvm_device *ndev;
 	struct nvsvm_file *file;
 	struct nvsvm_svmm *svmm;
+	dma_addr_t pdb;
 	void *inst;
 	u32 flags;
 };
 
+/* main.c */
+void nvsvm_device_put(struct nvsvm_device *ndev);
+
 /* file.c */
 extern const struct file_operations nvsvm_fops;
+void nvsvm_file_unplug_all(struct nvsvm_device *ndev);
 
 /* chan.c */
 long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_chan_destroy(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_exec(struct nvsvm_file *nf, void __user *uarg);
 void nvsvm_chan_destroy_all(struct nvsvm_file *nf);
-void nvsvm_chan_detach_svmm(struct nvsvm_file *nf, struct nvsvm_svmm *svmm);
+int nvsvm_chan_bind(struct nvsvm_core_chan *chan);
+void nvsvm_chan_unbind(struct nvsvm_core_chan *chan);
+void nvsvm_chan_detach_svmm(struct nvsvm_device *ndev,
+			    struct nvsvm_svmm *svmm);
 struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
-				       u64 inst_addr);
+				       u64 inst_addr, dma_addr_t *pdb);
 
 /* svmm.c */
 long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg);

@@ -3,8 +3,12 @@
  * Channels: an instance block whose page directory is the file's SVM area
  * (or an empty one), registered with the provider's engine.
  *
- * The fault path finds a channel's area by instance block address in the
- * device's xarray; chan->svmm changes only under that xarray's lock.
+ * The device's channel table (instance block address -> channel) is the
+ * fault path's route from a fault entry to an area. It holds the files'
+ * channels and the channels a driver joined (src/pascal.c); both go in
+ * with nvsvm_chan_bind() and out with nvsvm_chan_unbind(), which reads the
+ * fault buffer before the address can be reused. chan->svmm and chan->pdb
+ * change only under that xarray's lock.
  */
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
@@ -71,23 +75,58 @@ static void nvsvm_chan_inst_write(struct nvsvm_core_chan *chan,
 				   PAGE_SIZE, DMA_TO_DEVICE);
 }
 
+/**
+ * nvsvm_chan_bind() - enter a channel in its device's channel table
+ * @chan: channel with @ndev, @pub.inst_addr, @svmm and @pdb set
+ *
+ * From then on the fault worker serves the faults of that instance block
+ * from @chan->svmm.
+ *
+ * Return: 0, -EBUSY when the instance block is in the table already, or
+ * -ENOMEM.
+ */
+int nvsvm_chan_bind(struct nvsvm_core_chan *chan)
+{
+	struct nvsvm_device *ndev = chan->ndev;
+	int ret;
+
+	mutex_lock(&ndev->chan_lock);
+	ret = xa_insert(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT, chan,
+			NVSVM_GFP_USER);
+	mutex_unlock(&ndev->chan_lock);
+	return ret;
+}
+
+/**
+ * nvsvm_chan_unbind() - remove a channel from the channel table
+ * @chan: a bound channel that no longer runs
+ *
+ * Fault entries of this channel may still be in the buffer. Once its
+ * instance block is freed, a new channel can get the same address and
+ * such an entry would be taken for its own: served in the wrong area, even
+ * cancelled on a GPC the new channel runs on. So the worker reads them
+ * before this returns; they are found stale (no channel).
+ *
+ * Context: process, may sleep; not from the fault worker.
+ */
+void nvsvm_chan_unbind(struct nvsvm_core_chan *chan)
+{
+	struct nvsvm_device *ndev = chan->ndev;
+
+	mutex_lock(&ndev->chan_lock);
+	xa_erase(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT);
+	mutex_unlock(&ndev->chan_lock);
+	nvsvm_fault_flush(ndev);
+}
+
 static void nvsvm_chan_release(struct kref *kref)
 {
 	struct nvsvm_core_chan *chan = container_of(kref, typeof(*chan), kref);
-	struct nvsvm_device *ndev = chan->file->ndev;
-	struct nvsvm_gpu *gpu = ndev->gpu;
+	struct nvsvm_gpu *gpu = chan->ndev->gpu;
 
 	if (gpu->ops->chan_fini)
 		gpu->ops->chan_fini(gpu, &chan->pub);
-	xa_erase(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT);
-	/*
-	 * Fault entries of this channel may still be in the buffer. Once
-	 * the instance block is freed, a new channel can get the same
-	 * address and such an entry would be taken for its own: served in
-	 * the wrong area, even cancelled on a GPC the new channel runs on.
-	 * Let the worker read them first; they are found stale (erased).
-	 */
-	nvsvm_fault_flush(ndev);
+	nvsvm_chan_unbind(chan);
 	nvsvm_chan_inst_free(chan);
 	kfree(chan);
 }
@@ -98,49 +137,68 @@ static void nvsvm_chan_put(struct nvsvm_core_chan *chan)
 }
 
 /*
- * Point the channel at the empty directory: it loses its area. After the
- * invalidate, the GPU walks from the new directory.
+ * The channel loses its area; chan_lock held. A file's channel points at
+ * the empty directory. A joined channel's instance block belongs to the
+ * driver: it keeps walking the area's PD3, which its join keeps allocated
+ * and the area's teardown empties, so that it faults there, and cancels
+ * target that PD3. After the invalidate, the GPU walks from the new state.
  */
-static void nvsvm_chan_detach(struct nvsvm_core_chan *chan)
+static void nvsvm_chan_detach_locked(struct nvsvm_core_chan *chan)
 {
-	struct nvsvm_device *ndev = chan->file->ndev;
+	struct nvsvm_device *ndev = chan->ndev;
 	struct nvsvm_svmm *svmm = chan->svmm;
 
+	lockdep_assert_held(&ndev->chan_lock);
 	if (!svmm)
 		return;
-	nvsvm_chan_inst_write(chan, ndev->null_pd.dma);
+	if (chan->inst)
+		nvsvm_chan_inst_write(chan, ndev->null_pd.dma);
 	xa_lock(&ndev->chans);
 	chan->svmm = NULL;
+	if (chan->inst)
+		chan->pdb = ndev->null_pd.dma;
 	xa_unlock(&ndev->chans);
 	gp100_invalidate(ndev, nvsvm_vmm_pdb(&svmm->vmm));
 }
 
+static void nvsvm_chan_detach(struct nvsvm_core_chan *chan)
+{
+	mutex_lock(&chan->ndev->chan_lock);
+	nvsvm_chan_detach_locked(chan);
+	mutex_unlock(&chan->ndev->chan_lock);
+}
+
 /**
- * nvsvm_chan_detach_svmm() - detach every channel of a file from its area
- * @nf: file, locked
- * @svmm: the area going away
+ * nvsvm_chan_detach_svmm() - detach every channel from an area going away
+ * @ndev: device
+ * @svmm: the area: the file's channels and those a driver joined to it
  */
-void nvsvm_chan_detach_svmm(struct nvsvm_file *nf, struct nvsvm_svmm *svmm)
+void nvsvm_chan_detach_svmm(struct nvsvm_device *ndev,
+			    struct nvsvm_svmm *svmm)
 {
 	struct nvsvm_core_chan *chan;
-	unsigned long id;
+	unsigned long key;
 
-	xa_for_each(&nf->chans, id, chan)
+	mutex_lock(&ndev->chan_lock);
+	xa_for_each(&ndev->chans, key, chan)
 		if (chan->svmm == svmm)
-			nvsvm_chan_detach(chan);
+			nvsvm_chan_detach_locked(chan);
+	mutex_unlock(&ndev->chan_lock);
 }
 
 /**
  * nvsvm_chan_svmm_get() - the area of the channel with an instance block
  * @ndev: device
  * @inst_addr: instance block address from a fault entry
+ * @pdb: (out) for a channel without an area, the PD3 it walks: where a
+ *	cancel of its accesses must be aimed
  *
  * Return: the area with a reference taken; NULL for a channel without an
  * area; ERR_PTR(-ENOENT) when no channel has this instance block (any
  * more: a fault entry written before the channel was destroyed).
  */
 struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
-				       u64 inst_addr)
+				       u64 inst_addr, dma_addr_t *pdb)
 {
 	struct nvsvm_core_chan *chan;
 	struct nvsvm_svmm *svmm = ERR_PTR(-ENOENT);
@@ -149,6 +207,7 @@ struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
 	chan = xa_load(&ndev->chans, inst_addr >> PAGE_SHIFT);
 	if (chan) {
 		svmm = chan->svmm;
+		*pdb = chan->pdb;
 		if (svmm)
 			kref_get(&svmm->kref);
 	}
@@ -179,6 +238,7 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 	if (!chan)
 		return -ENOMEM;
 	kref_init(&chan->kref);
+	chan->ndev = ndev;
 	chan->file = nf;
 	chan->flags = args.flags;
 	chan->pub.gpu = gpu;
@@ -195,10 +255,10 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 	}
 	chan->svmm = args.flags & NVSVM_CHAN_JOIN_AREA ? nf->svmm : NULL;
 	pd = chan->svmm ? nvsvm_vmm_pdb(&chan->svmm->vmm) : ndev->null_pd.dma;
+	chan->pdb = pd;
 	nvsvm_chan_inst_write(chan, pd);
 
-	ret = xa_insert(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT, chan,
-			NVSVM_GFP_USER);
+	ret = nvsvm_chan_bind(chan);
 	if (ret)
 		goto err_unlock;
 	/*
@@ -236,7 +296,7 @@ long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 err_free_id:
 	xa_erase(&nf->chans, id);
 err_erase:
-	xa_erase(&ndev->chans, chan->pub.inst_addr >> PAGE_SHIFT);
+	nvsvm_chan_unbind(chan);
 err_unlock:
 	mutex_unlock(&nf->lock);
 	nvsvm_chan_inst_free(chan);

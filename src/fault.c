@@ -336,14 +336,15 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 {
 	struct nvsvm_svmm *svmm;
 	unsigned int i, j;
+	dma_addr_t pdb;
 
-	svmm = nvsvm_chan_svmm_get(ndev, b->faults[first].inst);
+	svmm = nvsvm_chan_svmm_get(ndev, b->faults[first].inst, &pdb);
 	if (!svmm) {
 		/* A live channel that has no area: its accesses fail. */
 		for (i = first; i < last; i++) {
 			b->cancel[i] = b->faults[i].access !=
 				       NVSVM_ACCESS_PREFETCH;
-			b->pdb[i] = ndev->null_pd.dma;
+			b->pdb[i] = pdb;
 			b->changes[i] = 0;
 		}
 		return;

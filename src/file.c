@@ -24,12 +24,12 @@ static int nvsvm_open(struct inode *inode, struct file *file)
 
 	if (!current->mm)
 		return -EINVAL;
-	/* The provider cannot go while its GPU is open. */
-	if (!try_module_get(ndev->gpu->owner))
+	/* The provider module stays while its GPU is open. */
+	if (!try_module_get(ndev->owner))
 		return -ENODEV;
 	nf = kzalloc(sizeof(*nf), NVSVM_GFP_USER);
 	if (!nf) {
-		module_put(ndev->gpu->owner);
+		module_put(ndev->owner);
 		return -ENOMEM;
 	}
 	nf->ndev = ndev;
@@ -37,24 +37,68 @@ static int nvsvm_open(struct inode *inode, struct file *file)
 	mmgrab(nf->mm);
 	mutex_init(&nf->lock);
 	xa_init_flags(&nf->chans, XA_FLAGS_ALLOC1);
+	/*
+	 * misc_open() calls this under the lock misc_deregister() takes:
+	 * the device is not unregistered yet, and unregister finds nf.
+	 */
+	kref_get(&ndev->kref);
+	mutex_lock(&ndev->files_lock);
+	list_add(&nf->node, &ndev->files);
+	mutex_unlock(&ndev->files_lock);
 	file->private_data = nf;
 	return 0;
+}
+
+/* The file's channels and area go; nf->lock held. */
+static void nvsvm_file_teardown(struct nvsvm_file *nf)
+{
+	nvsvm_chan_destroy_all(nf);
+	nvsvm_svmm_fini(nf);
 }
 
 static int nvsvm_release(struct inode *inode, struct file *file)
 {
 	struct nvsvm_file *nf = file->private_data;
-	struct module *owner = nf->ndev->gpu->owner;
+	struct nvsvm_device *ndev = nf->ndev;
+	struct module *owner = ndev->owner;
 
+	/* Unregister waits for this, or has torn the file down already. */
+	down_read(&ndev->unplug);
 	mutex_lock(&nf->lock);
-	nvsvm_chan_destroy_all(nf);
-	nvsvm_svmm_fini(nf);
+	nvsvm_file_teardown(nf);
 	mutex_unlock(&nf->lock);
+	up_read(&ndev->unplug);
+
+	mutex_lock(&ndev->files_lock);
+	list_del(&nf->node);
+	mutex_unlock(&ndev->files_lock);
 	xa_destroy(&nf->chans);
 	mmdrop(nf->mm);
 	kfree(nf);
+	nvsvm_device_put(ndev);
 	module_put(owner);
 	return 0;
+}
+
+/**
+ * nvsvm_file_unplug_all() - tear down every open file of a GPU going away
+ * @ndev: device, being unregistered
+ *
+ * Their channels and areas go (GPU work on them is stopped or ends with a
+ * cancelled fault); the files stay open, and their ioctls fail with
+ * -ENODEV from then on.
+ */
+void nvsvm_file_unplug_all(struct nvsvm_device *ndev)
+{
+	struct nvsvm_file *nf;
+
+	mutex_lock(&ndev->files_lock);
+	list_for_each_entry(nf, &ndev->files, node) {
+		mutex_lock(&nf->lock);
+		nvsvm_file_teardown(nf);
+		mutex_unlock(&nf->lock);
+	}
+	mutex_unlock(&ndev->files_lock);
 }
 
 static long nvsvm_ioctl_get_info(struct nvsvm_file *nf, void __user *uarg)
@@ -112,7 +156,9 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		[_IOC_NR(NVSVM_IOCTL_MIGRATE)] = NVSVM_IOCTL_MIGRATE,
 	};
 	struct nvsvm_file *nf = file->private_data;
+	struct nvsvm_device *ndev = nf->ndev;
 	unsigned int nr = _IOC_NR(cmd);
+	long ret;
 
 	if (_IOC_TYPE(cmd) != NVSVM_IOCTL_BASE || nr >= ARRAY_SIZE(ioctls) ||
 	    !ioctls[nr])
@@ -125,7 +171,14 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		return -EINVAL;
 	if (cmd != NVSVM_IOCTL_GET_INFO && current->mm != nf->mm)
 		return -EPERM;
-	return ioctls[nr](nf, (void __user *)arg);
+	/* The GPU was unregistered (unbound, unplugged): nothing to do. */
+	down_read(&ndev->unplug);
+	if (READ_ONCE(ndev->gone))
+		ret = -ENODEV;
+	else
+		ret = ioctls[nr](nf, (void __user *)arg);
+	up_read(&ndev->unplug);
+	return ret;
 }
 
 const struct file_operations nvsvm_fops = {

@@ -44,6 +44,12 @@ int nvsvm_gpu_register(struct nvsvm_gpu *gpu)
 	if (!ndev)
 		return -ENOMEM;
 	ndev->gpu = gpu;
+	ndev->owner = gpu->owner;
+	kref_init(&ndev->kref);
+	init_rwsem(&ndev->unplug);
+	mutex_init(&ndev->files_lock);
+	INIT_LIST_HEAD(&ndev->files);
+	mutex_init(&ndev->chan_lock);
 	gpu->priv = ndev;
 	xa_init(&ndev->chans);
 	spin_lock_init(&ndev->inval_lock);
@@ -110,12 +116,31 @@ err_free:
 }
 EXPORT_SYMBOL_GPL(nvsvm_gpu_register);
 
+static void nvsvm_device_free(struct kref *kref)
+{
+	kfree(container_of(kref, struct nvsvm_device, kref));
+}
+
+/**
+ * nvsvm_device_put() - drop a reference on a device
+ * @ndev: device; freed with the last reference (unregistered, no file)
+ */
+void nvsvm_device_put(struct nvsvm_device *ndev)
+{
+	kref_put(&ndev->kref, nvsvm_device_free);
+}
+
 /**
  * nvsvm_gpu_unregister() - remove a GPU registered with nvsvm_gpu_register()
  * @gpu: the GPU
  *
- * Every open file of the GPU holds a reference on the provider module, so
- * this only runs once all files are closed.
+ * Files may still be open (the provider's device was unbound or
+ * unplugged): their channels and areas are torn down, every GPU mapping
+ * goes, their ioctls fail with -ENODEV from then on, and the core state
+ * they point at is freed at the last close. When this returns the core
+ * no longer touches @gpu.
+ *
+ * Context: process context.
  */
 void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu)
 {
@@ -123,7 +148,20 @@ void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu)
 
 	if (!ndev)
 		return;
+	/* No open from now on (misc_open() runs under misc_deregister()'s lock). */
 	misc_deregister(&ndev->misc);
+	WRITE_ONCE(ndev->gone, true);
+	/*
+	 * Channels and areas go while the fault worker still runs: EXECs on
+	 * them fault on the empty directory and are cancelled. Then wait for
+	 * every ioctl that started before @gone, and tear down what such an
+	 * ioctl may have made meanwhile.
+	 */
+	nvsvm_file_unplug_all(ndev);
+	down_write(&ndev->unplug);
+	up_write(&ndev->unplug);
+	nvsvm_file_unplug_all(ndev);
+
 	nvsvm_dmem_fini(ndev);
 	nvsvm_debugfs_remove(ndev);
 	ida_free(&nvsvm_ida, ndev->index);
@@ -133,7 +171,8 @@ void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu)
 	dma_free_coherent(gpu->dev, PAGE_SIZE, ndev->null_pd.cpu,
 			  ndev->null_pd.dma);
 	gpu->priv = NULL;
-	kfree(ndev);
+	ndev->gpu = NULL;
+	nvsvm_device_put(ndev);
 }
 EXPORT_SYMBOL_GPL(nvsvm_gpu_unregister);
 

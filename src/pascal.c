@@ -16,10 +16,14 @@
  *
  * Joined channels: nouveau owns their instance blocks (usually in video
  * memory). A join registers the instance block address in the device's
- * channel table for the fault worker, with a reference on the nvsvm file
- * and on its area, so the page directory the channel walks stays allocated
- * until nvsvm_pascal_leave(), and closing the file cannot tear the area
- * down under a running channel.
+ * channel table for the fault worker (nvsvm_chan_bind()), with a reference
+ * on the nvsvm file and on its area, so the page directory the channel
+ * walks stays allocated until nvsvm_pascal_leave(), and closing the file
+ * cannot tear the area down under a running channel. AREA_FINI detaches
+ * the channel (src/chan.c) without touching its instance block: the
+ * directory is emptied, so its accesses fault, and as a channel without
+ * an area its faults are cancelled. Leaving unbinds the instance block,
+ * which reads the fault buffer first (nvsvm_chan_unbind()).
  */
 #include <linux/err.h>
 #include <linux/file.h>
@@ -33,6 +37,7 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_pascal.h"
+#include "nvsvm_test.h"
 
 #define NV_PMC_BOOT_0		0x000000
 #define NV_FAULT_BUF_GET	0x002a7c
@@ -43,6 +48,8 @@
 /**
  * struct nvsvm_pascal - one GPU nouveau registered
  * @gpu: what the core sees
+ * @ndev: the core's device of @gpu (of another provider's GPU for a test
+ *	attach, nvsvm_pascal_test_attach())
  * @bar0: nouveau's BAR0 mapping
  * @intr_enable: nouveau's interrupt mask callback
  * @data: for @intr_enable
@@ -52,6 +59,7 @@
  */
 struct nvsvm_pascal {
 	struct nvsvm_gpu gpu;
+	struct nvsvm_device *ndev;
 	void __iomem *bar0;
 	void (*intr_enable)(void *data, bool enable);
 	void *data;
@@ -62,11 +70,15 @@ struct nvsvm_pascal {
 
 /**
  * struct nvsvm_pascal_join - a nouveau channel joined to an SVM area
- * @chan: the entry in the device's channel table (@chan.svmm referenced)
+ * @chan: the entry in the device's channel table; @chan.svmm is cleared
+ *	when the area is torn down (AREA_FINI) while the channel is joined
+ * @svmm: the area joined, referenced until the channel leaves: its PD3 is
+ *	what the channel's instance block points at
  * @file: the nvsvm file of the area, referenced
  */
 struct nvsvm_pascal_join {
 	struct nvsvm_core_chan chan;
+	struct nvsvm_svmm *svmm;
 	struct file *file;
 };
 
@@ -145,26 +157,28 @@ struct nvsvm_pascal *nvsvm_pascal_register(const struct nvsvm_pascal_info *info)
 		kfree(np);
 		return ERR_PTR(ret);
 	}
+	np->ndev = np->gpu.priv;
 	WRITE_ONCE(np->ready, true);
 	np->intr_enable(np->data, true);
 	return np;
 }
 EXPORT_SYMBOL_GPL(nvsvm_pascal_register);
 
-/* Remove a join from both tables; the caller drops its references. */
+/*
+ * Remove a join from both tables (the device's reads the fault buffer, so
+ * no entry of the channel is left to be taken for the next user of its
+ * instance block); the caller drops its references.
+ */
 static void nvsvm_pascal_unlink(struct nvsvm_pascal *np,
 				struct nvsvm_pascal_join *j)
 {
-	struct nvsvm_device *ndev = np->gpu.priv;
-	unsigned long key = j->chan.pub.inst_addr >> PAGE_SHIFT;
-
-	xa_erase(&np->joins, key);
-	xa_erase(&ndev->chans, key);
+	xa_erase(&np->joins, j->chan.pub.inst_addr >> PAGE_SHIFT);
+	nvsvm_chan_unbind(&j->chan);
 }
 
 static void nvsvm_pascal_join_free(struct nvsvm_pascal_join *j)
 {
-	nvsvm_svmm_put(j->chan.svmm);
+	nvsvm_svmm_put(j->svmm);
 	fput(j->file);
 	kfree(j);
 }
@@ -242,30 +256,22 @@ static int nvsvm_pascal_words(struct nvsvm_svmm *svmm,
 }
 
 /*
- * The area of an nvsvm file, referenced, if the file is an nvsvm file of
- * this GPU opened by the caller's process and has an area.
+ * The nvsvm file behind @file, if it is one of this GPU opened by the
+ * caller's process.
  */
-static int nvsvm_pascal_file_svmm(struct nvsvm_pascal *np, struct file *file,
-				  struct nvsvm_svmm **psvmm)
+static int nvsvm_pascal_file(struct nvsvm_pascal *np, struct file *file,
+			     struct nvsvm_file **pnf)
 {
 	struct nvsvm_file *nf;
-	struct nvsvm_svmm *svmm;
 
 	if (file->f_op != &nvsvm_fops)
 		return -EINVAL;
 	nf = file->private_data;
-	if (nf->ndev != np->gpu.priv)
+	if (nf->ndev != np->ndev)
 		return -EXDEV;
 	if (nf->mm != current->mm)
 		return -EPERM;
-	mutex_lock(&nf->lock);
-	svmm = nf->svmm;
-	if (svmm)
-		kref_get(&svmm->kref);
-	mutex_unlock(&nf->lock);
-	if (!svmm)
-		return -ENOENT;
-	*psvmm = svmm;
+	*pnf = nf;
 	return 0;
 }
 
@@ -282,8 +288,11 @@ static int nvsvm_pascal_file_svmm(struct nvsvm_pascal *np, struct file *file,
  *
  * The channel must be idle. After @write, the GPU's TLBs are invalidated;
  * the channel's replayable faults are served from the area from then on.
- * The channel keeps the area (and the nvsvm file) until
- * nvsvm_pascal_leave(), even if the process closes the file.
+ * The channel keeps the area's page directory (and the nvsvm file) until
+ * nvsvm_pascal_leave(), even if the process closes the file. When the
+ * area is torn down first (NVSVM_IOCTL_AREA_FINI), the channel is
+ * detached from it: the directory it walks is emptied, and its accesses
+ * fault and are cancelled, as those of any channel without an area.
  *
  * Context: process context of the process that opened @fd.
  *
@@ -297,11 +306,12 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 				   const struct nvsvm_pascal_inst *words),
 		      void *data)
 {
-	struct nvsvm_device *ndev = np->gpu.priv;
+	struct nvsvm_device *ndev = np->ndev;
 	unsigned long key = inst >> PAGE_SHIFT;
 	struct nvsvm_pascal_inst words;
 	struct nvsvm_pascal_join *j;
 	struct nvsvm_svmm *svmm;
+	struct nvsvm_file *nf;
 	struct file *file;
 	int ret;
 
@@ -310,47 +320,61 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 	file = fget(fd);
 	if (!file)
 		return -EBADF;
-	ret = nvsvm_pascal_file_svmm(np, file, &svmm);
+	ret = nvsvm_pascal_file(np, file, &nf);
 	if (ret)
 		goto err_fput;
-	ret = nvsvm_pascal_words(svmm, &words);
-	if (ret)
-		goto err_svmm;
 	/* A user's channel joins: charged to its memory cgroup. */
 	j = kzalloc(sizeof(*j), NVSVM_GFP_USER);
 	if (!j) {
 		ret = -ENOMEM;
-		goto err_svmm;
+		goto err_fput;
 	}
+
+	/* The file's lock: AREA_FINI either detaches this join or follows. */
+	mutex_lock(&nf->lock);
+	svmm = nf->svmm;
+	if (!svmm) {
+		ret = -ENOENT;
+		goto err_unlock;
+	}
+	ret = nvsvm_pascal_words(svmm, &words);
+	if (ret)
+		goto err_unlock;
+	kref_get(&svmm->kref);
 	kref_init(&j->chan.kref);
-	j->chan.pub.gpu = &np->gpu;
+	j->chan.ndev = ndev;
+	j->chan.pub.gpu = ndev->gpu;
 	j->chan.pub.inst_addr = inst;
 	j->chan.svmm = svmm;
+	j->chan.pdb = nvsvm_vmm_pdb(&svmm->vmm);
+	j->svmm = svmm;
 	j->file = file;
 
 	mutex_lock(&np->lock);
 	ret = xa_insert(&np->joins, key, j, NVSVM_GFP_USER);
 	if (ret)
-		goto err_unlock;
-	ret = xa_insert(&ndev->chans, key, &j->chan, NVSVM_GFP_USER);
+		goto err_np;
+	ret = nvsvm_chan_bind(&j->chan);
 	if (ret) {
 		xa_erase(&np->joins, key);
-		goto err_unlock;
+		goto err_np;
 	}
 	ret = write(data, &words);
 	if (ret) {
 		nvsvm_pascal_unlink(np, j);
-		goto err_unlock;
+		goto err_np;
 	}
 	gp100_invalidate_all(ndev);
 	mutex_unlock(&np->lock);
+	mutex_unlock(&nf->lock);
 	return 0;
 
-err_unlock:
+err_np:
 	mutex_unlock(&np->lock);
-	kfree(j);
-err_svmm:
 	nvsvm_svmm_put(svmm);
+err_unlock:
+	mutex_unlock(&nf->lock);
+	kfree(j);
 err_fput:
 	fput(file);
 	return ret;
@@ -363,7 +387,10 @@ EXPORT_SYMBOL_GPL(nvsvm_pascal_join);
  * @inst: the instance block address given to nvsvm_pascal_join()
  *
  * Call once the channel can no longer run (after the driver has torn it
- * down), before its instance block is reused. Unknown @inst is ignored.
+ * down), before its instance block is reused. The fault entries the
+ * channel left in the buffer are read (and found stale) before this
+ * returns, so none is taken for a channel that reuses the instance block.
+ * Unknown @inst is ignored.
  *
  * Context: process context.
  */
@@ -380,3 +407,48 @@ void nvsvm_pascal_leave(struct nvsvm_pascal *np, u64 inst)
 		nvsvm_pascal_join_free(j);
 }
 EXPORT_SYMBOL_GPL(nvsvm_pascal_leave);
+
+/**
+ * nvsvm_pascal_test_attach() - TEST ONLY: a handle for the join and leave
+ *	calls on a GPU another provider registered
+ * @gpu: a registered GPU (the virtual GP100: nvsvm_vgpu_test_gpu())
+ *
+ * For tests/kmod, which makes the calls nouveau makes on a virtual GP100.
+ * The caller keeps @gpu registered until nvsvm_pascal_test_detach().
+ *
+ * Return: the handle, or NULL.
+ */
+struct nvsvm_pascal *nvsvm_pascal_test_attach(struct nvsvm_gpu *gpu)
+{
+	struct nvsvm_pascal *np;
+
+	if (!gpu || !gpu->priv)
+		return NULL;
+	np = kzalloc(sizeof(*np), GFP_KERNEL);
+	if (!np)
+		return NULL;
+	mutex_init(&np->lock);
+	xa_init(&np->joins);
+	np->ndev = gpu->priv;
+	return np;
+}
+EXPORT_SYMBOL_GPL(nvsvm_pascal_test_attach);
+
+/**
+ * nvsvm_pascal_test_detach() - TEST ONLY: end nvsvm_pascal_test_attach()
+ * @np: the handle; channels still joined leave
+ */
+void nvsvm_pascal_test_detach(struct nvsvm_pascal *np)
+{
+	struct nvsvm_pascal_join *j;
+	unsigned long key;
+
+	if (!np)
+		return;
+	xa_for_each(&np->joins, key, j)
+		nvsvm_pascal_leave(np, key << PAGE_SHIFT);
+	xa_destroy(&np->joins);
+	mutex_destroy(&np->lock);
+	kfree(np);
+}
+EXPORT_SYMBOL_GPL(nvsvm_pascal_test_detach);

@@ -108,9 +108,11 @@ err_unlock:
  * nvsvm_svmm_fini() - tear down a file's area, if it has one
  * @nf: file, locked
  *
- * Channels lose access first (their instance blocks point at the empty
- * directory and the TLB is invalidated); then the mirror stops and every
- * GPU mapping is released.
+ * Every channel loses the area first: the file's (their instance blocks
+ * point at the empty directory) and those a driver joined to it (they
+ * keep walking its PD3, emptied below). Then no one maps any more (dead),
+ * every GPU mapping is released while the notifiers still run, and the
+ * mirror stops.
  */
 void nvsvm_svmm_fini(struct nvsvm_file *nf)
 {
@@ -119,16 +121,16 @@ void nvsvm_svmm_fini(struct nvsvm_file *nf)
 	if (!svmm)
 		return;
 	nf->svmm = NULL;
-	nvsvm_chan_detach_svmm(nf, svmm);
+	nvsvm_chan_detach_svmm(svmm->ndev, svmm);
 
 	down_write(&svmm->use);
 	svmm->dead = true;
 	up_write(&svmm->use);
-	nvsvm_mirror_fini(svmm);
 
 	mutex_lock(&svmm->mutex);
 	nvsvm_mirror_unmap_locked(svmm, 0, svmm->limit);
 	mutex_unlock(&svmm->mutex);
+	nvsvm_mirror_fini(svmm);
 	nvsvm_svmm_put(svmm);
 }
 

@@ -29,7 +29,9 @@
  * nvsvm_chan_create.handle), on input. The
  * ioctl number encodes the struct size: a mismatch fails with EINVAL, an
  * unknown number with ENOTTY. Addresses and sizes are bytes, page aligned
- * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise).
+ * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise). Once
+ * the GPU is gone (its device unbound or unplugged while the file is
+ * open), every ioctl fails with ENODEV; close still works.
  * No physical address or pfn ever crosses this interface.
  *
  * Kernel memory: what a file makes the driver allocate (the file, its

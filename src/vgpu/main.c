@@ -11,9 +11,11 @@
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 
+#include "nvsvm_test.h"
 #include "vgpu.h"
 
 #define VGPU_MAX_GPUS		8
@@ -63,7 +65,9 @@ static const struct nvsvm_gpu_ops vgpu_ops = {
 };
 
 static struct dentry *vgpu_debugfs_root;
+static DEFINE_MUTEX(vgpus_lock);		/* @vgpus */
 static struct vgpu *vgpus[VGPU_MAX_GPUS];
+static struct platform_device *vgpu_pdevs[VGPU_MAX_GPUS];
 
 static int vgpu_counter_get(void *data, u64 *val)
 {
@@ -126,8 +130,6 @@ static void vgpu_destroy(struct vgpu *vgpu)
 	debugfs_remove_recursive(vgpu->dir);
 	vgpu_gpcs_fini(vgpu);
 	vgpu_vram_fini(vgpu);
-	if (vgpu->pdev)
-		platform_device_unregister(vgpu->pdev);
 	kfree(vgpu);
 }
 
@@ -142,8 +144,9 @@ static struct platform_device *vgpu_pdev_create(u32 index)
 	return platform_device_register_full(&info);
 }
 
-static int vgpu_create(u32 index, struct vgpu **out)
+static int vgpu_create(struct platform_device *pdev, struct vgpu **out)
 {
+	u32 index = pdev->id;
 	struct vgpu *vgpu;
 	int ret;
 
@@ -151,18 +154,13 @@ static int vgpu_create(u32 index, struct vgpu **out)
 	if (!vgpu)
 		return -ENOMEM;
 	vgpu->index = index;
+	vgpu->pdev = pdev;
 	spin_lock_init(&vgpu->reg_lock);
 	spin_lock_init(&vgpu->sched_lock);
 	vgpu->fb_entries = fault_entries;
 	vgpu->fb_valid_delay_us = fault_valid_delay_us;
 	atomic_set(&vgpu->rr, -1);
 
-	vgpu->pdev = vgpu_pdev_create(index);
-	if (IS_ERR(vgpu->pdev)) {
-		ret = PTR_ERR(vgpu->pdev);
-		vgpu->pdev = NULL;
-		goto fail;
-	}
 	ret = vgpu_vram_init(vgpu, (u64)vram_mb << 20);
 	if (ret)
 		goto fail;
@@ -171,7 +169,7 @@ static int vgpu_create(u32 index, struct vgpu **out)
 		goto fail;
 	vgpu_debugfs_init(vgpu);
 
-	vgpu->gpu.dev = &vgpu->pdev->dev;
+	vgpu->gpu.dev = &pdev->dev;
 	vgpu->gpu.owner = THIS_MODULE;
 	vgpu->gpu.ops = &vgpu_ops;
 	vgpu->gpu.vram_size = vgpu->vram_size;
@@ -194,6 +192,92 @@ fail:
 	return ret;
 }
 
+/*
+ * Each virtual GPU is a platform device "nvsvm_vgpu.N" bound to this
+ * driver: probe builds the model and registers it with the core, remove
+ * (module unload, or an unbind through sysfs) unregisters and frees it.
+ */
+static int vgpu_probe(struct platform_device *pdev)
+{
+	struct vgpu *vgpu;
+	int ret;
+
+	if (pdev->id < 0 || pdev->id >= VGPU_MAX_GPUS)
+		return -EINVAL;
+	ret = vgpu_create(pdev, &vgpu);
+	if (ret)
+		return ret;
+	platform_set_drvdata(pdev, vgpu);
+	mutex_lock(&vgpus_lock);
+	vgpus[pdev->id] = vgpu;
+	mutex_unlock(&vgpus_lock);
+	return 0;
+}
+
+static int vgpu_remove(struct platform_device *pdev)
+{
+	struct vgpu *vgpu = platform_get_drvdata(pdev);
+
+	mutex_lock(&vgpus_lock);
+	vgpus[pdev->id] = NULL;
+	mutex_unlock(&vgpus_lock);
+	vgpu_destroy(vgpu);
+	return 0;
+}
+
+static struct platform_driver vgpu_driver = {
+	.probe = vgpu_probe,
+	.remove = vgpu_remove,
+	.driver = {
+		.name = KBUILD_MODNAME,
+	},
+};
+
+/* Test hooks for tests/kmod (include/nvsvm_test.h); nothing else uses them. */
+
+/**
+ * nvsvm_vgpu_test_gpu() - TEST ONLY: the registered GPU of nvsvm_vgpu.N
+ * @index: N
+ *
+ * Return: the GPU, or NULL when that device is not bound. The caller
+ * keeps the device bound while it uses the GPU.
+ */
+struct nvsvm_gpu *nvsvm_vgpu_test_gpu(unsigned int index)
+{
+	struct nvsvm_gpu *gpu = NULL;
+
+	mutex_lock(&vgpus_lock);
+	if (index < VGPU_MAX_GPUS && vgpus[index])
+		gpu = &vgpus[index]->gpu;
+	mutex_unlock(&vgpus_lock);
+	return gpu;
+}
+EXPORT_SYMBOL_GPL(nvsvm_vgpu_test_gpu);
+
+static void vgpu_intr_held(struct vgpu *vgpu)
+{
+}
+
+/**
+ * nvsvm_vgpu_test_hold_intr() - TEST ONLY: hold back the fault interrupt
+ * @gpu: from nvsvm_vgpu_test_gpu()
+ * @hold: true: faults are written to the buffer but no interrupt reaches
+ *	the core; false: deliver one now and every one after
+ *
+ * Lets a test keep fault entries unread in the buffer while it changes
+ * the channel that wrote them. The core still reads them when it flushes
+ * the buffer itself.
+ */
+void nvsvm_vgpu_test_hold_intr(struct nvsvm_gpu *gpu, bool hold)
+{
+	struct vgpu *vgpu = to_vgpu(gpu);
+
+	WRITE_ONCE(vgpu->intr_hook, hold ? vgpu_intr_held : NULL);
+	if (!hold)
+		nvsvm_gpu_fault_intr(gpu);
+}
+EXPORT_SYMBOL_GPL(nvsvm_vgpu_test_hold_intr);
+
 static bool vgpu_params_ok(void)
 {
 	return count >= 1 && count <= VGPU_MAX_GPUS &&
@@ -209,16 +293,18 @@ static void vgpu_exit_gpus(void)
 	int i;
 
 	for (i = VGPU_MAX_GPUS - 1; i >= 0; i--) {
-		if (vgpus[i])
-			vgpu_destroy(vgpus[i]);
-		vgpus[i] = NULL;
+		if (vgpu_pdevs[i])
+			platform_device_unregister(vgpu_pdevs[i]);
+		vgpu_pdevs[i] = NULL;
 	}
+	platform_driver_unregister(&vgpu_driver);
 	debugfs_remove_recursive(vgpu_debugfs_root);
 	vgpu_debugfs_root = NULL;
 }
 
 static int __init vgpu_init(void)
 {
+	struct platform_device *pdev;
 	unsigned int i;
 	int ret;
 
@@ -227,16 +313,31 @@ static int __init vgpu_init(void)
 		return -EINVAL;
 	}
 	vgpu_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	ret = platform_driver_register(&vgpu_driver);
+	if (ret) {
+		debugfs_remove_recursive(vgpu_debugfs_root);
+		return ret;
+	}
 	for (i = 0; i < count; i++) {
-		ret = vgpu_create(i, &vgpus[i]);
-		if (ret) {
-			vgpu_exit_gpus();
-			return ret;
+		pdev = vgpu_pdev_create(i);
+		if (IS_ERR(pdev)) {
+			ret = PTR_ERR(pdev);
+			goto fail;
+		}
+		vgpu_pdevs[i] = pdev;
+		/* Probed as it was added; a failed probe leaves it unbound. */
+		if (!platform_get_drvdata(pdev)) {
+			ret = -ENODEV;
+			goto fail;
 		}
 	}
 	pr_info("%u virtual GP100 GPU(s), %u GPCs, %u MiB VRAM each\n",
 		count, gpcs, vram_mb);
 	return 0;
+
+fail:
+	vgpu_exit_gpus();
+	return ret;
 }
 
 static void __exit vgpu_exit(void)

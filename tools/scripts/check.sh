@@ -5,7 +5,9 @@
 # per test as it goes, and one last line "N passed, N failed, N skipped".
 #
 #   1. deps           Debian packages (tools/scripts/deps.sh)
-#   2. build-stock    nvsvm.ko, nvsvm_vgpu.ko with W=1 against KDIR, no warnings
+#   2. build-stock    nvsvm.ko, nvsvm_vgpu.ko with W=1 against KDIR, no warnings;
+#                     then the TEST-ONLY tests/kmod module against them
+#                     (build-test-kmod), for the stock VM's tests/pascal
 #   3. sparse         the same with C=2, no sparse warnings
 #   4. checkpatch     checkpatch.pl --strict (tools/scripts/style.sh)
 #   5. dkms           DKMS build + install in a throwaway tree, the installed
@@ -134,8 +136,14 @@ echo "# stock kernel: ${kver:-none} (KDIR=$KDIR)"
 
 stock_ok=0 dkms_ok=0
 nouveau_mods=()
+# tests/kmod/nvsvm_pascal_test.ko for tests/pascal (not in the package).
+stock_test_mods=()
 if [[ -z $only || $only == stock || $only == setup ]]; then
 	step build-stock "$scripts/build-modules.sh" "$KDIR" build/stock && stock_ok=1
+fi
+if ((stock_ok)) && [[ $only != setup ]] &&
+	step build-test-kmod "$scripts/build-test-kmod.sh" "$KDIR" build/stock build/stock-kmod; then
+	stock_test_mods=(--module build/stock-kmod/nvsvm_pascal_test.ko)
 fi
 if [[ $only == setup ]]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
@@ -166,7 +174,7 @@ if [[ -z $only || $only == stock ]]; then
 	if ((stock_ok)) && [[ -f /boot/vmlinuz-$kver ]]; then
 		vm stock --kernel "/boot/vmlinuz-$kver" --kver "$kver" \
 			--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
-			"${nouveau_mods[@]}" \
+			"${stock_test_mods[@]}" "${nouveau_mods[@]}" \
 			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
 	else
 		not_run stock/vm "no module build or no /boot/vmlinuz-$kver"
@@ -196,9 +204,14 @@ if [[ -z $only || $only == debug ]]; then
 	fi
 	if [[ -n $dk ]] && step build-debug "$scripts/build-modules.sh" "$dk" build/debug; then
 		dkver=$("$scripts/kernelrelease.sh" "$dk")
+		debug_test_mods=()
+		if step build-debug-test-kmod "$scripts/build-test-kmod.sh" "$dk" build/debug build/debug-kmod; then
+			debug_test_mods=(--module build/debug-kmod/nvsvm_pascal_test.ko)
+		fi
 		vm debug --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
 			--kmods "$dk/modinst/lib/modules/$dkver" \
 			--module build/debug/nvsvm.ko --module build/debug/nvsvm_vgpu.ko \
+			"${debug_test_mods[@]}" \
 			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_DEBUG:-1500}"
 	else
 		not_run debug/vm "no debug kernel or module build"
