@@ -147,9 +147,13 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
 /*
  * Grow [*start, *end) of @block by density (see prefetch_threshold): pages
  * of the grown part not valid on the GPU are requested like the faults
- * (write when one of them writes and the VMA allows it). The growth stays inside the VMAs of the
- * first and last fault; if hmm still fails on it, the caller serves the
- * faults alone, so a prefetch never cancels anything.
+ * (write when one of them writes and the VMA allows it). The growth stays
+ * inside the managed part of the block on the faults' side of the
+ * unmanaged window (one notifier covers the whole range; nothing is mapped
+ * in the window, where no notifier would ever unmap it), below the area's
+ * limit, and inside the readable VMAs of the first and last fault; if hmm
+ * still fails on it, the caller serves the faults alone, so a prefetch
+ * never cancels anything.
  *
  * Return: true when the range grew.
  */
@@ -194,6 +198,16 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 		return false;
 	lo = block + (lo << PAGE_SHIFT);
 	hi = block + (hi << PAGE_SHIFT);
+
+	/*
+	 * The faults lie on one side of the window (nvsvm_fault_inst()), the
+	 * side nvsvm_mirror_notifier() picks for the range's start.
+	 */
+	if (*start >= svmm->unmanaged_end)
+		lo = max_t(u64, lo, svmm->unmanaged_end);
+	else
+		hi = min_t(u64, hi, svmm->unmanaged_start);
+	hi = min_t(u64, hi, svmm->limit);
 	if (lo >= *start && hi <= *end)
 		return false;
 

@@ -4,7 +4,8 @@
  * sequential GPU pass over never-mapped memory takes far fewer faults than
  * pages; without it (0), one fault per page. A prefetch that meets a page
  * that cannot be had (another VMA, a file's end) stops there and cancels
- * nothing. Needs root (the module parameter, debugfs counters).
+ * nothing; it never grows into the unmanaged window. Needs root (the
+ * module parameter, debugfs counters).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -18,6 +19,10 @@
 
 #define PARAM	"/sys/module/nvsvm/parameters/prefetch_threshold"
 #define STORM	(16 * MiB)
+#define BLOCK	(2 * MiB)
+#define BPAGES	(BLOCK / PAGE)
+/* A 2 MiB block below NVSVM_UNMANAGED_LIMIT, for areas with their own window. */
+#define LOW_BLOCK	0xe000000000ULL
 
 /* Set the threshold; the old value in *@old. */
 static int set_threshold(unsigned int v, unsigned int *old)
@@ -210,11 +215,97 @@ static int stops_at_file_end(void)
 	return KTAP_PASS;
 }
 
+/* The block @p (from mmap()): no THP, and page i holds @base + i. */
+static int block_init(volatile uint64_t *p, uint64_t base)
+{
+	unsigned int i;
+
+	ASSERT_MAP(p);
+	ASSERT_SYS(madvise((void *)p, BLOCK, MADV_NOHUGEPAGE));
+	for (i = 0; i < BPAGES; i++)
+		p[i * WORDS] = base + i;
+	return KTAP_PASS;
+}
+
+/*
+ * The block LOW_BLOCK, every page written by the CPU (page i holds
+ * 0x5000 + i), in an area whose unmanaged window is its pages
+ * [@w, @w + @nw), at its end or its start. MAP maps the managed pages but
+ * @fault, then a GPU read at @fault makes the whole block dense. The range
+ * must not grow into the window: a GPU read there is cancelled, before
+ * and (@freed) after the window's pages were unmapped and freed.
+ */
+static int window_case(unsigned int w, unsigned int nw, unsigned int fault,
+		       int freed)
+{
+	volatile uint64_t *p = mmap((void *)LOW_BLOCK, BLOCK,
+				    PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS |
+				    MAP_FIXED_NOREPLACE, -1, 0);
+	unsigned int m0 = w ? 0 : nw, m1 = w ? w : BPAGES, old;
+	uint64_t win = LOW_BLOCK + w * PAGE, last = win + (nw - 1) * PAGE;
+	uint32_t e;
+	struct fx f;
+	int ret;
+
+	CHECK(block_init(p, 0x5000));
+	FX_OPEN_DEV(&f);
+	EXPECT_OK(nvsvm_area_init(f.fd, win, nw * PAGE));
+	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	ret = set_threshold(51, &old);
+	if (ret)
+		SKIP("%s: %s", PARAM, strerror(-ret));
+	if (fault > m0)
+		EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(&p[m0 * WORDS]),
+				    (fault - m0) * PAGE, 0, NULL));
+	if (fault + 1 < m1)
+		EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(&p[(fault + 1) * WORDS]),
+				    (m1 - fault - 1) * PAGE, 0, NULL));
+	ret = gpu_read_eq(&f, &p[fault * WORDS], 0x5000 + fault);
+	set_threshold(old, NULL);
+	CHECK(ret);
+	CHECK(query_expect(&f, (void *)&p[m0 * WORDS], m1 - m0,
+			   NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
+	EXPECT_ERR(nvsvm_query(f.fd, win, 1, &e), EINVAL);
+	if (freed)
+		ASSERT_SYS(munmap((void *)win, nw * PAGE));
+	CHECK(gpu_fault(&f, nvsvm_op_read(win), win, NVSVM_ACCESS_READ));
+	CHECK(gpu_fault(&f, nvsvm_op_read(last), last, NVSVM_ACCESS_READ));
+	CHECK(gpu_read_eq(&f, &p[m0 * WORDS], 0x5000 + m0));
+	return KTAP_PASS;
+}
+
+/* The window is the last 512 KiB of the block; the fault just below it. */
+static int window_end(void)
+{
+	return window_case(384, 128, 383, 0);
+}
+
+static int window_end_freed(void)
+{
+	return window_case(384, 128, 383, 1);
+}
+
+/* The window is the first 512 KiB; the fault just above it. */
+static int window_start(void)
+{
+	return window_case(0, 128, 128, 0);
+}
+
+static int window_start_freed(void)
+{
+	return window_case(0, 128, 128, 1);
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE_T(storm_prefetch_on, 150),
 	KTAP_CASE_T(storm_prefetch_off, 150),
 	KTAP_CASE(stops_at_prot_none),
 	KTAP_CASE(stops_at_file_end),
+	KTAP_CASE(window_end),
+	KTAP_CASE(window_end_freed),
+	KTAP_CASE(window_start),
+	KTAP_CASE(window_start_freed),
 };
 
 int main(void)
