@@ -511,8 +511,8 @@ static int cow_fork_kept(void)
  */
 static int shared_file_clean(void)
 {
+	volatile uint64_t *p, *probe = anon(PAGE);
 	uint64_t e[BPAGES], v;
-	volatile uint64_t *p;
 	unsigned int i;
 	struct fx f;
 	int fd, cr;
@@ -522,12 +522,19 @@ static int shared_file_clean(void)
 	ASSERT_MAP(p);
 	for (i = 0; i < BPAGES; i++)
 		EXPECT_EQ(p[i * WORDS], 0xf000 + i);
+	ASSERT_MAP(probe);
+	probe[0] = 1;
 	FX_OPEN(&f);
 	cr = open("/proc/self/clear_refs", O_WRONLY);
 	if (cr < 0)
 		SKIP("/proc/self/clear_refs: %s", strerror(errno));
 	EXPECT_EQ(write(cr, "4", 1), 1);
 	close(cr);
+	/* A CPU write after clear_refs: soft-dirty, if the kernel tracks it. */
+	probe[0] = 2;
+	CHECK(pagemap(probe, 1, e));
+	if (!(e[0] & PM_SOFT_DIRTY))
+		SKIP("no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY)");
 	CHECK(pagemap(p, BPAGES, e));
 	for (i = 0; i < BPAGES; i++)
 		EXPECT_TRUE(!(e[i] & PM_SOFT_DIRTY), "page %u: %#llx", i,
