@@ -145,11 +145,17 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
 }
 
 /*
- * Grow [*start, *end) of @block by density (see prefetch_threshold): pages
- * of the grown part not valid on the GPU are requested like the faults
- * (write when one of them writes and the VMA allows it). The growth stays inside the VMAs of the
- * first and last fault; if hmm still fails on it, the caller serves the
- * faults alone, so a prefetch never cancels anything.
+ * Grow [*start, *end) of @block by density (see prefetch_threshold). The
+ * growth stays inside the managed part of the block on the faults' side
+ * of the unmanaged window (one notifier covers the whole range; nothing
+ * is mapped in the window, where no notifier would ever unmap it), below
+ * the area's limit, and inside the readable VMAs of the first and last
+ * fault. The pages it adds are asked for reading only: each gets what the
+ * CPU already grants (hmm reports write where the CPU PTE is writable), so
+ * a prefetch never breaks copy-on-write, dirties a shared file page or
+ * replaces the zero page; only the faults' own pages are faulted for
+ * writing. If hmm still fails on the range, the caller serves the faults
+ * alone, so a prefetch never cancels anything.
  *
  * Return: true when the range grew.
  */
@@ -158,7 +164,7 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 				 u64 *start, u64 *end)
 {
 	unsigned int thr = READ_ONCE(prefetch_threshold);
-	unsigned long lo = ULONG_MAX, hi = 0, i, flags = HMM_PFN_REQ_FAULT;
+	unsigned long lo = ULONG_MAX, hi = 0, i;
 	struct vm_area_struct *vma;
 	unsigned int order;
 
@@ -169,13 +175,9 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	nvsvm_vmm_valid(&svmm->vmm, block, NVSVM_RANGE_MAX_PAGES, b->valid);
 	mutex_unlock(&svmm->mutex);
 	b->dense[0] = 0;
-	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
-		bool on = b->req[i] || test_bit(i, b->valid);
-
-		b->dense[i + 1] = b->dense[i] + on;
-		if (b->req[i] & HMM_PFN_REQ_WRITE)
-			flags |= HMM_PFN_REQ_WRITE;
-	}
+	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++)
+		b->dense[i + 1] = b->dense[i] +
+				  (b->req[i] || test_bit(i, b->valid));
 
 	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
 		if (!b->req[i])
@@ -192,28 +194,26 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	}
 	if (hi <= lo)
 		return false;
-	lo = block + (lo << PAGE_SHIFT);
-	hi = block + (hi << PAGE_SHIFT);
-	if (lo >= *start && hi <= *end)
-		return false;
+	lo = min_t(u64, block + (lo << PAGE_SHIFT), *start);
+	hi = max_t(u64, block + (hi << PAGE_SHIFT), *end);
+
+	/*
+	 * The faults lie on one side of the window (nvsvm_fault_inst()), the
+	 * side nvsvm_mirror_notifier() picks for the range's start.
+	 */
+	if (*start >= svmm->unmanaged_end)
+		lo = max_t(u64, lo, svmm->unmanaged_end);
+	else
+		hi = min_t(u64, hi, svmm->unmanaged_start);
+	hi = min_t(u64, hi, svmm->limit);
 
 	mmap_read_lock(svmm->mm);
 	vma = vma_lookup(svmm->mm, *start);
-	if (vma && (vma->vm_flags & VM_READ)) {
-		lo = max_t(u64, min_t(u64, lo, *start), vma->vm_start);
-		if (!(vma->vm_flags & VM_WRITE))
-			flags &= ~HMM_PFN_REQ_WRITE;
-	} else {
-		lo = *start;
-	}
+	lo = vma && (vma->vm_flags & VM_READ) ?
+	     max_t(u64, lo, vma->vm_start) : *start;
 	vma = vma_lookup(svmm->mm, *end - 1);
-	if (vma && (vma->vm_flags & VM_READ)) {
-		hi = min_t(u64, max_t(u64, hi, *end), vma->vm_end);
-		if (!(vma->vm_flags & VM_WRITE))
-			flags &= ~HMM_PFN_REQ_WRITE;
-	} else {
-		hi = *end;
-	}
+	hi = vma && (vma->vm_flags & VM_READ) ?
+	     min_t(u64, hi, vma->vm_end) : *end;
 	mmap_read_unlock(svmm->mm);
 	if (lo >= *start && hi <= *end)
 		return false;
@@ -224,10 +224,59 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	 */
 	for (i = (lo - block) >> PAGE_SHIFT; i < (hi - block) >> PAGE_SHIFT; i++)
 		if (!b->req[i] && b->dense[i + 1] == b->dense[i])
-			b->req[i] = flags;
+			b->req[i] = HMM_PFN_REQ_FAULT;
 	*start = lo;
 	*end = hi;
 	return true;
+}
+
+/*
+ * Fault in and map req->start..req->end of b->req's block. When a page
+ * needs a fault, hmm_range_fault() faults it and every page after it to
+ * the end of its walk step (up to the range's end) with that page's
+ * flags, whatever those pages asked: one page asked for writing would
+ * write-fault the pages after it (breaking their copy-on-write, dirtying
+ * shared file pages, replacing the zero page), and any fault would fault
+ * the pages not asked again (taking back a page a GPU atomic holds
+ * exclusively). So the range is served in spans of pages that all ask the
+ * same. A span grows to a THP's whole block (req->grow_thp) only if it
+ * asks for writing or no page of the range does. On return, req covers
+ * the range again, with the pages mapped by all spans.
+ *
+ * Return: 0 or the first span's error (the spans after it are not served).
+ */
+static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
+			     struct nvsvm_fault_batch *b,
+			     struct nvsvm_range_req *req, bool *changed)
+{
+	u64 start = req->start, end = req->end, mapped = 0;
+	unsigned long i = (start - req->base) >> PAGE_SHIFT;
+	unsigned long n = (end - req->base) >> PAGE_SHIFT, j, k;
+	bool thp = req->grow_thp, writes = false;
+	int ret = 0;
+
+	for (j = i; j < n && !writes; j++)
+		writes = b->req[j] & HMM_PFN_REQ_WRITE;
+	while (i < n && !ret) {
+		for (j = i + 1; j < n && b->req[j] == b->req[i]; j++)
+			;
+		req->start = req->base + (i << PAGE_SHIFT);
+		req->end = req->base + (j << PAGE_SHIFT);
+		req->grow_thp = thp && (!writes ||
+					(b->req[i] & HMM_PFN_REQ_WRITE));
+		ret = nvsvm_mirror_range(svmm, req);
+		*changed |= req->changed;
+		if (!ret)
+			mapped += req->mapped;
+		/* A span grown to its THP's block covers the rest. */
+		k = (req->end - req->base) >> PAGE_SHIFT;
+		i = max(j, k);
+	}
+	req->start = min(start, req->start);
+	req->end = max(end, req->end);
+	req->grow_thp = thp;
+	req->mapped = mapped;
+	return ret;
 }
 
 /*
@@ -258,7 +307,7 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 
 	nvsvm_fault_req(b, block, first, last);
 	grown = nvsvm_fault_prefetch(svmm, b, block, &req.start, &req.end);
-	ret = nvsvm_mirror_range(svmm, &req);
+	ret = nvsvm_fault_spans(svmm, b, &req, changed);
 	if (grown && !ret)
 		nvsvm_stat_add(ndev, NVSVM_STAT_PREFETCH_RANGES, 1);
 	if (grown && (ret == -EFAULT || ret == -EPERM)) {
@@ -266,9 +315,8 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		nvsvm_fault_req(b, block, first, last);
 		req.start = start;
 		req.end = end;
-		ret = nvsvm_mirror_range(svmm, &req);
+		ret = nvsvm_fault_spans(svmm, b, &req, changed);
 	}
-	*changed |= req.changed;
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
 	trace_nvsvm_fault_range(ndev->index, req.start, req.end, last - first,
 				req.mapped, ret);

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Density prefetch in the fault path (nvsvm.prefetch_threshold): with it, a
- * sequential GPU pass over never-mapped memory takes far fewer faults than
- * pages; without it (0), one fault per page. A prefetch that meets a page
- * that cannot be had (another VMA, a file's end) stops there and cancels
- * nothing. Needs root (the module parameter, debugfs counters).
+ * sequential GPU pass takes far fewer faults than pages where the CPU
+ * already grants what the GPU asks (a read pass, a write pass over memory
+ * the CPU wrote); without it (0), one fault per page. A prefetch that meets
+ * a page that cannot be had (another VMA, a file's end) stops there and
+ * cancels nothing; it never grows into the unmanaged window; the pages it
+ * adds get the permission the CPU already grants and are never faulted for
+ * writing (copy-on-write kept, shared file pages and the zero page left
+ * alone: pagemap shows it). Needs root (the module parameter, debugfs
+ * counters, pagemap pfns).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -18,6 +23,16 @@
 
 #define PARAM	"/sys/module/nvsvm/parameters/prefetch_threshold"
 #define STORM	(16 * MiB)
+#define BLOCK	(2 * MiB)
+#define BPAGES	(BLOCK / PAGE)
+/* A 2 MiB block below NVSVM_UNMANAGED_LIMIT, for areas with their own window. */
+#define LOW_BLOCK	0xe000000000ULL
+
+/* /proc/self/pagemap bits */
+#define PM_PFN		((1ULL << 55) - 1)
+#define PM_SOFT_DIRTY	(1ULL << 55)
+#define PM_EXCLUSIVE	(1ULL << 56)
+#define PM_PRESENT	(1ULL << 63)
 
 /* Set the threshold; the old value in *@old. */
 static int set_threshold(unsigned int v, unsigned int *old)
@@ -60,8 +75,21 @@ static int stats(uint64_t *v)
 	return 0;
 }
 
-/* A sequential FILL over 16 MiB of 4 KiB pages; counter deltas in @d. */
-static int storm(unsigned int threshold, uint64_t *d)
+/* What storm() runs over its buffer. */
+enum storm_kind {
+	STORM_FILL,		/* FILL never-touched memory */
+	STORM_FILL_WRITTEN,	/* FILL memory the CPU wrote */
+	STORM_SUM,		/* SUM never-touched memory */
+};
+
+static const char *const storm_names[] = { "FILL", "FILL of CPU-written",
+					   "SUM" };
+
+/*
+ * A sequential pass over 16 MiB of 4 KiB pages; every word checked (the
+ * CPU reads what FILL wrote, SUM finds 0); counter deltas in @d.
+ */
+static int storm(unsigned int threshold, enum storm_kind kind, uint64_t *d)
 {
 	uint64_t before[NSTATS], after[NSTATS];
 	uint64_t *buf = anon(STORM);
@@ -72,6 +100,8 @@ static int storm(unsigned int threshold, uint64_t *d)
 
 	ASSERT_MAP(buf);
 	ASSERT_SYS(madvise(buf, STORM, MADV_NOHUGEPAGE));
+	if (kind == STORM_FILL_WRITTEN)
+		memset(buf, 0x5a, STORM);
 	ret = set_threshold(threshold, &old);
 	if (ret)
 		SKIP("%s: %s", PARAM, strerror(-ret));
@@ -81,38 +111,74 @@ static int storm(unsigned int threshold, uint64_t *d)
 		SKIP("debugfs: %s", strerror(-ret));
 	}
 	FX_OPEN(&f);
-	op = nvsvm_op_fill(nvsvm_ptr(buf), STORM, 0x9e7c);
+	if (kind == STORM_SUM)
+		op = nvsvm_op_sum(nvsvm_ptr(buf), STORM);
+	else
+		op = nvsvm_op_fill(nvsvm_ptr(buf), STORM, 0x9e7c);
 	ret = gpu_ok(&f, &op, 1);
 	set_threshold(old, NULL);
 	CHECK(ret);
 	EXPECT_OK(stats(after));
-	CHECK(cpu_check(buf, STORM / 8, 0x9e7c));
+	if (kind == STORM_SUM)
+		EXPECT_EQ(op.result, 0);
+	else
+		CHECK(cpu_check(buf, STORM / 8, 0x9e7c));
 	for (i = 0; i < NSTATS; i++)
 		d[i] = after[i] - before[i];
-	ktap_note("threshold %u: %llu pages, faults +%llu, batches +%llu, prefetch ranges +%llu",
-		  threshold, STORM / PAGE, (unsigned long long)d[0],
-		  (unsigned long long)d[1], (unsigned long long)d[2]);
+	ktap_note("threshold %u, %s: %llu pages, faults +%llu, batches +%llu, prefetch ranges +%llu",
+		  threshold, storm_names[kind], STORM / PAGE,
+		  (unsigned long long)d[0], (unsigned long long)d[1],
+		  (unsigned long long)d[2]);
 	EXPECT_EQ(d[3], 0);
 	return KTAP_PASS;
 }
 
+/*
+ * Never-touched memory: the prefetched neighbours get what a CPU read
+ * gives (the zero page, read-only), so the FILL still faults once per page
+ * for writing; what counts is that every word is right.
+ */
 static int storm_prefetch_on(void)
 {
 	uint64_t d[NSTATS];
 
-	CHECK(storm(51, d));
+	CHECK(storm(51, STORM_FILL, d));
 	EXPECT_TRUE(d[2] > 0, "no range grew");
-	/* Density doubling per fault: about 10 faults per 2 MiB block. */
+	return KTAP_PASS;
+}
+
+/* Density doubling per fault: about 10 faults per 2 MiB block. */
+static int few_faults(const uint64_t *d)
+{
+	EXPECT_TRUE(d[2] > 0, "no range grew");
 	EXPECT_TRUE(d[0] * 16 < STORM / PAGE, "%llu faults for %llu pages",
 		    (unsigned long long)d[0], STORM / PAGE);
 	return KTAP_PASS;
+}
+
+/* Memory the CPU wrote: the neighbours come writable, few faults. */
+static int storm_prefetch_written(void)
+{
+	uint64_t d[NSTATS];
+
+	CHECK(storm(51, STORM_FILL_WRITTEN, d));
+	return few_faults(d);
+}
+
+/* A read pass over never-touched memory: few faults. */
+static int storm_prefetch_read(void)
+{
+	uint64_t d[NSTATS];
+
+	CHECK(storm(51, STORM_SUM, d));
+	return few_faults(d);
 }
 
 static int storm_prefetch_off(void)
 {
 	uint64_t d[NSTATS];
 
-	CHECK(storm(0, d));
+	CHECK(storm(0, STORM_FILL, d));
 	EXPECT_EQ(d[2], 0);
 	EXPECT_TRUE(d[0] >= STORM / PAGE, "%llu faults for %llu pages",
 		    (unsigned long long)d[0], STORM / PAGE);
@@ -177,27 +243,39 @@ static int stops_at_prot_none(void)
 }
 
 /*
+ * An unlinked file in /tmp of @n pages, page i starting with @base + i;
+ * its descriptor in *@fd.
+ */
+static int tmp_file(unsigned int n, uint64_t base, int *fd)
+{
+	char name[] = "/tmp/nvsvm-prefetch-XXXXXX";
+	uint64_t page[WORDS] = { 0 };
+	unsigned int i;
+
+	*fd = mkstemp(name);
+	if (*fd < 0)
+		KTAP_FAIL_MSG("mkstemp: %s", strerror(errno));
+	unlink(name);
+	for (i = 0; i < n; i++) {
+		page[0] = base + i;
+		EXPECT_EQ(write(*fd, page, PAGE), (ssize_t)PAGE);
+	}
+	return KTAP_PASS;
+}
+
+/*
  * A shared file mapping of 32 pages over a 10-page file: pages 10..31 lie
  * past the end in the same VMA, hmm cannot fault them, the grown range
  * fails and the faults are served alone.
  */
 static int stops_at_file_end(void)
 {
-	char name[] = "/tmp/nvsvm-prefetch-XXXXXX";
-	uint64_t page[WORDS] = { 0 };
-	unsigned int old, i;
+	unsigned int old;
 	uint64_t *buf;
 	struct fx f;
 	int fd, ret;
 
-	fd = mkstemp(name);
-	if (fd < 0)
-		KTAP_FAIL_MSG("mkstemp: %s", strerror(errno));
-	unlink(name);
-	for (i = 0; i < 10; i++) {
-		page[0] = page_no(i);
-		EXPECT_EQ(write(fd, page, PAGE), (ssize_t)PAGE);
-	}
+	CHECK(tmp_file(10, page_no(0), &fd));
 	buf = mmap(NULL, 32 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_MAP(buf);
 	ret = set_threshold(51, &old);
@@ -210,11 +288,362 @@ static int stops_at_file_end(void)
 	return KTAP_PASS;
 }
 
+/* The pagemap entries of the @n pages at @p. */
+static int pagemap(const volatile void *p, unsigned int n, uint64_t *e)
+{
+	ssize_t want = n * sizeof(*e);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		KTAP_FAIL_MSG("/proc/self/pagemap: %s", strerror(errno));
+	if (pread(fd, e, want, nvsvm_ptr(p) / PAGE * 8) != want) {
+		close(fd);
+		KTAP_FAIL_MSG("pagemap: %s", strerror(errno));
+	}
+	close(fd);
+	return KTAP_PASS;
+}
+
+/* mmap() of @size bytes at a 2 MiB-aligned address; NULL on failure. */
+static void *aligned_map(size_t size, int prot, int flags, int fd)
+{
+	char *r = mmap(NULL, size + BLOCK, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *a, *p;
+
+	if (r == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)r + BLOCK - 1) & ~(uintptr_t)(BLOCK - 1));
+	p = mmap(a, size, prot, flags | MAP_FIXED, fd, 0);
+	if (p == MAP_FAILED) {
+		munmap(r, size + BLOCK);
+		return NULL;
+	}
+	if (a > r)
+		munmap(r, a - r);
+	munmap(a + size, r + BLOCK - a);
+	return p;
+}
+
+/* The block @p (from mmap()): no THP, and page i holds @base + i. */
+static int block_init(volatile uint64_t *p, uint64_t base)
+{
+	unsigned int i;
+
+	ASSERT_MAP(p);
+	ASSERT_SYS(madvise((void *)p, BLOCK, MADV_NOHUGEPAGE));
+	for (i = 0; i < BPAGES; i++)
+		p[i * WORDS] = base + i;
+	return KTAP_PASS;
+}
+
+/*
+ * The block LOW_BLOCK, every page written by the CPU (page i holds
+ * 0x5000 + i), in an area whose unmanaged window is its pages
+ * [@w, @w + @nw), at its end or its start. MAP maps the managed pages but
+ * @fault, then a GPU read at @fault makes the whole block dense. The range
+ * must not grow into the window: a GPU read there is cancelled, before
+ * and (@freed) after the window's pages were unmapped and freed.
+ */
+static int window_case(unsigned int w, unsigned int nw, unsigned int fault,
+		       int freed)
+{
+	volatile uint64_t *p = mmap((void *)LOW_BLOCK, BLOCK,
+				    PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS |
+				    MAP_FIXED_NOREPLACE, -1, 0);
+	unsigned int m0 = w ? 0 : nw, m1 = w ? w : BPAGES, old;
+	uint64_t win = LOW_BLOCK + w * PAGE, last = win + (nw - 1) * PAGE;
+	uint32_t e;
+	struct fx f;
+	int ret;
+
+	CHECK(block_init(p, 0x5000));
+	FX_OPEN_DEV(&f);
+	EXPECT_OK(nvsvm_area_init(f.fd, win, nw * PAGE));
+	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	ret = set_threshold(51, &old);
+	if (ret)
+		SKIP("%s: %s", PARAM, strerror(-ret));
+	if (fault > m0)
+		EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(&p[m0 * WORDS]),
+				    (fault - m0) * PAGE, 0, NULL));
+	if (fault + 1 < m1)
+		EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(&p[(fault + 1) * WORDS]),
+				    (m1 - fault - 1) * PAGE, 0, NULL));
+	ret = gpu_read_eq(&f, &p[fault * WORDS], 0x5000 + fault);
+	set_threshold(old, NULL);
+	CHECK(ret);
+	CHECK(query_expect(&f, (void *)&p[m0 * WORDS], m1 - m0,
+			   NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
+	EXPECT_ERR(nvsvm_query(f.fd, win, 1, &e), EINVAL);
+	if (freed)
+		ASSERT_SYS(munmap((void *)win, nw * PAGE));
+	CHECK(gpu_fault(&f, nvsvm_op_read(win), win, NVSVM_ACCESS_READ));
+	CHECK(gpu_fault(&f, nvsvm_op_read(last), last, NVSVM_ACCESS_READ));
+	CHECK(gpu_read_eq(&f, &p[m0 * WORDS], 0x5000 + m0));
+	return KTAP_PASS;
+}
+
+/* The window is the last 512 KiB of the block; the fault just below it. */
+static int window_end(void)
+{
+	return window_case(384, 128, 383, 0);
+}
+
+static int window_end_freed(void)
+{
+	return window_case(384, 128, 383, 1);
+}
+
+/* The window is the first 512 KiB; the fault just above it. */
+static int window_start(void)
+{
+	return window_case(0, 128, 128, 0);
+}
+
+static int window_start_freed(void)
+{
+	return window_case(0, 128, 128, 1);
+}
+
+/* Pages MAP maps before the GPU write that makes the block dense. */
+#define DENSE_AT	300
+
+/*
+ * With prefetch on, MAP the pages [0, DENSE_AT) of the block @p as the CPU
+ * maps them, then the GPU writes @v to page DENSE_AT: the block is then
+ * dense enough that the range grows to all of it.
+ */
+static int map_then_write(struct fx *f, volatile uint64_t *p, uint64_t v)
+{
+	uint64_t mapped = 0;
+	unsigned int old;
+	int ret;
+
+	ret = set_threshold(51, &old);
+	if (ret)
+		SKIP("%s: %s", PARAM, strerror(-ret));
+	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(p), DENSE_AT * PAGE, 0, &mapped));
+	EXPECT_EQ(mapped, DENSE_AT);
+	ret = gpu_ok1(f, nvsvm_op_write(nvsvm_ptr(&p[DENSE_AT * WORDS]), v),
+		      NULL);
+	set_threshold(old, NULL);
+	CHECK(ret);
+	EXPECT_EQ(p[DENSE_AT * WORDS], v);
+	return KTAP_PASS;
+}
+
+/*
+ * Pages of the block whose pagemap entry @e[i] has @bit set (@bit 0: the
+ * pfn is @pfn) where they should not, or clear where they should: page
+ * DENSE_AT alone should have it. Fails naming how many and the first.
+ */
+static int only_dense_at(const uint64_t *e, uint64_t bit, uint64_t pfn)
+{
+	unsigned int i, bad = 0, first = 0;
+
+	for (i = 0; i < BPAGES; i++) {
+		int has = bit ? !!(e[i] & bit) : (e[i] & PM_PFN) != pfn;
+
+		if (!(e[i] & PM_PRESENT) || has != (i == DENSE_AT)) {
+			if (!bad++)
+				first = i;
+		}
+	}
+	if (bad)
+		KTAP_FAIL_MSG("%u pages wrong (first: page %u, pagemap %#llx); the GPU wrote page %u only",
+			      bad, first, (unsigned long long)e[first],
+			      DENSE_AT);
+	return KTAP_PASS;
+}
+
+/*
+ * After a fork, with the child alive, the parent's pages are shared
+ * copy-on-write. The prefetch around a GPU write must not break that for
+ * the neighbours: only the written page becomes the parent's own
+ * (pagemap's exclusive bit), and the child sees the old data everywhere.
+ */
+static int cow_fork_kept(void)
+{
+	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	uint64_t e[BPAGES];
+	unsigned int i;
+	int go[2];
+	char c = 0;
+	struct fx f;
+	pid_t pid;
+
+	CHECK(block_init(p, 0xc000));
+	ASSERT_SYS(pipe(go));
+	pid = fork();
+	if (pid < 0)
+		KTAP_FAIL_MSG("fork: %s", strerror(errno));
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < BPAGES; i++)
+			if (p[i * WORDS] != 0xc000 + i)
+				_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	FX_OPEN(&f);
+	CHECK(map_then_write(&f, p, 0xabc));
+	CHECK(pagemap(p, BPAGES, e));
+	CHECK(only_dense_at(e, PM_EXCLUSIVE, 0));
+	for (i = 0; i < BPAGES; i++)
+		if (i != DENSE_AT)
+			EXPECT_EQ(p[i * WORDS], 0xc000 + i);
+	EXPECT_EQ(write(go[1], &c, 1), 1);
+	EXPECT_EQ(wait_child(pid), 0);
+	return KTAP_PASS;
+}
+
+/*
+ * A shared file mapping, every page read by the CPU, then made clean for
+ * soft-dirty tracking (clear_refs 4 write-protects the PTEs). A GPU write
+ * to one page write-faults that page alone: the prefetched neighbours are
+ * mapped read-only, not dirtied (pagemap's soft-dirty bit), the file
+ * holds the new value in that page only.
+ */
+static int shared_file_clean(void)
+{
+	volatile uint64_t *p, *probe = anon(PAGE);
+	uint64_t e[BPAGES], v;
+	unsigned int i;
+	struct fx f;
+	int fd, cr;
+
+	CHECK(tmp_file(BPAGES, 0xf000, &fd));
+	p = aligned_map(BLOCK, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+	ASSERT_MAP(p);
+	for (i = 0; i < BPAGES; i++)
+		EXPECT_EQ(p[i * WORDS], 0xf000 + i);
+	ASSERT_MAP(probe);
+	probe[0] = 1;
+	FX_OPEN(&f);
+	cr = open("/proc/self/clear_refs", O_WRONLY);
+	if (cr < 0)
+		SKIP("/proc/self/clear_refs: %s", strerror(errno));
+	EXPECT_EQ(write(cr, "4", 1), 1);
+	close(cr);
+	/* A CPU write after clear_refs: soft-dirty, if the kernel tracks it. */
+	probe[0] = 2;
+	CHECK(pagemap(probe, 1, e));
+	if (!(e[0] & PM_SOFT_DIRTY))
+		SKIP("no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY)");
+	CHECK(pagemap(p, BPAGES, e));
+	for (i = 0; i < BPAGES; i++)
+		EXPECT_TRUE(!(e[i] & PM_SOFT_DIRTY), "page %u: %#llx", i,
+			    (unsigned long long)e[i]);
+	CHECK(map_then_write(&f, p, 0xabc));
+	CHECK(pagemap(p, BPAGES, e));
+	CHECK(only_dense_at(e, PM_SOFT_DIRTY, 0));
+	for (i = 0; i < BPAGES; i++) {
+		EXPECT_EQ(pread(fd, &v, 8, i * PAGE), 8);
+		EXPECT_EQ(v, i == DENSE_AT ? 0xabc : 0xf000 + i);
+	}
+	return KTAP_PASS;
+}
+
+/*
+ * Anonymous memory the CPU only read: every page is the zero page. A GPU
+ * write to one page gives that page a page of its own; the prefetched
+ * neighbours stay on the zero page.
+ */
+static int zero_page_kept(void)
+{
+	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	uint64_t e[BPAGES], zero_pfn;
+	unsigned int i;
+	struct fx f;
+
+	ASSERT_MAP(p);
+	ASSERT_SYS(madvise((void *)p, BLOCK, MADV_NOHUGEPAGE));
+	CHECK(cpu_check(p, BLOCK / 8, 0));
+	CHECK(pagemap(p, BPAGES, e));
+	zero_pfn = e[0] & PM_PFN;
+	if (!zero_pfn)
+		SKIP("pagemap shows no pfns (needs CAP_SYS_ADMIN)");
+	for (i = 0; i < BPAGES; i++)
+		EXPECT_TRUE((e[i] & PM_PRESENT) && (e[i] & PM_PFN) == zero_pfn,
+			    "page %u: %#llx", i, (unsigned long long)e[i]);
+	FX_OPEN(&f);
+	CHECK(map_then_write(&f, p, 0xabc));
+	CHECK(pagemap(p, BPAGES, e));
+	CHECK(only_dense_at(e, 0, zero_pfn));
+	p[DENSE_AT * WORDS] = 0;
+	CHECK(cpu_check(p, BLOCK / 8, 0));
+	return KTAP_PASS;
+}
+
+/*
+ * Pages 0..255 of a block are PROT_READ, 256..511 read-write, all written
+ * by the CPU. A dense read in the read-only half grows over that half
+ * only, mapped read-only; a dense write in the other half grows over that
+ * half only; the read-only half never becomes writable on the GPU.
+ */
+static int prot_read_neighbour(void)
+{
+	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	unsigned int old;
+	struct fx f;
+	int ret;
+
+	CHECK(block_init(p, 0x7000));
+	ASSERT_SYS(mprotect((void *)p, 256 * PAGE, PROT_READ));
+	FX_OPEN(&f);
+	ret = set_threshold(51, &old);
+	if (ret)
+		SKIP("%s: %s", PARAM, strerror(-ret));
+	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(p), 200 * PAGE, 0, NULL));
+	ret = gpu_read_eq(&f, &p[200 * WORDS], 0x7000 + 200);
+	if (ret == KTAP_PASS)
+		ret = query_expect(&f, (void *)p, 256, NVSVM_QUERY_VALID |
+				   NVSVM_QUERY_WRITE, NVSVM_QUERY_VALID);
+	if (ret == KTAP_PASS)
+		ret = query_expect(&f, (void *)&p[256 * WORDS], 256,
+				   NVSVM_QUERY_VALID, 0);
+	if (ret == KTAP_PASS)
+		ret = nvsvm_map(f.fd, nvsvm_ptr(&p[256 * WORDS]), 200 * PAGE,
+				0, NULL) ? KTAP_FAIL : KTAP_PASS;
+	if (ret == KTAP_PASS)
+		ret = gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&p[456 * WORDS]),
+						 0xabc), NULL);
+	set_threshold(old, NULL);
+	CHECK(ret);
+	EXPECT_EQ(p[456 * WORDS], 0xabc);
+	CHECK(query_expect(&f, (void *)p, 256, NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
+			   NVSVM_QUERY_VALID));
+	CHECK(query_expect(&f, (void *)&p[256 * WORDS], 256,
+			   NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
+			   NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE));
+	CHECK(gpu_fault(&f, nvsvm_op_write(nvsvm_ptr(&p[100 * WORDS]), 1),
+			nvsvm_ptr(&p[100 * WORDS]), NVSVM_ACCESS_WRITE));
+	EXPECT_EQ(p[100 * WORDS], 0x7000 + 100);
+	return KTAP_PASS;
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE_T(storm_prefetch_on, 150),
+	KTAP_CASE_T(storm_prefetch_written, 150),
+	KTAP_CASE_T(storm_prefetch_read, 150),
 	KTAP_CASE_T(storm_prefetch_off, 150),
 	KTAP_CASE(stops_at_prot_none),
 	KTAP_CASE(stops_at_file_end),
+	KTAP_CASE(window_end),
+	KTAP_CASE(window_end_freed),
+	KTAP_CASE(window_start),
+	KTAP_CASE(window_start_freed),
+	KTAP_CASE(cow_fork_kept),
+	KTAP_CASE(shared_file_clean),
+	KTAP_CASE(zero_page_kept),
+	KTAP_CASE(prot_read_neighbour),
 };
 
 int main(void)
