@@ -27,7 +27,10 @@ static void nvsvm_chan_release(struct kref *kref)
 	 * the instance block is freed, a new channel can get the same
 	 * address and such an entry would be taken for its own: served in
 	 * the wrong area, even cancelled on a GPC the new channel runs on.
-	 * Let the worker read them first; they are found stale (erased).
+	 * Let the device's fault work read them first; they are found stale
+	 * (erased). One it handed to the area's work before is found stale
+	 * there, unless a new channel of the same area has the block by
+	 * then: it is served in that area, which is where it belongs.
 	 */
 	nvsvm_fault_flush(ndev);
 	dma_free_coherent(gpu->dev, PAGE_SIZE, chan->inst, chan->pub.inst_addr);
