@@ -9,10 +9,20 @@
  *   nvsvm_file->lock    the file's svmm pointer and channel table
  *   nvsvm_pascal->lock  (src/pascal.c) a GPU's joined channels
  *   nvsvm_device->chan_lock   binds, unbinds and detaches in @chans
+ *   nvsvm_svmm->use     (rwsem) read: MAP and the area's fault work use the
+ *                       mirror; write: teardown marks the area dead
+ *   mm's mmap lock      (read) hmm_range_fault() and VMA look-ups
  *   nvsvm_svmm->mutex   the svmm's GPU page tables (struct nvsvm_vmm) and
  *                       the notifier sequence check before PTE writes
- *   nvsvm_device->inval_lock   the invalidate/replay register sequence
- * The fault worker takes only svmm->mutex (and the channel xarray's lock).
+ *   nvsvm_svmm->fault_lock     faults handed to the area's fault work
+ *   nvsvm_device->inval_lock   the invalidate/replay/cancel registers
+ *   nvsvm_device->chans's xa_lock   a channel's svmm pointer
+ * Fault workers (src/fault.c): the device's work (one ordered workqueue)
+ * drains the fault buffer and takes only the xa_lock, fault_lock and
+ * inval_lock: it never waits for memory. Each area's work (unbound
+ * workqueue) serves that area's faults under use, the mmap lock and
+ * svmm->mutex, and may wait for a page-in as long as it takes: only its
+ * own area's accesses and teardown wait with it.
  */
 #ifndef _NVSVM_CORE_H
 #define _NVSVM_CORE_H
@@ -55,7 +65,7 @@ enum nvsvm_stat {
 	NVSVM_STAT_BATCHES,	/* fault batches serviced */
 	NVSVM_STAT_RANGES,	/* coalesced ranges served */
 	NVSVM_STAT_FAULT_PAGES,	/* pages mapped by the fault path */
-	NVSVM_STAT_REPLAYS,	/* REPLAY_GLOBAL written */
+	NVSVM_STAT_REPLAYS,	/* REPLAY_START written */
 	NVSVM_STAT_CANCELS,	/* CANCEL_TARGETED written */
 	NVSVM_STAT_INVALIDATES,	/* TLB invalidates written */
 	NVSVM_STAT_OVERFLOWS,	/* fault buffer overflows seen */
@@ -93,6 +103,7 @@ struct nvsvm_fault {
 	struct nvsvm_svmm *svmm;
 };
 
+struct nvsvm_fault_area;
 struct nvsvm_fault_batch;
 struct nvsvm_dmem;
 
@@ -116,7 +127,9 @@ struct nvsvm_dmem;
  *	joined (src/pascal.c); nvsvm_chan_bind() and nvsvm_chan_unbind()
  * @inval_lock: serialises writes to the invalidate registers
  * @null_pd: an empty PD3 for channels without an SVM area
- * @fault: fault buffer and worker state, see fault.c
+ * @fault: fault buffer and worker state, see fault.c: the device's
+ *	ordered work drains the buffer and hands each area's faults to the
+ *	area's work, queued on @fault.area_wq (unbound)
  * @debugfs: the device's debugfs directory
  * @dmem: device-private VRAM (src/dmem.c), or NULL without it
  */
@@ -147,6 +160,7 @@ struct nvsvm_device {
 		struct work_struct work;
 		spinlock_t lock;	/* protects wq against the interrupt */
 		struct workqueue_struct *wq;
+		struct workqueue_struct *area_wq;
 		struct nvsvm_fault_batch *batch;
 		atomic64_t intr_ns;	/* first interrupt not yet served */
 		atomic64_t latency[NVSVM_LATENCY_BUCKETS];
@@ -165,7 +179,8 @@ static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
  * struct nvsvm_svmm - an SVM area: one mm mirrored on one GPU
  * @ndev: the GPU
  * @mm: the mirrored address space (mmgrab'd)
- * @kref: the file and the fault worker hold references
+ * @kref: the file holds a reference, the device's fault work one while it
+ *	looks at the area, and each queueing of @fault_work one
  * @notifier: interval notifiers below and above the unmanaged window
  * @unmanaged_start: the unmanaged window, never mirrored
  * @unmanaged_end: end of the window (exclusive)
@@ -179,6 +194,9 @@ static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
  *	cancels an access found unservable twice only if it did not move
  *	between the two
  * @vmm: the GPU page tables
+ * @fault_lock: protects what the device's fault work hands over in @fault
+ * @fault_work: serves the area's faults (src/fault.c)
+ * @fault: the faults handed over, and the area work's batch and suspects
  */
 struct nvsvm_svmm {
 	struct nvsvm_device *ndev;
@@ -193,6 +211,9 @@ struct nvsvm_svmm {
 	bool dead;
 	atomic_t changes;
 	struct nvsvm_vmm vmm;
+	spinlock_t fault_lock;		/* @fault's pending faults */
+	struct work_struct fault_work;
+	struct nvsvm_fault_area *fault;
 };
 
 /**
@@ -296,6 +317,8 @@ void gp100_fault_buffer_fini(struct nvsvm_device *ndev);
 int nvsvm_fault_init(struct nvsvm_device *ndev);
 void nvsvm_fault_flush(struct nvsvm_device *ndev);
 void nvsvm_fault_fini(struct nvsvm_device *ndev);
+int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm);
+void nvsvm_fault_svmm_fini(struct nvsvm_svmm *svmm);
 
 /* debugfs.c */
 void nvsvm_debugfs_init(void);

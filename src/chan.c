@@ -104,8 +104,11 @@ int nvsvm_chan_bind(struct nvsvm_core_chan *chan)
  * Fault entries of this channel may still be in the buffer. Once its
  * instance block is freed, a new channel can get the same address and
  * such an entry would be taken for its own: served in the wrong area, even
- * cancelled on a GPC the new channel runs on. So the worker reads them
- * before this returns; they are found stale (no channel).
+ * cancelled on a GPC the new channel runs on. So the device's fault work
+ * reads them before this returns; they are found stale (no channel). One
+ * it handed to the area's work before is found stale there, unless a new
+ * channel of the same area has the block by then: it is served in that
+ * area, which is where it belongs.
  *
  * Context: process, may sleep; not from the fault worker.
  */

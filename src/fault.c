@@ -2,13 +2,23 @@
 /*
  * The replayable fault pipeline.
  *
- * The fault interrupt queues the device's fault work. The work drains the
- * fault buffer in batches, sorts each batch by (instance, address, access
- * priority), finds each instance's SVM area, coalesces the faults of one
- * area inside one 2 MiB block into a range served by one hmm_range_fault()
- * loop, then writes at most one TLB invalidate (only when a valid PTE
- * changed: the replay invalidates nothing), the cancels of the accesses
- * that cannot be served, and one replay.
+ * The fault interrupt queues the device's fault work (one ordered
+ * workqueue per device). It drains the fault buffer in batches, sorts each
+ * batch by (instance, address, access priority) and finds each instance's
+ * SVM area: faults of a channel without an area are cancelled and stale
+ * ones dropped right there, and each area's faults are handed to that
+ * area's own work item (on the device's unbound area workqueue). The
+ * device work never waits for memory, so one process whose page-in never
+ * completes (a FUSE read nobody answers) stalls only its own area's work,
+ * never another process's faults nor nvsvm_fault_flush().
+ *
+ * An area's work serves its faults: it coalesces those inside one 2 MiB
+ * block into a range served by one hmm_range_fault() loop, then writes at
+ * most one TLB invalidate (only when a valid PTE changed), the cancels of
+ * the accesses that cannot be served (per-area suspect state), and one
+ * REPLAY_START. The replay makes every stalled access retry, other
+ * areas' too: those not served yet fault again, and the device work drops
+ * the entries its area already has pending.
  */
 #include <linux/bitmap.h>
 #include <linux/err.h>
@@ -38,7 +48,8 @@ MODULE_PARM_DESC(prefetch_threshold,
 		 "prefetch a region around a fault when more than this percentage of it is faulted or mapped (1-100, default 51; 0 = off)");
 
 /**
- * struct nvsvm_fault_batch - the fault worker's scratch space
+ * struct nvsvm_fault_batch - a fault worker's scratch space (the device's
+ *	work, and each area's work, have one each)
  * @faults: decoded entries
  * @cancel: per entry: the access must be cancelled
  * @pdb: per entry: the PD3 its channel used when the cancel was decided
@@ -68,6 +79,18 @@ struct nvsvm_fault_batch {
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
 	DECLARE_BITMAP(valid, NVSVM_RANGE_MAX_PAGES);
 	u16 dense[NVSVM_RANGE_MAX_PAGES + 1];
+};
+
+/**
+ * struct nvsvm_fault_area - an area's share of the fault path
+ * @pending: faults the device work handed over, not taken yet
+ * @npending: entries in @pending (both under &nvsvm_svmm.fault_lock)
+ * @b: the area work's batch, with its own suspects
+ */
+struct nvsvm_fault_area {
+	struct nvsvm_fault pending[NVSVM_FAULT_BATCH];
+	unsigned int npending;
+	struct nvsvm_fault_batch b;
 };
 
 /* Higher serves more: one mapping that satisfies them all. */
@@ -377,43 +400,39 @@ static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 	}
 }
 
-/* Serve the faults [first, last) of one instance block. */
+/*
+ * In an area's work: serve the faults [first, last) of one instance block,
+ * handed over as the channel's of @svmm.
+ */
 static void nvsvm_fault_inst(struct nvsvm_device *ndev,
+			     struct nvsvm_svmm *svmm,
 			     struct nvsvm_fault_batch *b, unsigned int first,
 			     unsigned int last, bool *changed)
 {
-	struct nvsvm_svmm *svmm;
+	struct nvsvm_svmm *now;
 	unsigned int i, j;
 	dma_addr_t pdb;
 
-	svmm = nvsvm_chan_svmm_get(ndev, b->faults[first].inst, &pdb);
-	if (!svmm) {
-		/* A live channel that has no area: its accesses fail. */
-		for (i = first; i < last; i++) {
-			b->cancel[i] = b->faults[i].access !=
-				       NVSVM_ACCESS_PREFETCH;
-			b->pdb[i] = pdb;
-			b->changes[i] = 0;
-		}
-		return;
-	}
 	/*
-	 * Stale faults: the channel is gone, or its process's mm has no
-	 * users. No access of theirs is stalled any more (a destroyed
-	 * channel's programs were stopped; a task leaves EXEC before it
-	 * drops its mm), so nothing is cancelled: CANCEL_TARGETED hits a
-	 * GPC and client, and that GPC may be stalled on another process's
-	 * live work by now. The replay of the batch is all they need.
+	 * Stale faults: the channel is gone or left the area since the
+	 * device work handed them over (its faults from now on go where it
+	 * is now), or its process's mm has no users. No access of theirs
+	 * is stalled here any more (a destroyed channel's programs were
+	 * stopped; a task leaves EXEC before it drops its mm), so nothing
+	 * is cancelled: CANCEL_TARGETED hits a GPC and client, and that GPC
+	 * may be stalled on another process's live work by now. The replay
+	 * of the batch is all they need.
 	 */
-	if (IS_ERR(svmm) || !mmget_not_zero(svmm->mm)) {
+	now = nvsvm_chan_svmm_get(ndev, b->faults[first].inst, &pdb);
+	if (!IS_ERR_OR_NULL(now))
+		nvsvm_svmm_put(now);
+	if (now != svmm || !mmget_not_zero(svmm->mm)) {
 		nvsvm_stat_add(ndev, NVSVM_STAT_STALE, last - first);
-		if (!IS_ERR(svmm))
-			nvsvm_svmm_put(svmm);
 		return;
 	}
 
 	for (i = first; i < last; i++) {
-		b->pdb[i] = nvsvm_vmm_pdb(&svmm->vmm);
+		b->pdb[i] = pdb;
 		b->changes[i] = atomic_read(&svmm->changes);
 	}
 	down_read(&svmm->use);
@@ -447,7 +466,6 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 	}
 	up_read(&svmm->use);
 	mmput(svmm->mm);
-	nvsvm_svmm_put(svmm);
 }
 
 /* Batches an unservable access stays suspect, waiting to fault again. */
@@ -555,37 +573,147 @@ static void nvsvm_fault_latency(struct nvsvm_device *ndev)
 	atomic64_inc(&ndev->fault.latency[bucket]);
 }
 
-static void nvsvm_fault_service(struct nvsvm_device *ndev,
-				struct nvsvm_fault_batch *b, unsigned int n,
-				bool overflow)
+/* Sort a batch; nothing to cancel yet. */
+static void nvsvm_fault_sort(struct nvsvm_fault_batch *b, unsigned int n)
 {
-	bool changed = false;
-	unsigned int i, j, dups = 0;
-
-	nvsvm_stat_add(ndev, NVSVM_STAT_FAULTS, n);
-	nvsvm_stat_add(ndev, NVSVM_STAT_BATCHES, 1);
 	sort(b->faults, n, sizeof(b->faults[0]), nvsvm_fault_cmp, NULL);
 	memset(b->cancel, 0, n * sizeof(b->cancel[0]));
-	for (i = 1; i < n; i++)
-		dups += b->faults[i].inst == b->faults[i - 1].inst &&
-			b->faults[i].addr == b->faults[i - 1].addr;
-	nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_DUPS, dups);
-	trace_nvsvm_fault_batch(ndev->index, n, dups, overflow);
+}
 
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n; j++)
-			if (b->faults[j].inst != b->faults[i].inst)
-				break;
-		nvsvm_fault_inst(ndev, b, i, j, &changed);
-	}
-
-	if (changed)
-		gp100_invalidate_all(ndev);
+/* The cancels of a served batch, its suspects, one replay. */
+static void nvsvm_fault_finish(struct nvsvm_device *ndev,
+			       struct nvsvm_fault_batch *b, unsigned int n)
+{
+	nvsvm_stat_add(ndev, NVSVM_STAT_BATCHES, 1);
 	memcpy(b->unservable, b->cancel, n * sizeof(b->cancel[0]));
 	nvsvm_fault_cancel(ndev, b, n);
 	nvsvm_fault_suspects(b, n);
 	gp100_replay(ndev);
 	nvsvm_fault_latency(ndev);
+}
+
+/* An area's work: serve what the device work handed over. */
+static void nvsvm_fault_area_work(struct work_struct *work)
+{
+	struct nvsvm_svmm *svmm = container_of(work, struct nvsvm_svmm,
+					       fault_work);
+	struct nvsvm_device *ndev = svmm->ndev;
+	struct nvsvm_fault_area *fa = svmm->fault;
+	struct nvsvm_fault_batch *b = &fa->b;
+	bool changed = false;
+	unsigned int i, j, n;
+
+	spin_lock(&svmm->fault_lock);
+	n = fa->npending;
+	memcpy(b->faults, fa->pending, n * sizeof(b->faults[0]));
+	fa->npending = 0;
+	spin_unlock(&svmm->fault_lock);
+
+	if (n) {
+		nvsvm_fault_sort(b, n);
+		for (i = 0; i < n; i = j) {
+			for (j = i + 1; j < n; j++)
+				if (b->faults[j].inst != b->faults[i].inst)
+					break;
+			nvsvm_fault_inst(ndev, svmm, b, i, j, &changed);
+		}
+		if (changed)
+			gp100_invalidate(ndev, nvsvm_vmm_pdb(&svmm->vmm));
+		nvsvm_fault_finish(ndev, b, n);
+	}
+	/* The reference of this queueing; may be the last one. */
+	nvsvm_svmm_put(svmm);
+}
+
+/*
+ * Hand the @n faults at @f to their area (the reference taken on @svmm
+ * goes with them) and queue its work. An entry of an access that is
+ * pending already is dropped (a replay made it fault again before its area
+ * served it), and so is one that finds @pending full: the area work
+ * replays when it is done, and what it has not served faults again.
+ */
+static void nvsvm_fault_hand(struct nvsvm_device *ndev,
+			     struct nvsvm_svmm *svmm,
+			     const struct nvsvm_fault *f, unsigned int n)
+{
+	struct nvsvm_fault_area *fa = svmm->fault;
+	unsigned int i, k, dups = 0;
+
+	spin_lock(&svmm->fault_lock);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < fa->npending; k++)
+			if (nvsvm_fault_same(&fa->pending[k], &f[i]) &&
+			    fa->pending[k].access == f[i].access)
+				break;
+		if (k < fa->npending) {
+			dups++;
+			continue;
+		}
+		if (fa->npending < NVSVM_FAULT_BATCH)
+			fa->pending[fa->npending++] = f[i];
+	}
+	spin_unlock(&svmm->fault_lock);
+	nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_DUPS, dups);
+	if (!queue_work(ndev->fault.area_wq, &svmm->fault_work))
+		nvsvm_svmm_put(svmm);
+}
+
+/*
+ * The device work's part of the faults [first, last) of one instance
+ * block. Return: true when they need this batch's replay (cancelled or
+ * stale here), false when they went to their area.
+ */
+static bool nvsvm_fault_dispatch(struct nvsvm_device *ndev,
+				 struct nvsvm_fault_batch *b,
+				 unsigned int first, unsigned int last)
+{
+	struct nvsvm_svmm *svmm;
+	unsigned int i;
+	dma_addr_t pdb;
+
+	svmm = nvsvm_chan_svmm_get(ndev, b->faults[first].inst, &pdb);
+	if (!svmm) {
+		/* A live channel that has no area: its accesses fail. */
+		for (i = first; i < last; i++) {
+			b->cancel[i] = b->faults[i].access !=
+				       NVSVM_ACCESS_PREFETCH;
+			b->pdb[i] = pdb;
+			b->changes[i] = 0;
+		}
+		return true;
+	}
+	if (IS_ERR(svmm)) {
+		/* The channel is gone: see nvsvm_fault_inst(). */
+		nvsvm_stat_add(ndev, NVSVM_STAT_STALE, last - first);
+		return true;
+	}
+	nvsvm_fault_hand(ndev, svmm, &b->faults[first], last - first);
+	return false;
+}
+
+static void nvsvm_fault_service(struct nvsvm_device *ndev,
+				struct nvsvm_fault_batch *b, unsigned int n,
+				bool overflow)
+{
+	/* After an overflow, dropped accesses wait for a replay from here. */
+	bool replay = overflow;
+	unsigned int i, j, dups = 0;
+
+	nvsvm_stat_add(ndev, NVSVM_STAT_FAULTS, n);
+	nvsvm_fault_sort(b, n);
+	for (i = 1; i < n; i++)
+		dups += b->faults[i].inst == b->faults[i - 1].inst &&
+			b->faults[i].addr == b->faults[i - 1].addr;
+	nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_DUPS, dups);
+	trace_nvsvm_fault_batch(ndev->index, n, dups, overflow);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n; j++)
+			if (b->faults[j].inst != b->faults[i].inst)
+				break;
+		replay |= nvsvm_fault_dispatch(ndev, b, i, j);
+	}
+	if (replay)
+		nvsvm_fault_finish(ndev, b, n);
 }
 
 static void nvsvm_fault_work(struct work_struct *work)
@@ -642,10 +770,13 @@ EXPORT_SYMBOL_GPL(nvsvm_gpu_fault_intr);
  * nvsvm_fault_flush() - read every fault entry written so far
  * @ndev: device
  *
- * Queues the worker and waits for it, so that the entries in the buffer
- * now have been read and served (or found stale) when this returns.
+ * Queues the device's fault work and waits for it, so that the entries in
+ * the buffer now have been read when this returns: found stale, cancelled,
+ * or handed to their area (whose work finds them stale if their channel
+ * is gone by then). It does not wait for any area's work, which may be
+ * waiting for a page-in that does not complete.
  *
- * Context: process, may sleep; not from the fault worker.
+ * Context: process, may sleep; not from a fault work.
  */
 void nvsvm_fault_flush(struct nvsvm_device *ndev)
 {
@@ -677,10 +808,17 @@ int nvsvm_fault_init(struct nvsvm_device *ndev)
 	ndev->fault.batch = kvzalloc(sizeof(*ndev->fault.batch), GFP_KERNEL);
 	if (!ndev->fault.batch)
 		return -ENOMEM;
+	/* Unbound: an area work waiting for a page-in keeps its worker. */
+	ndev->fault.area_wq = alloc_workqueue("nvsvm_fault_area",
+					      WQ_UNBOUND | WQ_HIGHPRI, 0);
+	if (!ndev->fault.area_wq) {
+		ret = -ENOMEM;
+		goto err_batch;
+	}
 	wq = alloc_ordered_workqueue("nvsvm_fault", WQ_HIGHPRI);
 	if (!wq) {
 		ret = -ENOMEM;
-		goto err_batch;
+		goto err_area_wq;
 	}
 	ret = gp100_fault_buffer_init(ndev);
 	if (ret)
@@ -692,6 +830,8 @@ int nvsvm_fault_init(struct nvsvm_device *ndev)
 
 err_wq:
 	destroy_workqueue(wq);
+err_area_wq:
+	destroy_workqueue(ndev->fault.area_wq);
 err_batch:
 	kvfree(ndev->fault.batch);
 	return ret;
@@ -709,9 +849,35 @@ void nvsvm_fault_fini(struct nvsvm_device *ndev)
 	wq = ndev->fault.wq;
 	ndev->fault.wq = NULL;
 	spin_unlock_irq(&ndev->fault.lock);
+	/* The device work first: it is what queues area works. */
 	if (wq)
 		destroy_workqueue(wq);
+	destroy_workqueue(ndev->fault.area_wq);
 	gp100_fault_buffer_fini(ndev);
 	kvfree(ndev->fault.batch);
 	ndev->fault.batch = NULL;
+}
+
+/**
+ * nvsvm_fault_svmm_init() - an area's share of the fault path
+ * @svmm: new area
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm)
+{
+	spin_lock_init(&svmm->fault_lock);
+	INIT_WORK(&svmm->fault_work, nvsvm_fault_area_work);
+	svmm->fault = kvzalloc(sizeof(*svmm->fault), NVSVM_GFP_USER);
+	return svmm->fault ? 0 : -ENOMEM;
+}
+
+/**
+ * nvsvm_fault_svmm_fini() - free an area's share of the fault path
+ * @svmm: area whose last reference went: its work is not queued (a
+ *	queued work holds a reference)
+ */
+void nvsvm_fault_svmm_fini(struct nvsvm_svmm *svmm)
+{
+	kvfree(svmm->fault);
 }

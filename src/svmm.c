@@ -19,6 +19,7 @@ static void nvsvm_svmm_release(struct kref *kref)
 	struct nvsvm_svmm *svmm = container_of(kref, typeof(*svmm), kref);
 
 	nvsvm_vmm_fini(&svmm->vmm);
+	nvsvm_fault_svmm_fini(svmm);
 	mmdrop(svmm->mm);
 	kfree(svmm);
 }
@@ -78,8 +79,14 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 	svmm->unmanaged_end = end;
 	svmm->limit = min_t(u64, svmm->mm->task_size, BIT_ULL(49));
 	/* Tables are charged to the opener's memory cgroup, see vmm.c. */
-	ret = nvsvm_vmm_init(&svmm->vmm, nf->ndev->gpu->dev, &gp100_vmm_desc,
-			     svmm->mm, &nf->ndev->stats[NVSVM_STAT_PT_BYTES]);
+	ret = nvsvm_fault_svmm_init(svmm);
+	if (!ret) {
+		ret = nvsvm_vmm_init(&svmm->vmm, nf->ndev->gpu->dev,
+				     &gp100_vmm_desc, svmm->mm,
+				     &nf->ndev->stats[NVSVM_STAT_PT_BYTES]);
+		if (ret)
+			nvsvm_fault_svmm_fini(svmm);
+	}
 	if (ret) {
 		mmdrop(svmm->mm);
 		kfree(svmm);

@@ -172,9 +172,15 @@ fi
 
 if [[ -z $only || $only == stock ]]; then
 	if ((stock_ok)) && [[ -f /boot/vmlinuz-$kver ]]; then
+		# The stock kernel's fuse.ko, for tests/blocking (loaded by
+		# tests/run.sh; the debug kernel has no FUSE: those cases skip).
+		fuse_mod=()
+		for m in "/lib/modules/$kver/kernel/fs/fuse/fuse.ko"; do
+			[[ -f $m ]] && fuse_mod+=(--module "$m")
+		done
 		vm stock --kernel "/boot/vmlinuz-$kver" --kver "$kver" \
 			--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
-			"${stock_test_mods[@]}" "${nouveau_mods[@]}" \
+			"${stock_test_mods[@]}" "${nouveau_mods[@]}" "${fuse_mod[@]}" \
 			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
 	else
 		not_run stock/vm "no module build or no /boot/vmlinuz-$kver"

@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One process's GPU fault whose page-in never completes must not stall the
+ * other processes on the same GPU.
+ *
+ * Process A's GPU reads a page of a file on a FUSE file system whose server
+ * (a minimal one over /dev/fuse, in this program) holds that READ without
+ * answering: the fault path's hmm_range_fault() for A waits in the page
+ * cache read. Meanwhile process B, with its own file, area and channel,
+ * runs GPU work that must complete with exact data, and its close() must
+ * return. Then the server answers (A's read completes with the file's
+ * data) or dies (A's access is cancelled), and everything must be given
+ * back. Every wait is bounded: a stall fails the case in seconds.
+ *
+ * A userfaultfd range nobody answers does not block the fault path: the
+ * kernel's userfault handling needs FAULT_FLAG_ALLOW_RETRY, which
+ * hmm_range_fault() does not pass, so the fault fails at once and the GPU
+ * access is cancelled; uffd_unanswered checks that, and that B still works.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "ktap.h"
+#include "common.h"
+
+#define GPC_A		0
+#define GPC_B		1
+#define FILE_PAGES	4
+#define SLOW_INO	2
+#define B_PAGES		64
+/* Bounds, in ms: B's whole run, each EXEC of B, A's EXEC. */
+#define B_WAIT_MS	15000
+#define B_EXEC_MS	8000
+#define A_EXEC_MS	60000
+#define A_WAIT_MS	(A_EXEC_MS + 10000)
+
+static uint64_t file_word(uint64_t off)
+{
+	return 0xf05e000000000000ULL | (off / 8);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* What the processes of a case share. */
+struct shared {
+	/* the server */
+	atomic_int read_seen;		/* READs of the slow file held */
+	atomic_int answer;		/* answer them (1) */
+	/* process A */
+	atomic_int a_stage;
+	int a_ret;
+	struct nvsvm_exec a_exec;
+	uint64_t a_result;
+	uint64_t a_base;		/* A's userfaultfd area */
+	/* process B */
+	atomic_int b_stage;
+	int b_err;
+	uint64_t b_ms;
+	char b_msg[256];
+};
+
+static struct shared *sh;
+struct fuse_srv;
+/* The server of the case, whose descriptors a forked A or B closes. */
+static struct fuse_srv *srv_of_case;
+
+/* ---- A minimal FUSE server: one regular file, "slow", in the root. ---- */
+
+struct fuse_srv {
+	int dev;
+	int ctl[2];			/* a byte on ctl[1]: look at sh again */
+	char dir[64];
+	pthread_t th;
+	int mounted, running;
+	uint64_t held[16];		/* unique ids of held READs */
+	uint64_t held_off[16];
+	uint32_t held_size[16];
+	unsigned int nheld;
+};
+
+static int fuse_reply(struct fuse_srv *s, uint64_t unique, int err,
+		      const void *data, size_t len)
+{
+	struct fuse_out_header h = {
+		.len = sizeof(h) + (err ? 0 : len),
+		.error = err,
+		.unique = unique,
+	};
+	struct iovec iov[2] = {
+		{ .iov_base = &h, .iov_len = sizeof(h) },
+		{ .iov_base = (void *)data, .iov_len = err ? 0 : len },
+	};
+
+	return writev(s->dev, iov, err || !len ? 1 : 2) < 0 ? -errno : 0;
+}
+
+static void fuse_attr_of(uint64_t ino, struct fuse_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->nlink = 1;
+	a->blksize = PAGE;
+	if (ino == FUSE_ROOT_ID) {
+		a->mode = S_IFDIR | 0755;
+		a->nlink = 2;
+	} else {
+		a->mode = S_IFREG | 0444;
+		a->size = FILE_PAGES * PAGE;
+		a->blocks = a->size / 512;
+	}
+}
+
+static void fuse_read_reply(struct fuse_srv *s, uint64_t unique,
+			    uint64_t off, uint32_t size)
+{
+	static uint64_t buf[FILE_PAGES * WORDS];
+	uint64_t end = FILE_PAGES * PAGE, i;
+
+	if (off >= end) {
+		fuse_reply(s, unique, 0, NULL, 0);
+		return;
+	}
+	if (size > end - off)
+		size = end - off;
+	for (i = 0; i < size / 8; i++)
+		buf[i] = file_word(off + 8 * i);
+	fuse_reply(s, unique, 0, buf, size);
+}
+
+static void fuse_handle(struct fuse_srv *s, const char *msg)
+{
+	const struct fuse_in_header *in = (const void *)msg;
+	const void *arg = msg + sizeof(*in);
+
+	switch (in->opcode) {
+	case FUSE_INIT: {
+		const struct fuse_init_in *ii = arg;
+		struct fuse_init_out o = {
+			.major = FUSE_KERNEL_VERSION,
+			.minor = ii->minor < 31 ? ii->minor : 31,
+			/* No readahead: one READ per page fault. */
+			.max_readahead = 0,
+			.max_write = PAGE,
+			.max_background = 4,
+			.congestion_threshold = 3,
+			.time_gran = 1,
+		};
+
+		fuse_reply(s, in->unique, 0, &o, sizeof(o));
+		break;
+	}
+	case FUSE_LOOKUP: {
+		struct fuse_entry_out o = { 0 };
+
+		if (in->nodeid != FUSE_ROOT_ID || strcmp(arg, "slow")) {
+			fuse_reply(s, in->unique, -ENOENT, NULL, 0);
+			break;
+		}
+		o.nodeid = SLOW_INO;
+		o.generation = 1;
+		o.entry_valid = 3600;
+		o.attr_valid = 3600;
+		fuse_attr_of(SLOW_INO, &o.attr);
+		fuse_reply(s, in->unique, 0, &o, sizeof(o));
+		break;
+	}
+	case FUSE_GETATTR: {
+		struct fuse_attr_out o = { .attr_valid = 3600 };
+
+		fuse_attr_of(in->nodeid, &o.attr);
+		fuse_reply(s, in->unique, 0, &o, sizeof(o));
+		break;
+	}
+	case FUSE_OPEN:
+	case FUSE_OPENDIR: {
+		struct fuse_open_out o = { .fh = 1 };
+
+		fuse_reply(s, in->unique, 0, &o, sizeof(o));
+		break;
+	}
+	case FUSE_READ: {
+		const struct fuse_read_in *r = arg;
+
+		if (in->nodeid == SLOW_INO && !atomic_load(&sh->answer) &&
+		    s->nheld < 16) {
+			/* Held: the page-in does not complete. */
+			s->held[s->nheld] = in->unique;
+			s->held_off[s->nheld] = r->offset;
+			s->held_size[s->nheld++] = r->size;
+			atomic_fetch_add(&sh->read_seen, 1);
+			break;
+		}
+		fuse_read_reply(s, in->unique, r->offset, r->size);
+		break;
+	}
+	case FUSE_FLUSH:
+	case FUSE_RELEASE:
+	case FUSE_RELEASEDIR:
+		fuse_reply(s, in->unique, 0, NULL, 0);
+		break;
+	case FUSE_FORGET:
+	case FUSE_BATCH_FORGET:
+	case FUSE_INTERRUPT:
+		break;		/* no reply */
+	default:
+		fuse_reply(s, in->unique, -ENOSYS, NULL, 0);
+	}
+}
+
+/* Serve until ctl says stop; answer the held READs once sh->answer is set. */
+static void *fuse_thread(void *arg)
+{
+	static char msg[FUSE_MIN_READ_BUFFER + 65536];
+	struct fuse_srv *s = arg;
+
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = s->dev, .events = POLLIN },
+			{ .fd = s->ctl[0], .events = POLLIN },
+		};
+		char c;
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents) {
+			if (read(s->ctl[0], &c, 1) != 1 || c == 'q')
+				break;
+			if (atomic_load(&sh->answer)) {
+				while (s->nheld) {
+					s->nheld--;
+					fuse_read_reply(s, s->held[s->nheld],
+							s->held_off[s->nheld],
+							s->held_size[s->nheld]);
+				}
+			}
+		}
+		if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL))
+			break;
+		if (p[0].revents & POLLIN) {
+			ssize_t n = read(s->dev, msg, sizeof(msg));
+
+			if (n < 0 && (errno == EINTR || errno == EAGAIN ||
+				      errno == ENOENT))
+				continue;
+			if (n < (ssize_t)sizeof(struct fuse_in_header))
+				break;
+			fuse_handle(s, msg);
+		}
+	}
+	return NULL;
+}
+
+static void fuse_poke(struct fuse_srv *s, char c)
+{
+	if (write(s->ctl[1], &c, 1) != 1)
+		perror("fuse ctl");
+}
+
+/*
+ * Mount the server at a fresh directory; KTAP_SKIP when there is no FUSE
+ * in this kernel.
+ */
+static int fuse_start(struct fuse_srv *s)
+{
+	char opts[128];
+
+	memset(s, 0, sizeof(*s));
+	s->dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (s->dev < 0) {
+		if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
+			SKIP("/dev/fuse: %s (no FUSE in this kernel)",
+			     strerror(errno));
+		KTAP_FAIL_MSG("open /dev/fuse: %s", strerror(errno));
+	}
+	ASSERT_SYS(pipe2(s->ctl, O_CLOEXEC));
+	snprintf(s->dir, sizeof(s->dir), "/tmp/nvsvm-fuse-XXXXXX");
+	if (!mkdtemp(s->dir))
+		KTAP_FAIL_MSG("mkdtemp: %s", strerror(errno));
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0", s->dev);
+	if (mount("nvsvm-test", s->dir, "fuse", MS_NOSUID | MS_NODEV,
+		  opts) < 0)
+		KTAP_FAIL_MSG("mount fuse: %s", strerror(errno));
+	s->mounted = 1;
+	EXPECT_EQ(pthread_create(&s->th, NULL, fuse_thread, s), 0);
+	s->running = 1;
+	return KTAP_PASS;
+}
+
+/*
+ * Stop the server thread; @abort: close the device first (as when the
+ * daemon dies), which fails every request in flight.
+ */
+static void fuse_stop(struct fuse_srv *s, int abort)
+{
+	if (abort && s->dev >= 0) {
+		fuse_poke(s, 'q');
+		if (s->running)
+			pthread_join(s->th, NULL);
+		s->running = 0;
+		close(s->dev);
+		s->dev = -1;
+	}
+	if (s->running) {
+		fuse_poke(s, 'q');
+		pthread_join(s->th, NULL);
+		s->running = 0;
+	}
+	if (s->mounted)
+		umount2(s->dir, MNT_DETACH);
+	s->mounted = 0;
+	if (s->dev >= 0)
+		close(s->dev);
+	s->dev = -1;
+	rmdir(s->dir);
+}
+
+/* ---- the processes ---- */
+
+/*
+ * In a forked A or B: close the server's descriptors. The server dies
+ * when the last descriptor of /dev/fuse is closed; a child's copy would
+ * keep it alive.
+ */
+static void drop_server_fds(void)
+{
+	if (!srv_of_case)
+		return;
+	if (srv_of_case->dev >= 0)
+		close(srv_of_case->dev);
+	close(srv_of_case->ctl[0]);
+	close(srv_of_case->ctl[1]);
+}
+
+/* Wait up to @ms for the child @pid; its status, or -1 if still running. */
+static int wait_child_ms(pid_t pid, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) :
+			       128 + WTERMSIG(status);
+		if (r < 0)
+			return -2;
+		if (now_ms() >= end)
+			return -1;
+		usleep(10000);
+	}
+}
+
+/* Wait up to @ms for *@v to reach @want. */
+static int wait_atomic(atomic_int *v, int want, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+
+	while (atomic_load(v) < want) {
+		if (now_ms() >= end)
+			return -1;
+		usleep(5000);
+	}
+	return 0;
+}
+
+/*
+ * Process B: its own file, area and channel, GPU work on GPC_B checked by
+ * the CPU, then close(). Exit 0, or the stage that failed (b_msg says).
+ */
+static void run_b(void)
+{
+	uint64_t *src = anon(B_PAGES * PAGE), *dst = anon(B_PAGES * PAGE);
+	uint64_t want = 0, t0, i;
+	struct nvsvm_exec e;
+	struct nvsvm_op op;
+	struct fx f;
+	int ret;
+
+	drop_server_fds();
+#define B_FAIL(stage, ...) do {						\
+	snprintf(sh->b_msg, sizeof(sh->b_msg), __VA_ARGS__);		\
+	sh->b_err = stage;						\
+	_exit(stage);							\
+} while (0)
+
+	if (!src || !dst)
+		B_FAIL(1, "mmap: %s", strerror(errno));
+	for (i = 0; i < B_PAGES * WORDS; i++) {
+		src[i] = 0xb0b0000000000000ULL + i * 7;
+		want += src[i];
+	}
+	f.fd = nvsvm_open(dev_index);
+	if (f.fd < 0)
+		B_FAIL(1, "open: %s", strerror(-f.fd));
+	ret = nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE);
+	if (!ret)
+		ret = nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan);
+	if (ret)
+		B_FAIL(1, "area/channel: %s", strerror(-ret));
+	atomic_store(&sh->b_stage, 1);
+
+	op = nvsvm_op_sum(nvsvm_ptr(src), B_PAGES * PAGE);
+	ret = nvsvm_exec(f.fd, f.chan, GPC_B, &op, 1, B_EXEC_MS, &e);
+	if (ret || e.status != NVSVM_EXEC_OK)
+		B_FAIL(2, "GPU SUM of %llu pages: ret %d, status %s",
+		       (unsigned long long)B_PAGES, ret,
+		       ret ? "-" : nvsvm_status_name(e.status));
+	if (op.result != want)
+		B_FAIL(2, "GPU SUM %#llx, expected %#llx",
+		       (unsigned long long)op.result,
+		       (unsigned long long)want);
+	atomic_store(&sh->b_stage, 2);
+
+	op = nvsvm_op_fill(nvsvm_ptr(dst), B_PAGES * PAGE, 0xb1b2b3b4ULL);
+	ret = nvsvm_exec(f.fd, f.chan, GPC_B, &op, 1, B_EXEC_MS, &e);
+	if (ret || e.status != NVSVM_EXEC_OK)
+		B_FAIL(3, "GPU FILL of %llu pages: ret %d, status %s",
+		       (unsigned long long)B_PAGES, ret,
+		       ret ? "-" : nvsvm_status_name(e.status));
+	for (i = 0; i < B_PAGES * WORDS; i++)
+		if (dst[i] != 0xb1b2b3b4ULL)
+			B_FAIL(3, "word %llu after the GPU FILL: %#llx",
+			       (unsigned long long)i,
+			       (unsigned long long)dst[i]);
+	atomic_store(&sh->b_stage, 3);
+
+	/* Channel destroy and area teardown both wait for fault work. */
+	t0 = now_ms();
+	close(f.fd);
+	sh->b_ms = now_ms() - t0;
+	atomic_store(&sh->b_stage, 4);
+	_exit(0);
+#undef B_FAIL
+}
+
+/*
+ * Process A: a GPU read on GPC_A of @p (a mapping whose page-in the test
+ * controls), the outcome in sh. Exit 0, or 1 if it could not set up.
+ */
+static void run_a(const volatile uint64_t *p)
+{
+	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(p));
+	struct fx f;
+	int ret;
+
+	drop_server_fds();
+	if (!p)
+		_exit(1);
+	f.fd = nvsvm_open(dev_index);
+	if (f.fd < 0)
+		_exit(1);
+	ret = nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE);
+	if (!ret)
+		ret = nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan);
+	if (ret)
+		_exit(1);
+	atomic_store(&sh->a_stage, 1);
+	sh->a_ret = nvsvm_exec(f.fd, f.chan, GPC_A, &op, 1, A_EXEC_MS,
+			       &sh->a_exec);
+	sh->a_result = op.result;
+	atomic_store(&sh->a_stage, 2);
+	close(f.fd);
+	atomic_store(&sh->a_stage, 3);
+	_exit(0);
+}
+
+static pid_t start_b(void)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		run_b();
+	return pid;
+}
+
+/*
+ * In process A: @pages of anonymous memory registered with a userfaultfd
+ * (missing pages) that nobody reads; NULL on failure, the reason in
+ * sh->b_msg. The registration is A's own: a fork does not inherit it.
+ */
+static volatile uint64_t *uffd_area(unsigned int pages)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	volatile uint64_t *p = anon(pages * PAGE);
+	int uffd;
+
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (!p || uffd < 0 || ioctl(uffd, UFFDIO_API, &api) < 0)
+		return NULL;
+	reg.range.start = nvsvm_ptr(p);
+	reg.range.len = pages * PAGE;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0)
+		return NULL;
+	sh->a_base = nvsvm_ptr(p);
+	return p;
+}
+
+static int need_two_gpcs(void)
+{
+	NEED_CAP(NVSVM_CAP_EXEC);
+	if (info.gpc_count < 2)
+		SKIP("one GPC only: A and B need a GPC each");
+	sh = ktap_shared(sizeof(*sh));
+	ASSERT_MAP(sh);
+	return KTAP_PASS;
+}
+
+/* B ran to the end: exact data, close() returned. */
+static int check_b(int status)
+{
+	if (status == -1 && sh->b_err)
+		KTAP_FAIL_MSG("B failed (%s), then its exit did not end within %u ms: close() hangs",
+			      sh->b_msg, B_WAIT_MS);
+	if (status == -1)
+		KTAP_FAIL_MSG("B did not finish within %u ms (stage %d: %s)",
+			      B_WAIT_MS, atomic_load(&sh->b_stage),
+			      atomic_load(&sh->b_stage) == 3 ?
+			      "close() did not return" : "GPU work stalled");
+	if (status)
+		KTAP_FAIL_MSG("B exited %d: %s", status, sh->b_msg);
+	ktap_note("B: GPU work exact, close() took %llu ms",
+		  (unsigned long long)sh->b_ms);
+	return KTAP_PASS;
+}
+
+/*
+ * The FUSE cases. @abort: the server dies instead of answering. A's
+ * expected outcome: the file's word (answer), or a cancelled read of the
+ * page (abort).
+ */
+static int fuse_case(int abort)
+{
+	uint64_t pm0 = 0, pt0 = 0;
+	int b_status, a_status, a_stage, fd, ret = KTAP_PASS;
+	struct fuse_srv srv;
+	char path[96];
+	volatile uint64_t *p;
+	pid_t a, b = -1;
+
+	ret = need_two_gpcs();
+	if (ret != KTAP_PASS)
+		return ret;
+	EXPECT_OK(nvsvm_stat_read(dev_index, "pages_mapped", &pm0));
+	EXPECT_OK(nvsvm_stat_read(dev_index, "pt_bytes", &pt0));
+	ret = fuse_start(&srv);
+	if (ret != KTAP_PASS)
+		return ret;
+	srv_of_case = &srv;
+	snprintf(path, sizeof(path), "%s/slow", srv.dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fuse_stop(&srv, 1);
+		KTAP_FAIL_MSG("open %s: %s", path, strerror(errno));
+	}
+	p = mmap(NULL, FILE_PAGES * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fuse_stop(&srv, 1);
+		KTAP_FAIL_MSG("mmap %s: %s", path, strerror(errno));
+	}
+
+	a = fork();
+	if (!a)
+		run_a(p + WORDS + 5);
+	/* The fault path is now waiting for the server's READ answer. */
+	if (wait_atomic(&sh->read_seen, 1, 10000)) {
+		atomic_store(&sh->answer, 1);
+		fuse_poke(&srv, 'a');
+		wait_child_ms(a, A_WAIT_MS);
+		fuse_stop(&srv, 1);
+		KTAP_FAIL_MSG("no READ of the file reached the server in 10 s (A stage %d)",
+			      atomic_load(&sh->a_stage));
+	}
+
+	b = start_b();
+	b_status = wait_child_ms(b, B_WAIT_MS);
+	if (b_status == -1) {
+		/* Unblock the fault path, so that B and A can end. */
+		ret = check_b(b_status);
+		atomic_store(&sh->answer, 1);
+		fuse_poke(&srv, 'a');
+		if (wait_child_ms(b, B_WAIT_MS) == -1) {
+			kill(b, SIGKILL);
+			wait_child_ms(b, B_WAIT_MS);
+		}
+	} else {
+		ret = check_b(b_status);
+	}
+	/* A still waits on its page: B's work did not depend on it. */
+	a_stage = atomic_load(&sh->a_stage);
+
+	if (abort) {
+		fuse_stop(&srv, 1);
+	} else {
+		atomic_store(&sh->answer, 1);
+		fuse_poke(&srv, 'a');
+	}
+	a_status = wait_child_ms(a, A_WAIT_MS);
+	fuse_stop(&srv, 1);
+	munmap((void *)p, FILE_PAGES * PAGE);
+	if (ret != KTAP_PASS)
+		return ret;
+	if (a_stage != 1)
+		KTAP_FAIL_MSG("A's read ended before the server answered (A stage %d)",
+			      a_stage);
+	if (a_status == -1)
+		KTAP_FAIL_MSG("A did not finish (stage %d)",
+			      atomic_load(&sh->a_stage));
+	EXPECT_EQ(a_status, 0);
+	EXPECT_OK(sh->a_ret);
+	if (abort) {
+		if (sh->a_exec.status != NVSVM_EXEC_FAULT)
+			KTAP_FAIL_MSG("A: status %s, expected FAULT (server gone)",
+				      nvsvm_status_name(sh->a_exec.status));
+		EXPECT_EQ(sh->a_exec.fault_addr & ~(PAGE - 1),
+			  nvsvm_ptr(p) + PAGE);
+	} else {
+		if (sh->a_exec.status != NVSVM_EXEC_OK)
+			KTAP_FAIL_MSG("A: status %s, expected OK once answered",
+				      nvsvm_status_name(sh->a_exec.status));
+		EXPECT_EQ(sh->a_result, file_word(PAGE + 8 * 5));
+	}
+	/* Every table and mapping of A and B is given back. */
+	CHECK(stats_become(dev_index, "pages_mapped", pm0, "pt_bytes", pt0));
+	return KTAP_PASS;
+}
+
+static int fuse_read_unanswered(void)
+{
+	return fuse_case(0);
+}
+
+static int fuse_server_dies(void)
+{
+	return fuse_case(1);
+}
+
+/*
+ * A's GPU read hits a userfaultfd-registered page that nobody serves: it
+ * is cancelled (the fault path cannot wait for a userfault), B works.
+ */
+static int uffd_unanswered(void)
+{
+	int uffd, b_status, a_status, ret;
+	uint64_t page;
+	pid_t a, b;
+
+	ret = need_two_gpcs();
+	if (ret != KTAP_PASS)
+		return ret;
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP("userfaultfd: %s", strerror(errno));
+	close(uffd);
+
+	a = fork();
+	if (!a) {
+		volatile uint64_t *p = uffd_area(4);
+
+		run_a(p ? p + 2 * WORDS : NULL);
+	}
+	b = start_b();
+	b_status = wait_child_ms(b, B_WAIT_MS);
+	a_status = wait_child_ms(a, A_WAIT_MS);
+	if (b_status == -1 || a_status == -1) {
+		kill(a, SIGKILL);
+		wait_child_ms(b, B_WAIT_MS);
+		wait_child_ms(a, A_WAIT_MS);
+	}
+	CHECK(check_b(b_status));
+	if (a_status == -1)
+		KTAP_FAIL_MSG("A did not finish (stage %d)",
+			      atomic_load(&sh->a_stage));
+	EXPECT_EQ(a_status, 0);
+	EXPECT_OK(sh->a_ret);
+	if (sh->a_exec.status != NVSVM_EXEC_FAULT)
+		KTAP_FAIL_MSG("A: status %s, expected FAULT",
+			      nvsvm_status_name(sh->a_exec.status));
+	page = sh->a_exec.fault_addr & ~(PAGE - 1);
+	EXPECT_EQ(page, sh->a_base + 2 * PAGE);
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE_T(fuse_read_unanswered, 150),
+	KTAP_CASE_T(fuse_server_dies, 150),
+	KTAP_CASE_T(uffd_unanswered, 150),
+};
+
+int main(void)
+{
+	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
+}
