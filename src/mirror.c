@@ -18,6 +18,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/userfaultfd_k.h>
 
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
@@ -568,6 +569,46 @@ static bool nvsvm_mirror_grow(struct nvsvm_range_req *req)
 	return false;
 }
 
+/*
+ * A page missing in a VMA that userfaultfd watches would be a userfault.
+ * hmm_range_fault() faults without FAULT_FLAG_ALLOW_RETRY, so the
+ * userfault would fail anyway (SIGBUS, after a warning on DEBUG_VM
+ * kernels): the GPU never waits for a user-space fault handler. Does any
+ * VMA of [@start, @end) have userfaultfd armed? The mmap lock is held.
+ */
+static bool nvsvm_mirror_uffd(struct mm_struct *mm, u64 start, u64 end)
+{
+	VMA_ITERATOR(vmi, mm, start);
+	struct vm_area_struct *vma;
+
+	for_each_vma_range(vmi, vma, end)
+		if (userfaultfd_armed(vma))
+			return true;
+	return false;
+}
+
+/*
+ * After a snapshot that faulted nothing (nvsvm_mirror_uffd()): -EFAULT
+ * when a page of [@first, @last) lacks what was asked of it, as
+ * hmm_range_fault() would have said had it faulted.
+ */
+static int nvsvm_mirror_uffd_check(struct nvsvm_range_req *req,
+				   unsigned long first, unsigned long last)
+{
+	unsigned long i, want;
+
+	for (i = first; i < last; i++) {
+		want = req->req ? req->req[i] : req->default_flags;
+		if ((want & HMM_PFN_REQ_FAULT) &&
+		    !(req->pfns[i] & HMM_PFN_VALID))
+			return -EFAULT;
+		if ((want & HMM_PFN_REQ_WRITE) &&
+		    !(req->pfns[i] & HMM_PFN_WRITE))
+			return -EFAULT;
+	}
+	return 0;
+}
+
 /**
  * nvsvm_mirror_range() - fault in and map one range
  * @svmm: area; the caller holds @svmm->use for read, checked it is not
@@ -584,12 +625,10 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	struct hmm_range range = {
 		.notifier = nvsvm_mirror_notifier(svmm, req->start),
-		.default_flags = req->default_flags,
-		.pfn_flags_mask = req->req ? HMM_PFN_REQ_FAULT |
-					     HMM_PFN_REQ_WRITE : 0,
 		.dev_private_owner = svmm->ndev,
 	};
 	unsigned long i, first, last;
+	bool uffd;
 	int ret;
 
 	if (!req->base)
@@ -611,7 +650,13 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 
 		range.notifier_seq = mmu_interval_read_begin(range.notifier);
 		mmap_read_lock(svmm->mm);
+		uffd = nvsvm_mirror_uffd(svmm->mm, req->start, req->end);
+		range.default_flags = uffd ? 0 : req->default_flags;
+		range.pfn_flags_mask = uffd || !req->req ? 0 :
+				       HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE;
 		ret = hmm_range_fault(&range);
+		if (!ret && uffd)
+			ret = nvsvm_mirror_uffd_check(req, first, last);
 		if (!ret)
 			ret = nvsvm_dmem_hmm_fixup(svmm->ndev, &range,
 						   req->req ? &req->req[first] :
