@@ -31,7 +31,7 @@ struct nvsvm_mirror_notifier {
  * @end: end (exclusive), at most NVSVM_RANGE_MAX_BYTES past @start, in
  *	the same leaf span
  * @base: address of @pfns[0] and @req[0], at or below @start, in the
- *	same 2 MiB block; 0 means @start
+ *	same 2 MiB block (0 is a block like any other)
  * @pfns: room for the pages from @base to the end of its block
  * @req: per-page HMM_PFN_REQ_* flags, or NULL to use @default_flags
  * @default_flags: HMM_PFN_REQ_* flags for every page

@@ -631,8 +631,6 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 	bool uffd;
 	int ret;
 
-	if (!req->base)
-		req->base = req->start;
 	req->changed = false;
 	for (;;) {
 		if (time_after(jiffies, timeout))

@@ -435,27 +435,36 @@ static int map_then_write(struct fx *f, volatile uint64_t *p, uint64_t v)
 }
 
 /*
- * Pages of the block whose pagemap entry @e[i] has @bit set (@bit 0: the
- * pfn is @pfn) where they should not, or clear where they should: page
- * DENSE_AT alone should have it. Fails naming how many and the first.
+ * Pages [@from, BPAGES) of the block, whose pagemap entries are @e[0...],
+ * with @bit set (@bit 0: the pfn is @pfn) where they should not, or clear
+ * where they should: page DENSE_AT alone should have it. Fails naming how
+ * many and the first.
  */
-static int only_dense_at(const uint64_t *e, uint64_t bit, uint64_t pfn)
+static int only_dense_from(const uint64_t *e, unsigned int from,
+			   uint64_t bit, uint64_t pfn)
 {
 	unsigned int i, bad = 0, first = 0;
 
-	for (i = 0; i < BPAGES; i++) {
-		int has = bit ? !!(e[i] & bit) : (e[i] & PM_PFN) != pfn;
+	for (i = from; i < BPAGES; i++) {
+		uint64_t v = e[i - from];
+		int has = bit ? !!(v & bit) : (v & PM_PFN) != pfn;
 
-		if (!(e[i] & PM_PRESENT) || has != (i == DENSE_AT)) {
+		if (!(v & PM_PRESENT) || has != (i == DENSE_AT)) {
 			if (!bad++)
 				first = i;
 		}
 	}
 	if (bad)
 		KTAP_FAIL_MSG("%u pages wrong (first: page %u, pagemap %#llx); the GPU wrote page %u only",
-			      bad, first, (unsigned long long)e[first],
+			      bad, first, (unsigned long long)e[first - from],
 			      DENSE_AT);
 	return KTAP_PASS;
+}
+
+/* only_dense_from() for the whole block. */
+static int only_dense_at(const uint64_t *e, uint64_t bit, uint64_t pfn)
+{
+	return only_dense_from(e, 0, bit, pfn);
 }
 
 /*
@@ -497,6 +506,87 @@ static int cow_fork_kept(void)
 	for (i = 0; i < BPAGES; i++)
 		if (i != DENSE_AT)
 			EXPECT_EQ(p[i * WORDS], 0xc000 + i);
+	EXPECT_EQ(write(go[1], &c, 1), 1);
+	EXPECT_EQ(wait_child(pid), 0);
+	return KTAP_PASS;
+}
+
+/*
+ * cow_fork_kept in the first 2 MiB block of the address space, from
+ * mmap_min_addr up: a range's block address is 0 there, which must not be
+ * taken for "no block" (the requests would apply to pages further on).
+ */
+static int cow_fork_kept_block0(void)
+{
+	unsigned long min = 0;
+	struct nvsvm_exec ex;
+	struct nvsvm_op op;
+	volatile uint64_t *p;
+	unsigned int i, from, n;
+	uint64_t e[BPAGES];
+	uint64_t mapped = 0;
+	unsigned int old;
+	int go[2], ret;
+	char c = 0;
+	struct fx f;
+	FILE *fp;
+	pid_t pid;
+
+	fp = fopen("/proc/sys/vm/mmap_min_addr", "r");
+	if (!fp || fscanf(fp, "%lu", &min) != 1)
+		SKIP("no /proc/sys/vm/mmap_min_addr");
+	fclose(fp);
+	from = (min + PAGE - 1) / PAGE;
+	if (!from)
+		from = 1;
+	if (from + 16 > DENSE_AT)
+		SKIP("mmap_min_addr %#lx leaves too little of block 0", min);
+	n = BPAGES - from;
+	p = mmap((void *)(uintptr_t)(from * PAGE), n * PAGE,
+		 PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		SKIP("mmap at %#llx: %s", (unsigned long long)from * PAGE,
+		     strerror(errno));
+	ASSERT_SYS(madvise((void *)p, n * PAGE, MADV_NOHUGEPAGE));
+	for (i = from; i < BPAGES; i++)
+		p[(i - from) * WORDS] = 0xd000 + i;
+	ASSERT_SYS(pipe(go));
+	pid = fork();
+	if (pid < 0)
+		KTAP_FAIL_MSG("fork: %s", strerror(errno));
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (i = from; i < BPAGES; i++)
+			if (p[(i - from) * WORDS] != 0xd000 + i)
+				_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	FX_OPEN(&f);
+	ret = set_threshold(51, &old);
+	if (ret)
+		SKIP("%s: %s", PARAM, strerror(-ret));
+	ret = nvsvm_map(f.fd, from * PAGE, (DENSE_AT - from) * PAGE, 0,
+			&mapped);
+	op = nvsvm_op_write(DENSE_AT * PAGE, 0xabc);
+	if (!ret)
+		ret = gpu_run_on(&f, NVSVM_GPC_ANY, 5000, &op, 1, &ex);
+	set_threshold(old, NULL);
+	CHECK(ret);
+	EXPECT_EQ(mapped, DENSE_AT - from);
+	/* Which pages were write-faulted tells more than the status. */
+	CHECK(pagemap(p, n, e));
+	CHECK(only_dense_from(e, from, PM_EXCLUSIVE, 0));
+	if (ex.status != NVSVM_EXEC_OK)
+		KTAP_FAIL_MSG("GPU write at page %u: status %s",
+			      DENSE_AT, nvsvm_status_name(ex.status));
+	EXPECT_EQ(p[(DENSE_AT - from) * WORDS], 0xabc);
+	for (i = from; i < BPAGES; i++)
+		if (i != DENSE_AT)
+			EXPECT_EQ(p[(i - from) * WORDS], 0xd000 + i);
 	EXPECT_EQ(write(go[1], &c, 1), 1);
 	EXPECT_EQ(wait_child(pid), 0);
 	return KTAP_PASS;
@@ -641,6 +731,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(window_start),
 	KTAP_CASE(window_start_freed),
 	KTAP_CASE(cow_fork_kept),
+	KTAP_CASE(cow_fork_kept_block0),
 	KTAP_CASE(shared_file_clean),
 	KTAP_CASE(zero_page_kept),
 	KTAP_CASE(prot_read_neighbour),
