@@ -573,10 +573,12 @@ static int replays_per_batch(void)
 
 /*
  * A cancel on every GPC, one after the other: an access to PROT_NONE memory
- * pinned to that GPC must come back cancelled (FAULT at its page, within a
- * 10 s EXEC timeout: a cancel aimed at another GPC leaves it stalled and
- * replayed until then), while a bystander channel of the same area on the
- * next GPC fills and sums fresh memory, exact.
+ * pinned to that GPC must come back cancelled (FAULT at its page), while a
+ * bystander channel of the same area on the next GPC fills and sums fresh
+ * memory, exact. The model counts each cancel that found no stalled access
+ * of its GPC, client and PDB (cancel_misses): one fails the case at once
+ * (a cancel aimed at another GPC would otherwise show only as the 10 s
+ * EXEC timeout of the access it left stalled).
  */
 static int cancel_every_gpc(void)
 {
@@ -587,8 +589,10 @@ static int cancel_every_gpc(void)
 	char *hole = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			  -1, 0);
 	uint64_t *mem = anon(n * chunk);
+	uint64_t m0 = 0, m1 = 0;
 	struct fx f;
 
+	NEED_VGPU();
 	ASSERT_MAP(hole);
 	ASSERT_MAP(mem);
 	FX_OPEN(&f);
@@ -611,9 +615,20 @@ static int cancel_every_gpc(void)
 		bystander->ops[1] = nvsvm_op_sum(nvsvm_ptr(&by[1]), chunk - 8);
 		bystander->nops = 2;
 		CHECK(gpu_jobs_chans(jobs, njobs));
+		EXPECT_OK(vgpu_stat_read("cancel_misses", &m0));
 		pthread_barrier_init(&bar, NULL, njobs);
 		CHECK(gpu_jobs_start(jobs, njobs, &bar));
-		pthread_join(bad->th, NULL);
+		/*
+		 * A cancel that found no stalled access of its target fails
+		 * the case at once, without waiting for the EXEC timeout.
+		 */
+		while (pthread_tryjoin_np(bad->th, NULL)) {
+			EXPECT_OK(vgpu_stat_read("cancel_misses", &m1));
+			if (m1 != m0)
+				KTAP_FAIL_MSG("GPC %u: %llu cancels hit no stalled access (aimed at the wrong GPC, client or PDB)",
+					      g, (unsigned long long)(m1 - m0));
+			usleep(10000);
+		}
 		EXPECT_OK(bad->ret);
 		if (bad->e.status != NVSVM_EXEC_FAULT)
 			KTAP_FAIL_MSG("GPC %u: PROT_NONE read: status %s, expected FAULT (cancelled)",

@@ -371,12 +371,15 @@ void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub,
 
 	lockdep_assert_held(&vgpu->reg_lock);
 	if (hub || client != VGPU_CLIENT_GPC_T1_0 || gpc >= vgpu->gpc_count)
-		return;
+		goto miss;
 	g = &vgpu->gpcs[gpc];
 	if (!all_pdb && (g->stall_pdb != pdb || g->stall_pdb_vram != pdb_vram))
-		return;
-	if (g->stall == VGPU_STALL_WAIT) {
-		WRITE_ONCE(g->stall, VGPU_STALL_CANCEL);
-		wake_up(&g->wq);
-	}
+		goto miss;
+	if (g->stall != VGPU_STALL_WAIT)
+		goto miss;
+	WRITE_ONCE(g->stall, VGPU_STALL_CANCEL);
+	wake_up(&g->wq);
+	return;
+miss:
+	atomic64_inc(&vgpu->ctr.cancel_misses);
 }

@@ -103,7 +103,7 @@ static void vgpu_debugfs_init(struct vgpu *vgpu)
 		VGPU_CTR(walks), VGPU_CTR(faults), VGPU_CTR(replays),
 		VGPU_CTR(cancels), VGPU_CTR(invalidates), VGPU_CTR(overflows),
 		VGPU_CTR(copies), VGPU_CTR(refaults), VGPU_CTR(early_gets),
-		VGPU_CTR(valid_uncleared),
+		VGPU_CTR(valid_uncleared), VGPU_CTR(cancel_misses),
 #undef VGPU_CTR
 	};
 	char name[16];

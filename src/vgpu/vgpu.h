@@ -130,6 +130,8 @@ enum vgpu_mem {
  *	(a driver that does not wait for VALID)
  * @valid_uncleared: fault entries GET moved past with their VALID bit still
  *	set (a driver that does not clear VALID after reading an entry)
+ * @cancel_misses: CANCEL_TARGETED writes that found no stalled access of
+ *	their GPC, client and PDB (a cancel aimed at the wrong target)
  */
 struct vgpu_counters {
 	atomic64_t accesses;
@@ -145,6 +147,7 @@ struct vgpu_counters {
 	atomic64_t refaults;
 	atomic64_t early_gets;
 	atomic64_t valid_uncleared;
+	atomic64_t cancel_misses;
 };
 
 /**
