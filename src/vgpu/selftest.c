@@ -881,9 +881,17 @@ static bool st_timeout(struct st *st)
 
 	if (!ST_OK(st_submit(st, st->chan, 2, &prog, &op, 1)))
 		return false;
+	/*
+	 * Stalled first (however long a loaded host takes to get there),
+	 * then stopped by a short timeout.
+	 */
+	if (!ST_OK(st_wait_put(st, put) != put)) {
+		st_finish(&prog, 50);
+		return false;
+	}
 	if (!ST_OK(st_finish(&prog, 50) == NVSVM_EXEC_TIMEOUT))
 		return false;
-	if (!ST_OK(st_rd(st, VGPU_FB_PUT) != put && prog.done_ops == 0))
+	if (!ST_OK(prog.done_ops == 0))
 		return false;
 	st_consume(st);
 	if (!ST_OK(!st->chan->error))
