@@ -468,6 +468,36 @@ static int only_dense_at(const uint64_t *e, uint64_t bit, uint64_t pfn)
 }
 
 /*
+ * Fork a child that, once *@go is written to, checks that the @n pages
+ * from @p still hold @base + i (page i) and exits 0, or 1 if not. Its
+ * pages stay shared copy-on-write with ours until then.
+ */
+static int fork_checker(volatile uint64_t *p, unsigned int n, uint64_t base,
+			int *go, pid_t *pid)
+{
+	int fds[2];
+	unsigned int i;
+	char c;
+
+	ASSERT_SYS(pipe(fds));
+	*pid = fork();
+	if (*pid < 0)
+		KTAP_FAIL_MSG("fork: %s", strerror(errno));
+	if (!*pid) {
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < n; i++)
+			if (p[i * WORDS] != base + i)
+				_exit(1);
+		_exit(0);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return KTAP_PASS;
+}
+
+/*
  * After a fork, with the child alive, the parent's pages are shared
  * copy-on-write. The prefetch around a GPU write must not break that for
  * the neighbours: only the written page becomes the parent's own
@@ -479,26 +509,13 @@ static int cow_fork_kept(void)
 					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	uint64_t e[BPAGES];
 	unsigned int i;
-	int go[2];
 	char c = 0;
 	struct fx f;
 	pid_t pid;
+	int go;
 
 	CHECK(block_init(p, 0xc000));
-	ASSERT_SYS(pipe(go));
-	pid = fork();
-	if (pid < 0)
-		KTAP_FAIL_MSG("fork: %s", strerror(errno));
-	if (!pid) {
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(2);
-		for (i = 0; i < BPAGES; i++)
-			if (p[i * WORDS] != 0xc000 + i)
-				_exit(1);
-		_exit(0);
-	}
-	close(go[0]);
+	CHECK(fork_checker(p, BPAGES, 0xc000, &go, &pid));
 	FX_OPEN(&f);
 	CHECK(map_then_write(&f, p, 0xabc));
 	CHECK(pagemap(p, BPAGES, e));
@@ -506,7 +523,7 @@ static int cow_fork_kept(void)
 	for (i = 0; i < BPAGES; i++)
 		if (i != DENSE_AT)
 			EXPECT_EQ(p[i * WORDS], 0xc000 + i);
-	EXPECT_EQ(write(go[1], &c, 1), 1);
+	EXPECT_EQ(write(go, &c, 1), 1);
 	EXPECT_EQ(wait_child(pid), 0);
 	return KTAP_PASS;
 }
@@ -526,7 +543,7 @@ static int cow_fork_kept_block0(void)
 	uint64_t e[BPAGES];
 	uint64_t mapped = 0;
 	unsigned int old;
-	int go[2], ret;
+	int go, ret;
 	char c = 0;
 	struct fx f;
 	FILE *fp;
@@ -551,20 +568,7 @@ static int cow_fork_kept_block0(void)
 	ASSERT_SYS(madvise((void *)p, n * PAGE, MADV_NOHUGEPAGE));
 	for (i = from; i < BPAGES; i++)
 		p[(i - from) * WORDS] = 0xd000 + i;
-	ASSERT_SYS(pipe(go));
-	pid = fork();
-	if (pid < 0)
-		KTAP_FAIL_MSG("fork: %s", strerror(errno));
-	if (!pid) {
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(2);
-		for (i = from; i < BPAGES; i++)
-			if (p[(i - from) * WORDS] != 0xd000 + i)
-				_exit(1);
-		_exit(0);
-	}
-	close(go[0]);
+	CHECK(fork_checker(p, n, 0xd000 + from, &go, &pid));
 	FX_OPEN(&f);
 	ret = set_threshold(51, &old);
 	if (ret)
@@ -587,7 +591,7 @@ static int cow_fork_kept_block0(void)
 	for (i = from; i < BPAGES; i++)
 		if (i != DENSE_AT)
 			EXPECT_EQ(p[(i - from) * WORDS], 0xd000 + i);
-	EXPECT_EQ(write(go[1], &c, 1), 1);
+	EXPECT_EQ(write(go, &c, 1), 1);
 	EXPECT_EQ(wait_child(pid), 0);
 	return KTAP_PASS;
 }
