@@ -648,7 +648,8 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 
 		range.notifier_seq = mmu_interval_read_begin(range.notifier);
 		mmap_read_lock(svmm->mm);
-		uffd = nvsvm_mirror_uffd(svmm->mm, req->start, req->end);
+		uffd = (req->req || req->default_flags & HMM_PFN_REQ_FAULT) &&
+		       nvsvm_mirror_uffd(svmm->mm, req->start, req->end);
 		range.default_flags = uffd ? 0 : req->default_flags;
 		range.pfn_flags_mask = uffd || !req->req ? 0 :
 				       HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE;
