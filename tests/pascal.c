@@ -78,26 +78,6 @@ static int pt_read(int pt, const volatile void *p, uint32_t gpc,
 	return ret;
 }
 
-static int vgpu_stat(const char *name, uint64_t *v)
-{
-	char path[128], buf[32];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/nvsvm_vgpu/gpu0/%s",
-		 name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = 0;
-	*v = strtoull(buf, NULL, 10);
-	return 0;
-}
-
 /*
  * AREA_FINI detaches the channels joined to the area through nouveau too:
  * the joined channel's next access is cancelled (a live channel without
@@ -170,7 +150,7 @@ static void *pt_job_thread(void *arg)
  */
 static int leave_reads_old_faults(void)
 {
-	uint64_t faults0, faults, got;
+	uint64_t faults0 = 0, faults = 0, got;
 	volatile uint64_t *x, *y;
 	struct pt_job job = { 0 };
 	uint32_t q = ~0U;
@@ -192,14 +172,14 @@ static int leave_reads_old_faults(void)
 
 	EXPECT_OK(pt_hold(pt, 1));
 	EXPECT_OK(pt_join(pt, f1));
-	EXPECT_OK(vgpu_stat("faults", &faults0));
+	EXPECT_OK(vgpu_stat_read("faults", &faults0));
 	job.pt = pt;
 	job.p = x;
 	EXPECT_TRUE(!pthread_create(&th, NULL, pt_job_thread, &job),
 		    "pthread_create");
 	/* Wait for the entry in the buffer (a state, not a time). */
 	for (i = 0; i < 2000; i++) {
-		EXPECT_OK(vgpu_stat("faults", &faults));
+		EXPECT_OK(vgpu_stat_read("faults", &faults));
 		if (faults > faults0)
 			break;
 		usleep(5000);
