@@ -423,17 +423,18 @@ static int nvsvm_mirror_keep(struct nvsvm_keep_ctx *k, u64 addr, u64 end,
 }
 
 /*
- * Before pages of 1 << @shift bytes are written at [addr, next): a valid
- * larger PTE there would shadow them (the GPU walks no further), so when
- * any of them needs other flags than it gives (a write or an atomic under
- * a read-only 64 KiB or 2 MiB page), it goes first: cleared, TLB
- * invalidated, its DMA mapping released (nvsvm_mirror_unmap_locked()).
- * Its other pages are mapped again as they were, 4 KiB or 64 KiB: the
- * same pages with the same flags, which is still what the CPU maps with
- * at least that permission (any CPU change would have removed the large
- * PTE first). Then [addr, next) is written as usual.
+ * Pages of 1 << @shift bytes at [addr, next) were found shadowed by a
+ * valid larger PTE (the GPU walks no further). When any of them needs
+ * other flags than it gives (a write or an atomic under a read-only
+ * 64 KiB or 2 MiB page), it goes: cleared, TLB invalidated, its DMA
+ * mapping released (nvsvm_mirror_unmap_locked()). Its other pages are
+ * mapped again as they were, 4 KiB or 64 KiB: the same pages with the
+ * same flags, which is still what the CPU maps with at least that
+ * permission (any CPU change would have removed the large PTE first).
+ * The caller then writes [addr, next) again.
  *
- * Return: 0, or -ENOMEM (the pages not mapped again fault in later).
+ * Return: 1 when the large PTE went, 0 when it maps the pages as asked,
+ * or -ENOMEM (the pages not mapped again fault in later).
  */
 static int nvsvm_mirror_split(struct nvsvm_map_ctx *ctx, u64 addr, u64 next,
 			      unsigned int shift)
@@ -471,18 +472,18 @@ static int nvsvm_mirror_split(struct nvsvm_map_ctx *ctx, u64 addr, u64 next,
 	nvsvm_mirror_unmap_locked(svmm, k.base, end);
 	/* The large page was mapped from an aligned pfn (see the shift). */
 	if (!IS_ALIGNED(k.pfn, 1UL << (lshift - PAGE_SHIFT)))
-		return 0;
+		return 1;
 	ret = nvsvm_mirror_keep(&k, k.base, addr, lshift > 16);
 	if (!ret)
 		ret = nvsvm_mirror_keep(&k, next, end, lshift > 16);
-	return ret;
+	return ret ?: 1;
 }
 
 /*
  * Map the valid pfns of [addr, end) with pages of at most 1 << @max bytes;
  * a large page that meets smaller ones already there (-EEXIST) is mapped
- * with the next size down, small pages that need more than a valid large
- * PTE over them gives replace it (nvsvm_mirror_split()).
+ * with the next size down; small pages found under a valid large PTE that
+ * gives them less than they need replace it (nvsvm_mirror_split()).
  */
 static int nvsvm_mirror_write_span(struct nvsvm_map_ctx *ctx, u64 addr,
 				   u64 end, unsigned int max)
@@ -494,8 +495,8 @@ static int nvsvm_mirror_write_span(struct nvsvm_map_ctx *ctx, u64 addr,
 	while (addr < end) {
 		unsigned long i = nvsvm_req_idx(req, addr), n;
 		u64 stop = min(end, ALIGN_DOWN(addr, SZ_2M) + SZ_2M);
+		u64 next, shadowed;
 		unsigned int shift;
-		u64 next;
 
 		if (!(req->pfns[i] & HMM_PFN_VALID)) {
 			addr += PAGE_SIZE;
@@ -510,11 +511,19 @@ static int nvsvm_mirror_write_span(struct nvsvm_map_ctx *ctx, u64 addr,
 		else
 			next = min(addr + (n << PAGE_SHIFT),
 				   ALIGN_DOWN(addr, SZ_64K) + SZ_64K);
-		ret = nvsvm_mirror_split(ctx, addr, next, shift);
-		if (!ret)
-			ret = nvsvm_vmm_map(vmm, addr, next, shift,
-					    nvsvm_mirror_pte, ctx,
-					    &req->mapped);
+		shadowed = 0;
+		ret = nvsvm_vmm_map(vmm, addr, next, shift, nvsvm_mirror_pte,
+				    ctx, &shadowed);
+		if (!ret && shadowed) {
+			ret = nvsvm_mirror_split(ctx, addr, next, shift);
+			if (ret > 0) {
+				shadowed = 0;
+				ret = nvsvm_vmm_map(vmm, addr, next, shift,
+						    nvsvm_mirror_pte, ctx,
+						    &shadowed);
+			}
+		}
+		req->mapped += shadowed;
 		if (!ret && ctx->err == -EEXIST) {
 			ctx->err = 0;
 			ret = -EEXIST;
