@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 
 #include "nvsvm_core.h"
+#include "uapi/nvsvm_vgpu.h"
 
 /*
  * Channels one file may hold at once; CHAN_CREATE fails with -ENOSPC

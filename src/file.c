@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "nvsvm_core.h"
+#include "uapi/nvsvm_vgpu.h"
 #include "nvsvm_dmem.h"
 
 static int nvsvm_open(struct inode *inode, struct file *file)

@@ -28,7 +28,7 @@
 #include <linux/wait.h>
 
 #include "nvsvm_gpu.h"
-#include "uapi/nvsvm.h"
+#include "uapi/nvsvm_vgpu.h"
 
 /* BAR0 registers (docs/gp100.md). */
 #define VGPU_PMC_BOOT_0			0x000000

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * libnvsvm: a thin C wrapper around the nvsvm ioctls (uapi/nvsvm.h).
+ * libnvsvm: a thin C wrapper around the nvsvm ioctls (uapi/nvsvm.h, and
+ * the virtual GP100's EXEC of uapi/nvsvm_vgpu.h).
  *
  * Every function returns 0 (or, for nvsvm_open, a file descriptor) on
  * success and a negative errno value on failure; errno itself is left as
@@ -18,6 +19,7 @@
 #include <stdint.h>
 
 #include "nvsvm.h"	/* uapi/nvsvm.h, through -I uapi */
+#include "nvsvm_vgpu.h"	/* EXEC of the virtual GP100 */
 
 #ifdef __cplusplus
 extern "C" {
