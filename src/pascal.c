@@ -6,7 +6,7 @@
  *
  * The provider is thin: registers are nouveau's BAR0 mapping, DMA goes
  * through the GPU's struct device, and there is no work submission of its
- * own (no ->exec, so NVSVM_CAP_EXEC is not reported); programs reach the
+ * own (no EXEC ioctl, so NVSVM_CAP_EXEC is not reported); programs reach the
  * GPU through nouveau's channels.
  *
  * Interrupt: the replayable-fault interrupt stays pending while the fault

@@ -87,7 +87,7 @@ enum nvsvm_exec_status {
  * @fault_access: (out) NVSVM_ACCESS_* (uapi/nvsvm.h) of the failed access
  * @flags: (in) zero
  *
- * Fails with EOPNOTSUPP on a GPU without NVSVM_CAP_EXEC, ENOENT for an
+ * Fails with ENOTTY on a GPU without NVSVM_CAP_EXEC, ENOENT for an
  * unknown handle, EINVAL for a bad field or operation, EINTR when a fatal
  * signal stopped the program. A program that ran returns 0 with @status.
  */

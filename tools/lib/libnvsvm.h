@@ -106,8 +106,8 @@ int nvsvm_chan_destroy(int fd, uint32_t handle);
  * A program that ran and faulted is not an error of this call: it returns
  * 0 and @out->status tells (NVSVM_EXEC_FAULT, ...).
  * Return: 0; -EINVAL (bad program or arguments); -ENOENT (no such
- * channel); -EFAULT (bad @ops); -EPERM; -EOPNOTSUPP without
- * NVSVM_CAP_EXEC.
+ * channel); -EFAULT (bad @ops); -EPERM; -ENOTTY without NVSVM_CAP_EXEC
+ * (-EOPNOTSUPP from modules before EXEC moved to uapi/nvsvm_vgpu.h).
  */
 int nvsvm_exec(int fd, uint32_t handle, uint32_t gpc, struct nvsvm_op *ops,
 	       uint32_t nops, uint32_t timeout_ms, struct nvsvm_exec *out);
