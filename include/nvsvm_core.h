@@ -270,7 +270,6 @@ void nvsvm_file_unplug_all(struct nvsvm_device *ndev);
 /* chan.c */
 long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_chan_destroy(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_exec(struct nvsvm_file *nf, void __user *uarg);
 void nvsvm_chan_destroy_all(struct nvsvm_file *nf);
 int nvsvm_chan_bind(struct nvsvm_core_chan *chan);
 void nvsvm_chan_unbind(struct nvsvm_core_chan *chan);

@@ -16,8 +16,8 @@
 
 struct nvsvm_gpu;
 struct nvsvm_chan;
-struct nvsvm_exec;
 struct nvsvm_device;
+struct nvsvm_file;
 
 /**
  * struct nvsvm_gpu_ops - provider callbacks
@@ -27,9 +27,6 @@ struct nvsvm_device;
  *	instance block (@chan->inst_addr) the core has written
  * @chan_fini: optional; the channel is going away; no access of it may be
  *	in flight when this returns
- * @exec: optional; run the program described by @args (user pointers in
- *	it) on @chan and wait; fills the (out) fields of @args. Returns 0 or
- *	a negative errno for bad input or a signal.
  * @copy: optional; copy @len bytes (at most PAGE_SIZE, not crossing a
  *	page of either side) between video memory at byte offset @vram and
  *	system memory at DMA address @sys (mapped by the core on @dev),
@@ -44,10 +41,25 @@ struct nvsvm_gpu_ops {
 	void (*wr32)(struct nvsvm_gpu *gpu, u32 reg, u32 val);
 	int (*chan_init)(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
 	void (*chan_fini)(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
-	int (*exec)(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
-		    struct nvsvm_exec *args);
 	int (*copy)(struct nvsvm_gpu *gpu, u64 vram, dma_addr_t sys, u32 len,
 		    bool to_vram);
+};
+
+/**
+ * struct nvsvm_gpu_ioctl - an ioctl of /dev/nvsvmN that the provider serves
+ * @cmd: the ioctl number: type NVSVM_IOCTL_BASE, a number uapi/nvsvm.h
+ *	does not use (the core's win), direction and size of its struct
+ * @func: the handler, called with the core's checks done: @cmd matched
+ *	exactly (same number, other size or direction: -EINVAL), the caller
+ *	is the file's address space (-EPERM otherwise), the GPU is still
+ *	registered (-ENODEV otherwise, and for any number once it is not).
+ *	@nf is the calling file; nvsvm_file_chan_get() resolves its channel
+ *	handles. Returns 0 or a negative errno.
+ */
+struct nvsvm_gpu_ioctl {
+	unsigned int cmd;
+	long (*func)(struct nvsvm_gpu *gpu, struct nvsvm_file *nf,
+		     void __user *uarg);
 };
 
 /**
@@ -58,14 +70,20 @@ struct nvsvm_gpu_ops {
  * @vram_size: bytes of video memory the core may use for device-private
  *	pages (0 for none); the core owns all of it once registered
  * @gpc_count: graphics processing clusters (for GET_INFO)
- * @exec_caps: NVSVM_CAP_EXEC when @ops->exec is set, plus NVSVM_CAP_ATOMICS
- *	when the engine can run atomics on system memory
+ * @ioctls: optional; the provider's own ioctls (the virtual GP100's EXEC,
+ *	uapi/nvsvm_vgpu.h); numbers of neither the core nor these fail with
+ *	-ENOTTY
+ * @num_ioctls: entries of @ioctls
+ * @exec_caps: NVSVM_CAP_EXEC when @ioctls has NVSVM_IOCTL_EXEC, plus
+ *	NVSVM_CAP_ATOMICS when the engine can run atomics on system memory
  * @priv: core state, set by nvsvm_gpu_register()
  */
 struct nvsvm_gpu {
 	struct device *dev;
 	struct module *owner;
 	const struct nvsvm_gpu_ops *ops;
+	const struct nvsvm_gpu_ioctl *ioctls;
+	unsigned int num_ioctls;
 	u64 vram_size;
 	u32 gpc_count;
 	u32 exec_caps;
@@ -90,5 +108,7 @@ struct nvsvm_chan {
 int nvsvm_gpu_register(struct nvsvm_gpu *gpu);
 void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu);
 void nvsvm_gpu_fault_intr(struct nvsvm_gpu *gpu);
+struct nvsvm_chan *nvsvm_file_chan_get(struct nvsvm_file *nf, u32 handle);
+void nvsvm_file_chan_put(struct nvsvm_chan *chan);
 
 #endif /* _NVSVM_GPU_H */

@@ -323,14 +323,14 @@ long nvsvm_ioctl_chan_destroy(struct nvsvm_file *nf, void __user *uarg)
 	mutex_unlock(&nf->lock);
 	if (!chan)
 		return -ENOENT;
-	/* An EXEC still running holds a reference; it faults and ends. */
+	/* A provider call (EXEC) still running holds a reference; it ends. */
 	nvsvm_chan_put(chan);
 	return 0;
 }
 
 /**
  * nvsvm_chan_destroy_all() - destroy every channel of a closing file
- * @nf: file, locked; no EXEC can be running
+ * @nf: file, locked; no provider call (EXEC) can be running
  */
 void nvsvm_chan_destroy_all(struct nvsvm_file *nf)
 {
@@ -344,33 +344,40 @@ void nvsvm_chan_destroy_all(struct nvsvm_file *nf)
 	}
 }
 
-long nvsvm_ioctl_exec(struct nvsvm_file *nf, void __user *uarg)
+/**
+ * nvsvm_file_chan_get() - the channel of a handle, for a provider's ioctl
+ * @nf: the calling file (struct nvsvm_gpu_ioctl)
+ * @handle: a handle from CHAN_CREATE
+ *
+ * The channel stays allocated until nvsvm_file_chan_put(), even when
+ * CHAN_DESTROY or the file's teardown removes it meanwhile (its work then
+ * faults and ends, see nvsvm_chan_detach()).
+ *
+ * Context: process, may sleep (takes @nf->lock).
+ *
+ * Return: the channel, or NULL for an unknown handle.
+ */
+struct nvsvm_chan *nvsvm_file_chan_get(struct nvsvm_file *nf, u32 handle)
 {
-	struct nvsvm_gpu *gpu = nf->ndev->gpu;
 	struct nvsvm_core_chan *chan;
-	struct nvsvm_exec args;
-	long ret;
-
-	if (!gpu->ops->exec)
-		return -EOPNOTSUPP;
-	if (copy_from_user(&args, uarg, sizeof(args)))
-		return -EFAULT;
-	if (args.flags)
-		return -EINVAL;
 
 	mutex_lock(&nf->lock);
-	chan = xa_load(&nf->chans, args.handle);
+	chan = xa_load(&nf->chans, handle);
 	if (chan)
 		kref_get(&chan->kref);
 	mutex_unlock(&nf->lock);
-	if (!chan)
-		return -ENOENT;
-
-	ret = gpu->ops->exec(gpu, &chan->pub, &args);
-	nvsvm_chan_put(chan);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &args, sizeof(args)))
-		return -EFAULT;
-	return 0;
+	return chan ? &chan->pub : NULL;
 }
+EXPORT_SYMBOL_GPL(nvsvm_file_chan_get);
+
+/**
+ * nvsvm_file_chan_put() - let go of a channel from nvsvm_file_chan_get()
+ * @chan: the channel
+ *
+ * Context: process, may sleep (the last reference frees the channel).
+ */
+void nvsvm_file_chan_put(struct nvsvm_chan *chan)
+{
+	nvsvm_chan_put(container_of(chan, struct nvsvm_core_chan, pub));
+}
+EXPORT_SYMBOL_GPL(nvsvm_file_chan_put);

@@ -127,6 +127,43 @@ static long nvsvm_ioctl_get_info(struct nvsvm_file *nf, void __user *uarg)
 	return 0;
 }
 
+/*
+ * A number uapi/nvsvm.h does not define: the provider's, if its table has
+ * it (the virtual GP100's EXEC), with the checks the core's ioctls get.
+ * Its table is read only while the GPU is registered.
+ */
+static long nvsvm_ioctl_provider(struct nvsvm_file *nf, unsigned int cmd,
+				 void __user *uarg)
+{
+	struct nvsvm_device *ndev = nf->ndev;
+	const struct nvsvm_gpu_ioctl *pio = NULL;
+	struct nvsvm_gpu *gpu;
+	unsigned int i;
+	long ret;
+
+	down_read(&ndev->unplug);
+	ret = -ENODEV;
+	if (READ_ONCE(ndev->gone))
+		goto out;
+	gpu = ndev->gpu;
+	for (i = 0; i < gpu->num_ioctls && !pio; i++)
+		if (_IOC_NR(gpu->ioctls[i].cmd) == _IOC_NR(cmd))
+			pio = &gpu->ioctls[i];
+	ret = -ENOTTY;
+	if (!pio)
+		goto out;
+	ret = -EINVAL;
+	if (cmd != pio->cmd)
+		goto out;
+	ret = -EPERM;
+	if (current->mm != nf->mm)
+		goto out;
+	ret = pio->func(gpu, nf, uarg);
+out:
+	up_read(&ndev->unplug);
+	return ret;
+}
+
 static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg)
 {
@@ -140,7 +177,6 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		[_IOC_NR(NVSVM_IOCTL_QUERY)] = nvsvm_ioctl_query,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_CREATE)] = nvsvm_ioctl_chan_create,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_DESTROY)] = nvsvm_ioctl_chan_destroy,
-		[_IOC_NR(NVSVM_IOCTL_EXEC)] = nvsvm_ioctl_exec,
 		[_IOC_NR(NVSVM_IOCTL_MIGRATE)] = nvsvm_ioctl_migrate,
 	};
 	static const unsigned int cmds[ARRAY_SIZE(ioctls)] = {
@@ -152,7 +188,6 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		[_IOC_NR(NVSVM_IOCTL_QUERY)] = NVSVM_IOCTL_QUERY,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_CREATE)] = NVSVM_IOCTL_CHAN_CREATE,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_DESTROY)] = NVSVM_IOCTL_CHAN_DESTROY,
-		[_IOC_NR(NVSVM_IOCTL_EXEC)] = NVSVM_IOCTL_EXEC,
 		[_IOC_NR(NVSVM_IOCTL_MIGRATE)] = NVSVM_IOCTL_MIGRATE,
 	};
 	struct nvsvm_file *nf = file->private_data;
@@ -160,9 +195,10 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 	unsigned int nr = _IOC_NR(cmd);
 	long ret;
 
-	if (_IOC_TYPE(cmd) != NVSVM_IOCTL_BASE || nr >= ARRAY_SIZE(ioctls) ||
-	    !ioctls[nr])
+	if (_IOC_TYPE(cmd) != NVSVM_IOCTL_BASE)
 		return -ENOTTY;
+	if (nr >= ARRAY_SIZE(ioctls) || !ioctls[nr])
+		return nvsvm_ioctl_provider(nf, cmd, (void __user *)arg);
 	/* QUERY's first number (_IOW), for binaries built before it changed. */
 	if (cmd == NVSVM_IOCTL_QUERY_OLD)
 		cmd = NVSVM_IOCTL_QUERY;

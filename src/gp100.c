@@ -10,38 +10,14 @@
 #include <linux/iopoll.h>
 
 #include "nvsvm_core.h"
+#include "nvsvm_gp100.h"
 #include "trace.h"
-
-#define NV_PMC_BOOT_0			0x000000
-
-#define NV_FAULT_BUF_LO			0x002a70
-#define  NV_FAULT_BUF_LO_ENABLE		BIT(0)
-#define NV_FAULT_BUF_HI			0x002a74
-#define NV_FAULT_BUF_SIZE		0x002a78
-#define NV_FAULT_BUF_GET		0x002a7c
-#define NV_FAULT_BUF_PUT		0x002a80
-#define  NV_FAULT_BUF_OVERFLOW		BIT(31)
 
 #define GP100_FAULT_ENTRY_BYTES		32
 #define GP100_FAULT_MAX_ENTRIES		BIT(20)
 #define GP100_FAULT_INFO_VALID		BIT(31)
 /* How long an entry between GET and PUT may take to become valid. */
 #define GP100_FAULT_VALID_WAIT_US	1000000
-
-#define NV_MMU_INVALIDATE_PDB_LO	0x100cb8
-#define NV_MMU_INVALIDATE_PDB_HI	0x100cec
-#define NV_MMU_INVALIDATE		0x100cbc
-#define  NV_MMU_INVALIDATE_TRIGGER	BIT(31)
-#define  NV_MMU_INVALIDATE_PAGE_ALL	BIT(0)
-#define  NV_MMU_INVALIDATE_ALL_PDB	BIT(1)
-#define  NV_MMU_INVALIDATE_REPLAY_START	BIT(3)
-#define  NV_MMU_INVALIDATE_REPLAY_CANCEL (BIT(4) | BIT(3))
-#define  NV_MMU_INVALIDATE_CLIENT(c)	(((c) & 0x3f) << 9)
-#define  NV_MMU_INVALIDATE_GPC(g)	(((g) & 0x1f) << 15)
-#define  NV_MMU_INVALIDATE_HUB		BIT(20)
-#define NV_MMU_CTRL			0x100c80
-#define  NV_MMU_CTRL_SLOTS		GENMASK(23, 16)
-#define  NV_MMU_CTRL_QUEUED		BIT(15)
 
 /* PTE/PDE fields. */
 #define GP100_VALID		BIT_ULL(0)
@@ -63,14 +39,12 @@
 #define GP100_INV_PENDING	BIT_ULL(63)
 #define GP100_INV_VRAM		BIT_ULL(62)
 
-/* Instance block. */
-#define GP100_INST_PDB			0x200
+/* Instance block (offsets in nvsvm_gp100.h). */
 #define  GP100_INST_VOL			BIT_ULL(2)
 #define  GP100_INST_REPLAY_TEX		BIT_ULL(4)
 #define  GP100_INST_REPLAY_GCC		BIT_ULL(5)
 #define  GP100_INST_VER2		BIT_ULL(10)
 #define  GP100_INST_BIG_64K		BIT_ULL(11)
-#define GP100_INST_LIMIT		0x208
 #define GP100_VA_BITS			49
 
 enum { GP100_PD3, GP100_PD2, GP100_PD1, GP100_PD0, GP100_LPT, GP100_SPT };
@@ -169,14 +143,64 @@ static void nv_wr32(struct nvsvm_device *ndev, u32 reg, u32 val)
 }
 
 /**
- * gp100_chipset() - read the chipset from PMC_BOOT_0
- * @ndev: device
+ * gp100_gpu_chipset() - read the chipset from PMC_BOOT_0
+ * @gpu: a GPU whose ->rd32 works (registered or not)
  *
  * Return: 0x130 for GP100, and so on.
  */
+u32 gp100_gpu_chipset(struct nvsvm_gpu *gpu)
+{
+	return (gpu->ops->rd32(gpu, NV_PMC_BOOT_0) >> 20) & 0x1ff;
+}
+
+/**
+ * gp100_chipset() - the chipset of a registered GPU
+ * @ndev: device
+ *
+ * Return: as gp100_gpu_chipset().
+ */
 u32 gp100_chipset(struct nvsvm_device *ndev)
 {
-	return (nv_rd32(ndev, NV_PMC_BOOT_0) >> 20) & 0x1ff;
+	return gp100_gpu_chipset(ndev->gpu);
+}
+
+/**
+ * gp100_chipset_supported() - is a chipset one of the GP100 family
+ * @chipset: from gp100_gpu_chipset()
+ *
+ * Return: true for GP100_CHIPSET_FIRST to GP100_CHIPSET_LAST.
+ */
+bool gp100_chipset_supported(u32 chipset)
+{
+	return chipset >= GP100_CHIPSET_FIRST && chipset <= GP100_CHIPSET_LAST;
+}
+
+/**
+ * gp100_gpu_gpc_count() - graphics processing clusters of a GPU
+ * @gpu: a GPU whose ->rd32 works
+ *
+ * Return: the GPC count PTOP reports.
+ */
+u32 gp100_gpu_gpc_count(struct nvsvm_gpu *gpu)
+{
+	return gpu->ops->rd32(gpu, NV_PTOP_SCAL_NUM_GPCS) & 0x1f;
+}
+
+/**
+ * gp100_inst_words() - the instance-block words of a page directory
+ * @pd: DMA address of PD3 (coherent system memory)
+ * @replay: enable replayable faults for the channel
+ * @words: filled: the PDB word (aperture, VOL, VER2, 64 KiB big pages,
+ *	replay bits) and the VA limit
+ */
+void gp100_inst_words(dma_addr_t pd, bool replay,
+		      struct gp100_inst_words *words)
+{
+	words->pdb = (u64)pd | (GP100_APER_SYS_COH >> 1) | GP100_INST_VOL |
+		     GP100_INST_VER2 | GP100_INST_BIG_64K;
+	if (replay)
+		words->pdb |= GP100_INST_REPLAY_TEX | GP100_INST_REPLAY_GCC;
+	words->limit = BIT_ULL(GP100_VA_BITS) - 1;
 }
 
 /**
@@ -187,19 +211,16 @@ u32 gp100_chipset(struct nvsvm_device *ndev)
  */
 void gp100_inst_write(void *inst, dma_addr_t pd, bool replay)
 {
-	u64 pdb = (u64)pd | (GP100_APER_SYS_COH >> 1) | GP100_INST_VOL |
-		  GP100_INST_VER2 | GP100_INST_BIG_64K;
+	struct gp100_inst_words words;
 	__le32 *w = inst;
-	u64 limit = BIT_ULL(GP100_VA_BITS) - 1;
 
-	if (replay)
-		pdb |= GP100_INST_REPLAY_TEX | GP100_INST_REPLAY_GCC;
-	w[GP100_INST_LIMIT / 4] = cpu_to_le32(lower_32_bits(limit));
-	w[GP100_INST_LIMIT / 4 + 1] = cpu_to_le32(upper_32_bits(limit));
-	w[GP100_INST_PDB / 4 + 1] = cpu_to_le32(upper_32_bits(pdb));
+	gp100_inst_words(pd, replay, &words);
+	w[GP100_INST_LIMIT / 4] = cpu_to_le32(lower_32_bits(words.limit));
+	w[GP100_INST_LIMIT / 4 + 1] = cpu_to_le32(upper_32_bits(words.limit));
+	w[GP100_INST_PDB / 4 + 1] = cpu_to_le32(upper_32_bits(words.pdb));
 	/* The low word carries the flags: publish it last. */
 	dma_wmb();
-	WRITE_ONCE(w[GP100_INST_PDB / 4], cpu_to_le32(lower_32_bits(pdb)));
+	WRITE_ONCE(w[GP100_INST_PDB / 4], cpu_to_le32(lower_32_bits(words.pdb)));
 }
 
 static u32 nv_rd32_ctrl(struct nvsvm_device *ndev)

@@ -6,7 +6,7 @@
  *
  * The provider is thin: registers are nouveau's BAR0 mapping, DMA goes
  * through the GPU's struct device, and there is no work submission of its
- * own (no ->exec, so NVSVM_CAP_EXEC is not reported); programs reach the
+ * own (no EXEC ioctl, so NVSVM_CAP_EXEC is not reported); programs reach the
  * GPU through nouveau's channels.
  *
  * Interrupt: the replayable-fault interrupt stays pending while the fault
@@ -36,14 +36,13 @@
 #include <linux/slab.h>
 
 #include "nvsvm_core.h"
+#include "nvsvm_gp100.h"
 #include "nvsvm_pascal.h"
 #include "nvsvm_test.h"
 
-#define NV_PMC_BOOT_0		0x000000
-#define NV_FAULT_BUF_GET	0x002a7c
-#define NV_PTOP_SCAL_NUM_GPCS	0x022430
-/* gp100_inst_write() fills the words up to the VA limit. */
-#define NVSVM_PASCAL_INST_BYTES	(NVSVM_PASCAL_INST_LIMIT + 8)
+/* nvsvm_pascal.h tells nouveau the instance-block layout gp100.c defines. */
+static_assert(NVSVM_PASCAL_INST_PDB == GP100_INST_PDB);
+static_assert(NVSVM_PASCAL_INST_LIMIT == GP100_INST_LIMIT);
 
 /**
  * struct nvsvm_pascal - one GPU nouveau registered
@@ -124,20 +123,11 @@ static const struct nvsvm_gpu_ops nvsvm_pascal_ops = {
 struct nvsvm_pascal *nvsvm_pascal_register(const struct nvsvm_pascal_info *info)
 {
 	struct nvsvm_pascal *np;
-	u32 boot0, chipset;
+	u32 chipset;
 	int ret;
 
 	if (!info->dev || !info->bar0 || !info->intr_enable)
 		return ERR_PTR(-EINVAL);
-
-	boot0 = ioread32(info->bar0 + NV_PMC_BOOT_0);
-	chipset = (boot0 >> 20) & 0x1ff;
-	if (chipset < 0x130 || chipset > 0x13b) {
-		dev_info(info->dev,
-			 "nvsvm: chipset 0x%03x is not GP100-family (0x130-0x13b), not used for SVM\n",
-			 chipset);
-		return ERR_PTR(-ENODEV);
-	}
 
 	np = kzalloc(sizeof(*np), GFP_KERNEL);
 	if (!np)
@@ -150,17 +140,30 @@ struct nvsvm_pascal *nvsvm_pascal_register(const struct nvsvm_pascal_info *info)
 	np->gpu.dev = info->dev;
 	np->gpu.owner = info->owner;
 	np->gpu.ops = &nvsvm_pascal_ops;
-	np->gpu.gpc_count = ioread32(np->bar0 + NV_PTOP_SCAL_NUM_GPCS) & 0x1f;
+
+	chipset = gp100_gpu_chipset(&np->gpu);
+	if (!gp100_chipset_supported(chipset)) {
+		dev_info(info->dev,
+			 "nvsvm: chipset 0x%03x is not GP100-family (0x%03x-0x%03x), not used for SVM\n",
+			 chipset, GP100_CHIPSET_FIRST, GP100_CHIPSET_LAST);
+		ret = -ENODEV;
+		goto err_free;
+	}
+	np->gpu.gpc_count = gp100_gpu_gpc_count(&np->gpu);
 
 	ret = nvsvm_gpu_register(&np->gpu);
-	if (ret) {
-		kfree(np);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		goto err_free;
 	np->ndev = np->gpu.priv;
 	WRITE_ONCE(np->ready, true);
 	np->intr_enable(np->data, true);
 	return np;
+
+err_free:
+	xa_destroy(&np->joins);
+	mutex_destroy(&np->lock);
+	kfree(np);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(nvsvm_pascal_register);
 
@@ -236,25 +239,6 @@ void nvsvm_pascal_fault_intr(struct nvsvm_pascal *np)
 }
 EXPORT_SYMBOL_GPL(nvsvm_pascal_fault_intr);
 
-/* The instance-block words of a channel walking @svmm's page tables. */
-static int nvsvm_pascal_words(struct nvsvm_svmm *svmm,
-			      struct nvsvm_pascal_inst *words)
-{
-	__le32 *inst = kzalloc(NVSVM_PASCAL_INST_BYTES, GFP_KERNEL);
-	const unsigned int pdb = NVSVM_PASCAL_INST_PDB / 4;
-	const unsigned int limit = NVSVM_PASCAL_INST_LIMIT / 4;
-
-	if (!inst)
-		return -ENOMEM;
-	gp100_inst_write(inst, nvsvm_vmm_pdb(&svmm->vmm), true);
-	words->pdb = (u64)le32_to_cpu(inst[pdb + 1]) << 32 |
-		     le32_to_cpu(inst[pdb]);
-	words->limit = (u64)le32_to_cpu(inst[limit + 1]) << 32 |
-		       le32_to_cpu(inst[limit]);
-	kfree(inst);
-	return 0;
-}
-
 /*
  * The nvsvm file behind @file, if it is one of this GPU opened by the
  * caller's process.
@@ -309,6 +293,7 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 	struct nvsvm_device *ndev = np->ndev;
 	unsigned long key = inst >> PAGE_SHIFT;
 	struct nvsvm_pascal_inst words;
+	struct gp100_inst_words iw;
 	struct nvsvm_pascal_join *j;
 	struct nvsvm_svmm *svmm;
 	struct nvsvm_file *nf;
@@ -337,9 +322,9 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 		ret = -ENOENT;
 		goto err_unlock;
 	}
-	ret = nvsvm_pascal_words(svmm, &words);
-	if (ret)
-		goto err_unlock;
+	gp100_inst_words(nvsvm_vmm_pdb(&svmm->vmm), true, &iw);
+	words.pdb = iw.pdb;
+	words.limit = iw.limit;
 	kref_get(&svmm->kref);
 	kref_init(&j->chan.kref);
 	j->chan.ndev = ndev;

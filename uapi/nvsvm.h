@@ -19,8 +19,9 @@
  *     that the driver serves by asking HMM for the CPU pages.
  *  3. NVSVM_IOCTL_MAP/UNMAP fill or clear the GPU page tables ahead of time;
  *     NVSVM_IOCTL_QUERY reports what the GPU page tables say.
- *  4. NVSVM_IOCTL_EXEC runs a program of memory operations on a channel
- *     (providers with NVSVM_CAP_EXEC: the virtual GP100).
+ *  4. Work runs on the channels through the GPU's own driver (nouveau for
+ *     a real Pascal). The virtual GP100 adds its test instruction set,
+ *     NVSVM_IOCTL_EXEC, in uapi/nvsvm_vgpu.h (NVSVM_CAP_EXEC).
  *
  * Conventions: every struct has fixed-width fields; user pointers travel as
  * __u64; fields marked (in) are read, (out) are written, (in/out) both.
@@ -29,7 +30,10 @@
  * nvsvm_chan_create.handle), on input. The
  * ioctl number encodes the struct size: a mismatch fails with EINVAL, an
  * unknown number with ENOTTY. Addresses and sizes are bytes, page aligned
- * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise). Once
+ * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise). Numbers
+ * of NVSVM_IOCTL_BASE not defined here belong to the GPU's provider: 0x08
+ * is the virtual GP100's EXEC (uapi/nvsvm_vgpu.h); on a GPU whose provider
+ * has none they fail with ENOTTY like any unknown number. Once
  * the GPU is gone (its device unbound or unplugged while the file is
  * open), every ioctl fails with ENODEV; close still works.
  * No physical address or pfn ever crosses this interface.
@@ -54,7 +58,7 @@
 /* Capability flags reported by GET_INFO. */
 #define NVSVM_CAP_DEVICE_PRIVATE	(1U << 0) /* MIGRATE to VRAM works */
 #define NVSVM_CAP_ATOMICS		(1U << 1) /* GPU atomics on sysmem */
-#define NVSVM_CAP_EXEC			(1U << 2) /* NVSVM_IOCTL_EXEC works */
+#define NVSVM_CAP_EXEC			(1U << 2) /* nvsvm_vgpu.h: EXEC works */
 #define NVSVM_CAP_REPLAYABLE_FAULTS	(1U << 3) /* fault buffer present */
 /*
  * With NVSVM_CAP_ATOMICS: GPU mappings have atomics disabled until a GPU
@@ -192,7 +196,7 @@ struct nvsvm_query {
  * struct nvsvm_chan_create - create a channel
  * @flags: (in) NVSVM_CHAN_*; JOIN_AREA needs AREA_INIT first (EINVAL)
  * @handle: (in/out) zero on input (EINVAL otherwise); the channel handle
- *	for EXEC and CHAN_DESTROY
+ *	for CHAN_DESTROY (and the virtual GP100's EXEC)
  *
  * ENOSPC when the file already holds its limit of channels (see
  * NVSVM_CHAN_MAX_DEFAULT); ENOMEM when the caller's memory cgroup or the
@@ -214,96 +218,14 @@ struct nvsvm_chan_destroy {
 	__u32 flags;
 };
 
-/* Operations of an EXEC program (struct nvsvm_op.code). */
-enum nvsvm_opcode {
-	NVSVM_OP_NOP = 0,
-	NVSVM_OP_READ,		/* result = u64 at addr */
-	NVSVM_OP_WRITE,		/* u64 at addr = value */
-	NVSVM_OP_FILL,		/* every u64 of [addr, addr + len) = value */
-	NVSVM_OP_COPY,		/* [addr, addr + len) = [src, src + len) */
-	NVSVM_OP_ATOMIC_ADD,	/* result = old u64 at addr; it += value */
-	NVSVM_OP_CHASE,		/* follow pointers, see below */
-	NVSVM_OP_SUM,		/* result = sum of the u64 in [addr, addr + len) */
-	NVSVM_OP_COUNT
-};
-
-/**
- * struct nvsvm_op - one memory operation of a program
- * @code: (in) enum nvsvm_opcode
- * @flags: (in) zero
- * @addr: (in) GPU virtual address, 8-byte aligned
- * @src: (in) COPY source, 8-byte aligned
- * @len: (in) bytes for FILL, COPY and SUM (multiple of 8, at most 1 GiB);
- *	most nodes to visit for CHASE (at most 1 << 24)
- * @value: (in) WRITE value, FILL pattern, ATOMIC_ADD operand, CHASE
- *	increment added to each node's data word
- * @off_next: (in) CHASE: offset of the next pointer in a node
- * @off_data: (in) CHASE: offset of the u64 data word in a node
- * @result: (out) READ, ATOMIC_ADD, SUM as above; CHASE: nodes visited
- *
- * CHASE starts at node @addr and, until the next pointer is 0 or @len
- * nodes were visited, adds @value to the data word and follows the next
- * pointer: a linked list built by the CPU with malloc, walked by the GPU.
+/*
+ * Access types of a GPU fault, as the GP100 fault buffer reports them
+ * (the virtual GP100's EXEC reports one in struct nvsvm_exec.fault_access).
  */
-struct nvsvm_op {
-	__u32 code;
-	__u32 flags;
-	__u64 addr;
-	__u64 src;
-	__u64 len;
-	__u64 value;
-	__u32 off_next;
-	__u32 off_data;
-	__u64 result;
-};
-
-#define NVSVM_EXEC_MAX_OPS	4096
-#define NVSVM_GPC_ANY		0xffffffffU
-
-/* struct nvsvm_exec.status */
-enum nvsvm_exec_status {
-	NVSVM_EXEC_OK = 0,
-	NVSVM_EXEC_FAULT,	/* an access was cancelled: see fault_* */
-	NVSVM_EXEC_FATAL,	/* non-replayable fault: see fault_* */
-	NVSVM_EXEC_TIMEOUT,	/* timeout_ms passed; the program was stopped */
-	NVSVM_EXEC_CHANNEL_ERROR, /* channel already in error state */
-};
-
-/* struct nvsvm_exec.fault_access, as the GP100 fault buffer reports it. */
 #define NVSVM_ACCESS_READ	0
 #define NVSVM_ACCESS_WRITE	1
 #define NVSVM_ACCESS_ATOMIC	2
 #define NVSVM_ACCESS_PREFETCH	3
-
-/**
- * struct nvsvm_exec - run a program on a channel and wait for it
- * @handle: (in) channel
- * @gpc: (in) GPC to run on, or NVSVM_GPC_ANY
- * @ops: (in) user pointer to @nops struct nvsvm_op; results written back
- * @nops: (in) 1 to NVSVM_EXEC_MAX_OPS
- * @timeout_ms: (in) 1 to 600000
- * @status: (out) enum nvsvm_exec_status
- * @done: (out) operations completed
- * @fault_addr: (out) address of the failed access (FAULT, FATAL)
- * @fault_access: (out) NVSVM_ACCESS_* of the failed access
- * @flags: (in) zero
- *
- * Fails with EOPNOTSUPP on a GPU without NVSVM_CAP_EXEC, ENOENT for an
- * unknown handle, EINVAL for a bad field or operation, EINTR when a fatal
- * signal stopped the program. A program that ran returns 0 with @status.
- */
-struct nvsvm_exec {
-	__u32 handle;
-	__u32 gpc;
-	__u64 ops;
-	__u32 nops;
-	__u32 timeout_ms;
-	__u32 status;
-	__u32 done;
-	__u64 fault_addr;
-	__u32 fault_access;
-	__u32 flags;
-};
 
 #define NVSVM_MIGRATE_TO_VRAM	0
 #define NVSVM_MIGRATE_TO_SYSMEM	1
@@ -333,7 +255,6 @@ struct nvsvm_migrate {
 #define NVSVM_IOCTL_QUERY	_IOWR(NVSVM_IOCTL_BASE, 0x05, struct nvsvm_query)
 #define NVSVM_IOCTL_CHAN_CREATE	_IOWR(NVSVM_IOCTL_BASE, 0x06, struct nvsvm_chan_create)
 #define NVSVM_IOCTL_CHAN_DESTROY _IOW(NVSVM_IOCTL_BASE, 0x07, struct nvsvm_chan_destroy)
-#define NVSVM_IOCTL_EXEC	_IOWR(NVSVM_IOCTL_BASE, 0x08, struct nvsvm_exec)
 #define NVSVM_IOCTL_MIGRATE	_IOWR(NVSVM_IOCTL_BASE, 0x09, struct nvsvm_migrate)
 
 /*

@@ -214,7 +214,7 @@ static int vgpu_exec_run(struct vgpu_chan *vchan, struct vgpu_prog *prog,
 }
 
 /**
- * vgpu_exec() - provider callback: run a program and wait for it
+ * vgpu_exec() - run a program on a channel and wait for it
  * @gpu: the GPU
  * @chan: the channel
  * @args: the copied-in EXEC arguments; (out) fields are filled
@@ -274,4 +274,37 @@ out:
 	kvfree(prog->ops);
 	kfree(prog);
 	return ret;
+}
+
+/**
+ * vgpu_ioctl_exec() - NVSVM_IOCTL_EXEC (struct nvsvm_gpu_ioctl)
+ * @gpu: the GPU
+ * @nf: the calling file, whose channel handle @uarg names
+ * @uarg: user pointer to struct nvsvm_exec; (out) fields written back
+ *
+ * Context: process; sleeps.
+ * Return: 0 (outcome in the status field), -EFAULT, -EINVAL, -ENOENT for
+ * an unknown handle, or an errno of vgpu_exec().
+ */
+long vgpu_ioctl_exec(struct nvsvm_gpu *gpu, struct nvsvm_file *nf,
+		     void __user *uarg)
+{
+	struct nvsvm_chan *chan;
+	struct nvsvm_exec args;
+	int ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags)
+		return -EINVAL;
+	chan = nvsvm_file_chan_get(nf, args.handle);
+	if (!chan)
+		return -ENOENT;
+	ret = vgpu_exec(gpu, chan, &args);
+	nvsvm_file_chan_put(chan);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
 }

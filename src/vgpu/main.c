@@ -60,8 +60,12 @@ static const struct nvsvm_gpu_ops vgpu_ops = {
 	.wr32 = vgpu_wr32,
 	.chan_init = vgpu_chan_init,
 	.chan_fini = vgpu_chan_fini,
-	.exec = vgpu_exec,
 	.copy = vgpu_copy,
+};
+
+/* The virtual GP100's own ioctl (uapi/nvsvm_vgpu.h). */
+static const struct nvsvm_gpu_ioctl vgpu_ioctls[] = {
+	{ .cmd = NVSVM_IOCTL_EXEC, .func = vgpu_ioctl_exec },
 };
 
 static struct dentry *vgpu_debugfs_root;
@@ -172,6 +176,8 @@ static int vgpu_create(struct platform_device *pdev, struct vgpu **out)
 	vgpu->gpu.dev = &pdev->dev;
 	vgpu->gpu.owner = THIS_MODULE;
 	vgpu->gpu.ops = &vgpu_ops;
+	vgpu->gpu.ioctls = vgpu_ioctls;
+	vgpu->gpu.num_ioctls = ARRAY_SIZE(vgpu_ioctls);
 	vgpu->gpu.vram_size = vgpu->vram_size;
 	vgpu->gpu.gpc_count = vgpu->gpc_count;
 	vgpu->gpu.exec_caps = NVSVM_CAP_EXEC | NVSVM_CAP_ATOMICS;
@@ -277,6 +283,24 @@ void nvsvm_vgpu_test_hold_intr(struct nvsvm_gpu *gpu, bool hold)
 		nvsvm_gpu_fault_intr(gpu);
 }
 EXPORT_SYMBOL_GPL(nvsvm_vgpu_test_hold_intr);
+
+/**
+ * nvsvm_vgpu_test_exec() - TEST ONLY: run a program on a channel
+ * @gpu: from nvsvm_vgpu_test_gpu()
+ * @chan: a channel of @gpu the caller keeps alive (tests/kmod's own)
+ * @args: the EXEC arguments, copied in; (out) fields are filled
+ *
+ * What NVSVM_IOCTL_EXEC does for a channel of /dev/nvsvmN, for a channel
+ * the test module made the way nouveau makes its own.
+ *
+ * Return: as vgpu_exec().
+ */
+int nvsvm_vgpu_test_exec(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
+			 struct nvsvm_exec *args)
+{
+	return vgpu_exec(gpu, chan, args);
+}
+EXPORT_SYMBOL_GPL(nvsvm_vgpu_test_exec);
 
 static bool vgpu_params_ok(void)
 {

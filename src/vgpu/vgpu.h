@@ -28,7 +28,7 @@
 #include <linux/wait.h>
 
 #include "nvsvm_gpu.h"
-#include "uapi/nvsvm.h"
+#include "uapi/nvsvm_vgpu.h"
 
 /* BAR0 registers (docs/gp100.md). */
 #define VGPU_PMC_BOOT_0			0x000000
@@ -475,6 +475,8 @@ int vgpu_chan_init(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
 void vgpu_chan_fini(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
 int vgpu_exec(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
 	      struct nvsvm_exec *args);
+long vgpu_ioctl_exec(struct nvsvm_gpu *gpu, struct nvsvm_file *nf,
+		     void __user *uarg);
 struct vgpu_chan *vgpu_chan_create(struct vgpu *vgpu, u64 inst);
 void vgpu_chan_destroy(struct vgpu_chan *vchan);
 int vgpu_prog_wait(struct vgpu_prog *prog, u32 timeout_ms, bool killable);

@@ -127,7 +127,7 @@ static long pt_exec(struct pt_chan *pc, void __user *uarg)
 		return -EFAULT;
 	if (!READ_ONCE(pc->joined))
 		return -ENOENT;
-	ret = pt_gpu->ops->exec(pt_gpu, &pc->chan, &args);
+	ret = nvsvm_vgpu_test_exec(pt_gpu, &pc->chan, &args);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &args, sizeof(args)))

@@ -13,7 +13,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#include "nvsvm.h"
+#include "nvsvm_vgpu.h"
 
 /* JOIN: the channel starts and joins the area of the nvsvm file @fd. */
 struct nvsvm_pt_join {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * libnvsvm: a thin C wrapper around the nvsvm ioctls (uapi/nvsvm.h).
+ * libnvsvm: a thin C wrapper around the nvsvm ioctls (uapi/nvsvm.h, and
+ * the virtual GP100's EXEC of uapi/nvsvm_vgpu.h).
  *
  * Every function returns 0 (or, for nvsvm_open, a file descriptor) on
  * success and a negative errno value on failure; errno itself is left as
@@ -18,6 +19,7 @@
 #include <stdint.h>
 
 #include "nvsvm.h"	/* uapi/nvsvm.h, through -I uapi */
+#include "nvsvm_vgpu.h"	/* EXEC of the virtual GP100 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,8 +106,8 @@ int nvsvm_chan_destroy(int fd, uint32_t handle);
  * A program that ran and faulted is not an error of this call: it returns
  * 0 and @out->status tells (NVSVM_EXEC_FAULT, ...).
  * Return: 0; -EINVAL (bad program or arguments); -ENOENT (no such
- * channel); -EFAULT (bad @ops); -EPERM; -EOPNOTSUPP without
- * NVSVM_CAP_EXEC.
+ * channel); -EFAULT (bad @ops); -EPERM; -ENOTTY without NVSVM_CAP_EXEC
+ * (-EOPNOTSUPP from modules before EXEC moved to uapi/nvsvm_vgpu.h).
  */
 int nvsvm_exec(int fd, uint32_t handle, uint32_t gpc, struct nvsvm_op *ops,
 	       uint32_t nops, uint32_t timeout_ms, struct nvsvm_exec *out);

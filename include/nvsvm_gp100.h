@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * GP100 facts the core and the Pascal provider share: register offsets,
+ * instance-block layout and chip identification (docs/gp100.md), and the
+ * helpers of src/gp100.c that use them. These are their only definitions;
+ * src/gp100.c keeps the page-table formats and the fault-entry layout,
+ * which no other file needs.
+ */
+#ifndef _NVSVM_GP100_H
+#define _NVSVM_GP100_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+struct nvsvm_gpu;
+
+/* Registers (BAR0 offsets). */
+#define NV_PMC_BOOT_0			0x000000
+
+#define NV_FAULT_BUF_LO			0x002a70
+#define  NV_FAULT_BUF_LO_ENABLE		BIT(0)
+#define NV_FAULT_BUF_HI			0x002a74
+#define NV_FAULT_BUF_SIZE		0x002a78
+#define NV_FAULT_BUF_GET		0x002a7c
+#define NV_FAULT_BUF_PUT		0x002a80
+#define  NV_FAULT_BUF_OVERFLOW		BIT(31)
+
+#define NV_PTOP_SCAL_NUM_GPCS		0x022430
+
+#define NV_MMU_INVALIDATE_PDB_LO	0x100cb8
+#define NV_MMU_INVALIDATE_PDB_HI	0x100cec
+#define NV_MMU_INVALIDATE		0x100cbc
+#define  NV_MMU_INVALIDATE_TRIGGER	BIT(31)
+#define  NV_MMU_INVALIDATE_PAGE_ALL	BIT(0)
+#define  NV_MMU_INVALIDATE_ALL_PDB	BIT(1)
+#define  NV_MMU_INVALIDATE_REPLAY_START	BIT(3)
+#define  NV_MMU_INVALIDATE_REPLAY_CANCEL (BIT(4) | BIT(3))
+#define  NV_MMU_INVALIDATE_CLIENT(c)	(((c) & 0x3f) << 9)
+#define  NV_MMU_INVALIDATE_GPC(g)	(((g) & 0x1f) << 15)
+#define  NV_MMU_INVALIDATE_HUB		BIT(20)
+#define NV_MMU_CTRL			0x100c80
+#define  NV_MMU_CTRL_SLOTS		GENMASK(23, 16)
+#define  NV_MMU_CTRL_QUEUED		BIT(15)
+
+/* Instance block: byte offsets of the 64-bit words nvsvm writes. */
+#define GP100_INST_PDB			0x200
+#define GP100_INST_LIMIT		0x208
+
+/* PMC_BOOT_0 chipsets of the GP100 family: GP100 to GP10B. */
+#define GP100_CHIPSET_FIRST		0x130
+#define GP100_CHIPSET_LAST		0x13b
+
+/**
+ * struct gp100_inst_words - the instance-block words of a channel
+ * @pdb: the 64-bit word at GP100_INST_PDB (page directory with its flags)
+ * @limit: the 64-bit word at GP100_INST_LIMIT (VA limit - 1)
+ */
+struct gp100_inst_words {
+	u64 pdb;
+	u64 limit;
+};
+
+u32 gp100_gpu_chipset(struct nvsvm_gpu *gpu);
+bool gp100_chipset_supported(u32 chipset);
+u32 gp100_gpu_gpc_count(struct nvsvm_gpu *gpu);
+void gp100_inst_words(dma_addr_t pd, bool replay,
+		      struct gp100_inst_words *words);
+
+#endif /* _NVSVM_GP100_H */
