@@ -260,10 +260,8 @@ struct nvsvm_core_chan {
 	u32 flags;
 };
 
-/* main.c */
-void nvsvm_device_put(struct nvsvm_device *ndev);
-
 /* file.c */
+void nvsvm_device_put(struct nvsvm_device *ndev);
 extern const struct file_operations nvsvm_fops;
 void nvsvm_file_unplug_all(struct nvsvm_device *ndev);
 
@@ -281,11 +279,11 @@ struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
 
 /* svmm.c */
 long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_area_fini(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg);
-void nvsvm_svmm_fini(struct nvsvm_file *nf);
+long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg);
+void nvsvm_svmm_fini(struct nvsvm_svmm *svmm);
 void nvsvm_svmm_put(struct nvsvm_svmm *svmm);
 bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end);
 long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
