@@ -15,41 +15,6 @@
 /* QUERY results are copied out in chunks of this many pages. */
 #define NVSVM_QUERY_CHUNK	512
 
-static void nvsvm_svmm_release(struct kref *kref)
-{
-	struct nvsvm_svmm *svmm = container_of(kref, typeof(*svmm), kref);
-
-	nvsvm_vmm_fini(&svmm->vmm);
-	nvsvm_fault_svmm_fini(svmm);
-	mmdrop(svmm->mm);
-	kfree(svmm);
-}
-
-/**
- * nvsvm_svmm_put() - drop a reference on an area
- * @svmm: area
- */
-void nvsvm_svmm_put(struct nvsvm_svmm *svmm)
-{
-	kref_put(&svmm->kref, nvsvm_svmm_release);
-}
-
-/**
- * nvsvm_svmm_managed() - is [start, end) mirrored?
- * @svmm: area
- * @start: first address
- * @end: end, exclusive, above @start
- *
- * Return: true when the range is below the mirror's limit and does not
- * touch the unmanaged window.
- */
-bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end)
-{
-	if (end > svmm->limit)
-		return false;
-	return end <= svmm->unmanaged_start || start >= svmm->unmanaged_end;
-}
-
 long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 {
 	struct nvsvm_area_init args;
@@ -86,7 +51,7 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 				     &gp100_vmm_desc, svmm->mm,
 				     &nf->ndev->stats[NVSVM_STAT_PT_BYTES]);
 		if (ret)
-			nvsvm_fault_svmm_fini(svmm);
+			kvfree(svmm->fault);
 	}
 	if (ret) {
 		mmdrop(svmm->mm);
