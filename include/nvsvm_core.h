@@ -260,10 +260,8 @@ struct nvsvm_core_chan {
 	u32 flags;
 };
 
-/* main.c */
-void nvsvm_device_put(struct nvsvm_device *ndev);
-
 /* file.c */
+void nvsvm_device_put(struct nvsvm_device *ndev);
 extern const struct file_operations nvsvm_fops;
 void nvsvm_file_unplug_all(struct nvsvm_device *ndev);
 
@@ -275,22 +273,20 @@ int nvsvm_chan_bind(struct nvsvm_core_chan *chan);
 void nvsvm_chan_unbind(struct nvsvm_core_chan *chan);
 void nvsvm_chan_detach_svmm(struct nvsvm_device *ndev,
 			    struct nvsvm_svmm *svmm);
-struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
-				       u64 inst_addr, dma_addr_t *pdb);
 
 /* svmm.c */
 long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_area_fini(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg);
-void nvsvm_svmm_fini(struct nvsvm_file *nf);
-void nvsvm_svmm_put(struct nvsvm_svmm *svmm);
-bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end);
+long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg);
+void nvsvm_svmm_fini(struct nvsvm_svmm *svmm);
 long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
 			  struct nvsvm_svmm **psvmm);
 
 /* mirror.c */
+void nvsvm_svmm_put(struct nvsvm_svmm *svmm);
+bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end);
 int nvsvm_mirror_init(struct nvsvm_svmm *svmm);
 void nvsvm_mirror_fini(struct nvsvm_svmm *svmm);
 long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
@@ -317,7 +313,6 @@ int nvsvm_fault_init(struct nvsvm_device *ndev);
 void nvsvm_fault_flush(struct nvsvm_device *ndev);
 void nvsvm_fault_fini(struct nvsvm_device *ndev);
 int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm);
-void nvsvm_fault_svmm_fini(struct nvsvm_svmm *svmm);
 
 /* debugfs.c */
 void nvsvm_debugfs_init(void);

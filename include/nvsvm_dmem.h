@@ -2,7 +2,8 @@
 /*
  * Device-private memory: the provider's video memory as ZONE_DEVICE pages
  * that CPU page tables can hold (as device-private swap entries), and the
- * MIGRATE ioctl that moves anonymous pages between system memory and it.
+ * migration of anonymous pages between system memory and it (the MIGRATE
+ * ioctl over it is in src/svmm.c).
  * See src/dmem.c.
  */
 #ifndef _NVSVM_DMEM_H
@@ -11,8 +12,8 @@
 #include <linux/types.h>
 
 struct hmm_range;
+struct mm_struct;
 struct nvsvm_device;
-struct nvsvm_file;
 
 int nvsvm_dmem_init(struct nvsvm_device *ndev);
 void nvsvm_dmem_fini(struct nvsvm_device *ndev);
@@ -20,6 +21,7 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 		     u64 *vram);
 int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 			 const unsigned long *req);
-long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg);
+long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
+			u64 start, u64 end, bool to_vram, u64 *moved);
 
 #endif /* _NVSVM_DMEM_H */

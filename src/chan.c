@@ -189,35 +189,6 @@ void nvsvm_chan_detach_svmm(struct nvsvm_device *ndev,
 	mutex_unlock(&ndev->chan_lock);
 }
 
-/**
- * nvsvm_chan_svmm_get() - the area of the channel with an instance block
- * @ndev: device
- * @inst_addr: instance block address from a fault entry
- * @pdb: (out) for a channel without an area, the PD3 it walks: where a
- *	cancel of its accesses must be aimed
- *
- * Return: the area with a reference taken; NULL for a channel without an
- * area; ERR_PTR(-ENOENT) when no channel has this instance block (any
- * more: a fault entry written before the channel was destroyed).
- */
-struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
-				       u64 inst_addr, dma_addr_t *pdb)
-{
-	struct nvsvm_core_chan *chan;
-	struct nvsvm_svmm *svmm = ERR_PTR(-ENOENT);
-
-	xa_lock(&ndev->chans);
-	chan = xa_load(&ndev->chans, inst_addr >> PAGE_SHIFT);
-	if (chan) {
-		svmm = chan->svmm;
-		*pdb = chan->pdb;
-		if (svmm)
-			kref_get(&svmm->kref);
-	}
-	xa_unlock(&ndev->chans);
-	return svmm;
-}
-
 long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg)
 {
 	struct nvsvm_device *ndev = nf->ndev;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device-private memory and the MIGRATE ioctl.
+ * Device-private memory and page migration (nvsvm_dmem_migrate(); the
+ * MIGRATE ioctl over it is in src/svmm.c, above the mirror).
  *
  * Where the kernel has CONFIG_DEVICE_PRIVATE, the provider's video memory
  * becomes ZONE_DEVICE pages of type MEMORY_DEVICE_PRIVATE (memremap_pages()
@@ -31,8 +32,9 @@
  * GPU mappings. Every migration goes through migrate_vma_setup(), whose
  * MMU_NOTIFY_MIGRATE notification makes each mirror of the mm drop its GPU
  * PTEs for the range (src/mirror.c does not ignore it), so no GPU access
- * reaches a page while it is copied; after a move to VRAM the range is
- * mapped again through the ordinary mirror path (nvsvm_mirror_map()).
+ * reaches a page while it is copied; after a move to VRAM the MIGRATE
+ * ioctl maps the range again through the ordinary mirror path
+ * (nvsvm_mirror_map()). This file calls nothing of the mirror's.
  *
  * Locking: dmem->lock (a spinlock, taken with interrupts off since pages
  * can be freed from any context) protects the bitmap and its search hint.
@@ -399,49 +401,36 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 }
 
 /**
- * nvsvm_ioctl_migrate() - NVSVM_IOCTL_MIGRATE
- * @nf: the file
- * @uarg: struct nvsvm_migrate
+ * nvsvm_dmem_migrate() - move the anonymous pages of a range
+ * @ndev: device, with device-private memory
+ * @mm: the caller's address space
+ * @start: first address, page aligned
+ * @end: end (exclusive), page aligned, above @start
+ * @to_vram: to VRAM, else back to system memory
+ * @moved: (out) pages moved
  *
  * Best effort: holes, pages that cannot move (file-backed, pinned, locked
- * elsewhere) and what does not fit in VRAM stay where they are. After a
- * move to VRAM the range's present pages are mapped on the GPU.
+ * elsewhere) and what does not fit in VRAM stay where they are. Takes the
+ * mmap lock for read, one VMA chunk at a time.
  *
- * Return: 0 with @moved set; -EOPNOTSUPP without device-private memory,
- * -EINVAL for bad fields, no area or a range that is not mirrored,
- * -EINTR on a fatal signal, -ENOMEM, -EFAULT.
+ * Return: 0, -EINTR on a fatal signal, -ENOMEM.
  */
-long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
+long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
+			u64 start, u64 end, bool to_vram, u64 *moved)
 {
-	struct nvsvm_dmem *dmem = nf->ndev->dmem;
-	struct mm_struct *mm = current->mm;
-	struct nvsvm_migrate args;
-	struct nvsvm_svmm *svmm;
+	struct nvsvm_dmem *dmem = ndev->dmem;
 	unsigned long *src, *dst;
-	u64 addr, end, mapped;
-	bool to_vram;
-	long ret;
+	long ret = 0;
+	u64 addr;
 
-	if (copy_from_user(&args, uarg, sizeof(args)))
-		return -EFAULT;
-	if (!dmem)
-		return -EOPNOTSUPP;
-	if (args.flags || args.moved || args.target > NVSVM_MIGRATE_TO_SYSMEM)
-		return -EINVAL;
-	ret = nvsvm_svmm_get_range(nf, args.addr, args.size, &svmm);
-	if (ret)
-		return ret;
+	*moved = 0;
 	src = kmalloc_array(2 * NVSVM_DMEM_CHUNK, sizeof(*src),
 			    NVSVM_GFP_USER);
-	if (!src) {
-		nvsvm_svmm_put(svmm);
+	if (!src)
 		return -ENOMEM;
-	}
 	dst = src + NVSVM_DMEM_CHUNK;
-	to_vram = args.target == NVSVM_MIGRATE_TO_VRAM;
-	end = args.addr + args.size;
 
-	for (addr = args.addr; addr < end; ) {
+	for (addr = start; addr < end; ) {
 		struct vm_area_struct *vma;
 		u64 next;
 
@@ -464,21 +453,13 @@ long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
 					     src, dst);
 		mmap_read_unlock(mm);
 		if (ret > 0)
-			args.moved += ret;
+			*moved += ret;
 		ret = 0;
 		addr = next;
 		cond_resched();
 	}
 	kfree(src);
-	/* Map what is now in VRAM; a failure here only costs GPU faults. */
-	if (!ret && to_vram && args.moved)
-		nvsvm_mirror_map(svmm, args.addr, end, 0, &mapped);
-	nvsvm_svmm_put(svmm);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &args, sizeof(args)))
-		return -EFAULT;
-	return 0;
+	return ret;
 }
 
 /* Move every page still in VRAM back to system memory. */

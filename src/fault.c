@@ -37,6 +37,38 @@
 #define NVSVM_FAULT_BATCH	256
 
 /*
+ * nvsvm_chan_svmm_get() - the area of the channel with an instance block
+ * @ndev: device
+ * @inst_addr: instance block address from a fault entry
+ * @pdb: (out) for a channel without an area, the PD3 it walks: where a
+ *	cancel of its accesses must be aimed
+ *
+ * Return: the area with a reference taken; NULL for a channel without an
+ * area; ERR_PTR(-ENOENT) when no channel has this instance block (any
+ * more: a fault entry written before the channel was destroyed).
+ *
+ * src/chan.c owns the table (nvsvm_chan_bind()/nvsvm_chan_unbind() write
+ * it, with the fault flush); the fault path only reads it, under xa_lock.
+ */
+static struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
+					      u64 inst_addr, dma_addr_t *pdb)
+{
+	struct nvsvm_core_chan *chan;
+	struct nvsvm_svmm *svmm = ERR_PTR(-ENOENT);
+
+	xa_lock(&ndev->chans);
+	chan = xa_load(&ndev->chans, inst_addr >> PAGE_SHIFT);
+	if (chan) {
+		svmm = chan->svmm;
+		*pdb = chan->pdb;
+		if (svmm)
+			kref_get(&svmm->kref);
+	}
+	xa_unlock(&ndev->chans);
+	return svmm;
+}
+
+/*
  * Density prefetch (the policy of NVIDIA UVM's fault path): a fault's range
  * grows to the largest aligned power-of-two region of its 2 MiB block, of 2
  * to 512 pages around a faulted page, in which more than this percentage
@@ -862,6 +894,10 @@ void nvsvm_fault_fini(struct nvsvm_device *ndev)
  * nvsvm_fault_svmm_init() - an area's share of the fault path
  * @svmm: new area
  *
+ * @svmm->fault is one kvzalloc()ed block with nothing to undo but its
+ * allocation: the area frees it with kvfree() at its last reference
+ * (nvsvm_svmm_put(), src/mirror.c), so no lower layer calls back here.
+ *
  * Return: 0 or -ENOMEM.
  */
 int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm)
@@ -870,14 +906,4 @@ int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm)
 	INIT_WORK(&svmm->fault_work, nvsvm_fault_area_work);
 	svmm->fault = kvzalloc(sizeof(*svmm->fault), NVSVM_GFP_USER);
 	return svmm->fault ? 0 : -ENOMEM;
-}
-
-/**
- * nvsvm_fault_svmm_fini() - free an area's share of the fault path
- * @svmm: area whose last reference went: its work is not queued (a
- *	queued work holds a reference)
- */
-void nvsvm_fault_svmm_fini(struct nvsvm_svmm *svmm)
-{
-	kvfree(svmm->fault);
 }

@@ -13,7 +13,21 @@
 #include <linux/uaccess.h>
 
 #include "nvsvm_core.h"
-#include "nvsvm_dmem.h"
+
+static void nvsvm_device_free(struct kref *kref)
+{
+	kfree(container_of(kref, struct nvsvm_device, kref));
+}
+
+/**
+ * nvsvm_device_put() - drop a reference on a device
+ * @ndev: device; freed with the last reference (unregistered, no file):
+ *	the registration (src/main.c) and each open file hold one
+ */
+void nvsvm_device_put(struct nvsvm_device *ndev)
+{
+	kref_put(&ndev->kref, nvsvm_device_free);
+}
 
 static int nvsvm_open(struct inode *inode, struct file *file)
 {
@@ -49,11 +63,46 @@ static int nvsvm_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* The file's channels and area go; nf->lock held. */
+/*
+ * The file's area goes, if it has one; nf->lock held. Every channel loses
+ * the area first: the file's (their instance blocks point at the empty
+ * directory) and those a driver joined to it (they keep walking its PD3,
+ * emptied by nvsvm_svmm_fini()).
+ */
+static void nvsvm_file_area_fini(struct nvsvm_file *nf)
+{
+	struct nvsvm_svmm *svmm = nf->svmm;
+
+	if (!svmm)
+		return;
+	nf->svmm = NULL;
+	nvsvm_chan_detach_svmm(nf->ndev, svmm);
+	nvsvm_svmm_fini(svmm);
+}
+
+/* The file's channels, then its area, go; nf->lock held. */
 static void nvsvm_file_teardown(struct nvsvm_file *nf)
 {
 	nvsvm_chan_destroy_all(nf);
-	nvsvm_svmm_fini(nf);
+	nvsvm_file_area_fini(nf);
+}
+
+static long nvsvm_ioctl_area_fini(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_area_fini args;
+	long ret = 0;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags || args.reserved)
+		return -EINVAL;
+	mutex_lock(&nf->lock);
+	if (nf->svmm)
+		nvsvm_file_area_fini(nf);
+	else
+		ret = -EINVAL;
+	mutex_unlock(&nf->lock);
+	return ret;
 }
 
 static int nvsvm_release(struct inode *inode, struct file *file)

@@ -116,20 +116,6 @@ err_free:
 }
 EXPORT_SYMBOL_GPL(nvsvm_gpu_register);
 
-static void nvsvm_device_free(struct kref *kref)
-{
-	kfree(container_of(kref, struct nvsvm_device, kref));
-}
-
-/**
- * nvsvm_device_put() - drop a reference on a device
- * @ndev: device; freed with the last reference (unregistered, no file)
- */
-void nvsvm_device_put(struct nvsvm_device *ndev)
-{
-	kref_put(&ndev->kref, nvsvm_device_free);
-}
-
 /**
  * nvsvm_gpu_unregister() - remove a GPU registered with nvsvm_gpu_register()
  * @gpu: the GPU

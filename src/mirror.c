@@ -151,6 +151,42 @@ static const struct mmu_interval_notifier_ops nvsvm_mirror_ops = {
 	.invalidate = nvsvm_mirror_invalidate,
 };
 
+static void nvsvm_svmm_release(struct kref *kref)
+{
+	struct nvsvm_svmm *svmm = container_of(kref, typeof(*svmm), kref);
+
+	nvsvm_vmm_fini(&svmm->vmm);
+	/* The fault path's share: one block, see nvsvm_fault_svmm_init(). */
+	kvfree(svmm->fault);
+	mmdrop(svmm->mm);
+	kfree(svmm);
+}
+
+/**
+ * nvsvm_svmm_put() - drop a reference on an area
+ * @svmm: area
+ */
+void nvsvm_svmm_put(struct nvsvm_svmm *svmm)
+{
+	kref_put(&svmm->kref, nvsvm_svmm_release);
+}
+
+/**
+ * nvsvm_svmm_managed() - is [start, end) mirrored?
+ * @svmm: area
+ * @start: first address
+ * @end: end, exclusive, above @start
+ *
+ * Return: true when the range is below the mirror's limit and does not
+ * touch the unmanaged window.
+ */
+bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end)
+{
+	if (end > svmm->limit)
+		return false;
+	return end <= svmm->unmanaged_start || start >= svmm->unmanaged_end;
+}
+
 /**
  * nvsvm_mirror_init() - start mirroring an area's address space
  * @svmm: area with its window and limit set

@@ -2,7 +2,7 @@
 /*
  * SVM areas: one file's mirror of its process's address space on the GPU,
  * with an unmanaged window left to driver-managed buffers, and the
- * MAP/UNMAP/QUERY ioctls over it.
+ * MAP/UNMAP/QUERY/MIGRATE ioctls over it.
  */
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
@@ -10,44 +10,10 @@
 #include <linux/uaccess.h>
 
 #include "nvsvm_core.h"
+#include "nvsvm_dmem.h"
 
 /* QUERY results are copied out in chunks of this many pages. */
 #define NVSVM_QUERY_CHUNK	512
-
-static void nvsvm_svmm_release(struct kref *kref)
-{
-	struct nvsvm_svmm *svmm = container_of(kref, typeof(*svmm), kref);
-
-	nvsvm_vmm_fini(&svmm->vmm);
-	nvsvm_fault_svmm_fini(svmm);
-	mmdrop(svmm->mm);
-	kfree(svmm);
-}
-
-/**
- * nvsvm_svmm_put() - drop a reference on an area
- * @svmm: area
- */
-void nvsvm_svmm_put(struct nvsvm_svmm *svmm)
-{
-	kref_put(&svmm->kref, nvsvm_svmm_release);
-}
-
-/**
- * nvsvm_svmm_managed() - is [start, end) mirrored?
- * @svmm: area
- * @start: first address
- * @end: end, exclusive, above @start
- *
- * Return: true when the range is below the mirror's limit and does not
- * touch the unmanaged window.
- */
-bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end)
-{
-	if (end > svmm->limit)
-		return false;
-	return end <= svmm->unmanaged_start || start >= svmm->unmanaged_end;
-}
 
 long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 {
@@ -85,7 +51,7 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 				     &gp100_vmm_desc, svmm->mm,
 				     &nf->ndev->stats[NVSVM_STAT_PT_BYTES]);
 		if (ret)
-			nvsvm_fault_svmm_fini(svmm);
+			kvfree(svmm->fault);
 	}
 	if (ret) {
 		mmdrop(svmm->mm);
@@ -112,24 +78,15 @@ err_unlock:
 }
 
 /**
- * nvsvm_svmm_fini() - tear down a file's area, if it has one
- * @nf: file, locked
+ * nvsvm_svmm_fini() - tear down an area its file has let go
+ * @svmm: the area, taken out of its file; no channel points at it any
+ *	more (nvsvm_chan_detach_svmm(), see nvsvm_file_area_fini())
  *
- * Every channel loses the area first: the file's (their instance blocks
- * point at the empty directory) and those a driver joined to it (they
- * keep walking its PD3, emptied below). Then no one maps any more (dead),
- * every GPU mapping is released while the notifiers still run, and the
- * mirror stops.
+ * No one maps any more (dead), every GPU mapping is released while the
+ * notifiers still run, and the mirror stops. Drops the file's reference.
  */
-void nvsvm_svmm_fini(struct nvsvm_file *nf)
+void nvsvm_svmm_fini(struct nvsvm_svmm *svmm)
 {
-	struct nvsvm_svmm *svmm = nf->svmm;
-
-	if (!svmm)
-		return;
-	nf->svmm = NULL;
-	nvsvm_chan_detach_svmm(svmm->ndev, svmm);
-
 	down_write(&svmm->use);
 	svmm->dead = true;
 	up_write(&svmm->use);
@@ -139,24 +96,6 @@ void nvsvm_svmm_fini(struct nvsvm_file *nf)
 	mutex_unlock(&svmm->mutex);
 	nvsvm_mirror_fini(svmm);
 	nvsvm_svmm_put(svmm);
-}
-
-long nvsvm_ioctl_area_fini(struct nvsvm_file *nf, void __user *uarg)
-{
-	struct nvsvm_area_fini args;
-	long ret = 0;
-
-	if (copy_from_user(&args, uarg, sizeof(args)))
-		return -EFAULT;
-	if (args.flags || args.reserved)
-		return -EINVAL;
-	mutex_lock(&nf->lock);
-	if (nf->svmm)
-		nvsvm_svmm_fini(nf);
-	else
-		ret = -EINVAL;
-	mutex_unlock(&nf->lock);
-	return ret;
 }
 
 /**
@@ -233,6 +172,51 @@ long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg)
 	nvsvm_mirror_unmap_locked(svmm, args.addr, args.addr + args.size);
 	mutex_unlock(&svmm->mutex);
 	nvsvm_svmm_put(svmm);
+	return 0;
+}
+
+/**
+ * nvsvm_ioctl_migrate() - NVSVM_IOCTL_MIGRATE
+ * @nf: the file
+ * @uarg: struct nvsvm_migrate
+ *
+ * Best effort (nvsvm_dmem_migrate()). After a move to VRAM the range's
+ * present pages are mapped on the GPU.
+ *
+ * Return: 0 with @moved set; -EOPNOTSUPP without device-private memory,
+ * -EINVAL for bad fields, no area or a range that is not mirrored,
+ * -EINTR on a fatal signal, -ENOMEM, -EFAULT.
+ */
+long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_migrate args;
+	struct nvsvm_svmm *svmm;
+	u64 end, mapped, moved;
+	bool to_vram;
+	long ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (!nf->ndev->dmem)
+		return -EOPNOTSUPP;
+	if (args.flags || args.moved || args.target > NVSVM_MIGRATE_TO_SYSMEM)
+		return -EINVAL;
+	ret = nvsvm_svmm_get_range(nf, args.addr, args.size, &svmm);
+	if (ret)
+		return ret;
+	to_vram = args.target == NVSVM_MIGRATE_TO_VRAM;
+	end = args.addr + args.size;
+	ret = nvsvm_dmem_migrate(nf->ndev, current->mm, args.addr, end,
+				 to_vram, &moved);
+	args.moved = moved;
+	/* Map what is now in VRAM; a failure here only costs GPU faults. */
+	if (!ret && to_vram && args.moved)
+		nvsvm_mirror_map(svmm, args.addr, end, 0, &mapped);
+	nvsvm_svmm_put(svmm);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
 	return 0;
 }
 
