@@ -649,20 +649,13 @@ static void ktap_not_selected(struct __test_metadata *_metadata,
 	SKIP(return, "not in KTAP_CASES");
 }
 
-/*
- * main() of a test program: skip the whole program (exit 4) if the device
- * is missing or lacks @need_caps, turn the cases not in $KTAP_CASES (by
- * "name" or "fixture.name") into skips, then run the harness.
- */
-static inline int test_harness_main(int argc, char **argv,
-				    uint32_t need_caps)
+/* Turn the cases not in $KTAP_CASES (as "name" or "fixture.name") into skips. */
+static inline void harness_select_cases(void)
 {
 	struct __fixture_metadata *f;
 	struct __test_metadata *t;
-	char why[128], full[256];
+	char full[256];
 
-	if (test_device(need_caps, why, sizeof(why)))
-		ksft_exit_skip("%s\n", why);
 	for (f = __fixture_list; f; f = f->next)
 		for (t = f->tests; t; t = t->next) {
 			snprintf(full, sizeof(full), "%s.%s", f->name,
@@ -670,6 +663,20 @@ static inline int test_harness_main(int argc, char **argv,
 			if (!ktap_selected(t->name) && !ktap_selected(full))
 				t->fn = ktap_not_selected;
 		}
+}
+
+/*
+ * main() of a test program: skip the whole program (exit 4) if the device
+ * is missing or lacks @need_caps, select the cases, run the harness.
+ */
+static inline int test_harness_main(int argc, char **argv,
+				    uint32_t need_caps)
+{
+	char why[128];
+
+	if (test_device(need_caps, why, sizeof(why)))
+		ksft_exit_skip("%s\n", why);
+	harness_select_cases();
 	/* Results reach tests/run.sh as they come, even if killed. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	return test_harness_run(argc, argv);
