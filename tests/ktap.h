@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A tiny KTAP harness for the nvsvm test programs.
+ * A tiny KTAP harness for the nvsvm test programs not yet converted to
+ * the kernel's kselftest_harness.h (docs/testing.md lists those that are);
+ * its checks are tests/check.h's, shared with common.h's helpers.
  *
  * A program declares an array of struct ktap_case and calls ktap_run().
  * Each case runs in its own forked process (so a crash, a hang or a leaked
