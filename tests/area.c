@@ -4,15 +4,22 @@
  * unmanaged window rules, calls in the wrong order, a file used from
  * another address space (EPERM), and every MAP/UNMAP/QUERY/EXEC field
  * tried with bad values.
+ *
+ * Cases: TEST_F(dev, ...) on an open device, TEST_F(area, ...) on one with
+ * an area, TEST() where the case opens the device itself
+ * (kselftest_harness.h).
  */
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define VA_LIMIT	(1ULL << 49)
+
+FIXTURE_FX(dev, FX_NO_AREA, FX_NO_CHAN)
+FIXTURE_FX(area, FX_AREA, FX_NO_CHAN)
 
 static void *anon_set(size_t size)
 {
@@ -24,106 +31,91 @@ static void *anon_set(size_t size)
 	return p;
 }
 
-static int area_init_once(void)
+TEST_F(dev, area_init_once)
 {
-	int fd;
+	int fd = self->fx.fd;
 
-	OPEN_DEV(fd);
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
-	EXPECT_ERR(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE), EBUSY);
-	EXPECT_ERR(nvsvm_area_init(fd, 0, 0), EBUSY);
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
+	ASSERT_EQ(-EBUSY, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
+	ASSERT_EQ(-EBUSY, nvsvm_area_init(fd, 0, 0));
 }
 
-static int area_init_empty_window(void)
+TEST_F(dev, area_init_empty_window)
 {
-	int fd;
+	int fd = self->fx.fd;
 
-	OPEN_DEV(fd);
-	EXPECT_OK(nvsvm_area_init(fd, 0, 0));
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_area_init(fd, 0, 0));
 }
 
-static int area_window_unaligned(void)
+TEST_F(dev, area_window_unaligned)
 {
-	int fd;
+	int fd = self->fx.fd;
 
-	OPEN_DEV(fd);
-	EXPECT_ERR(nvsvm_area_init(fd, WIN_ADDR + 8, WIN_SIZE), EINVAL);
-	EXPECT_ERR(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE + 8), EINVAL);
-	EXPECT_ERR(nvsvm_area_init(fd, WIN_ADDR + 2048, PAGE), EINVAL);
+	ASSERT_EQ(-EINVAL, nvsvm_area_init(fd, WIN_ADDR + 8, WIN_SIZE));
+	ASSERT_EQ(-EINVAL, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE + 8));
+	ASSERT_EQ(-EINVAL, nvsvm_area_init(fd, WIN_ADDR + 2048, PAGE));
 	/* None of them left an area behind. */
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
 }
 
-static int area_window_wrapping(void)
+TEST_F(dev, area_window_wrapping)
 {
-	int fd;
+	int fd = self->fx.fd;
 
-	OPEN_DEV(fd);
-	EXPECT_ERR(nvsvm_area_init(fd, ~0ULL - PAGE + 1, 2 * PAGE), EINVAL);
-	EXPECT_ERR(nvsvm_area_init(fd, WIN_ADDR, ~0ULL - PAGE + 1), EINVAL);
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
-	return KTAP_PASS;
+	ASSERT_EQ(-EINVAL, nvsvm_area_init(fd, ~0ULL - PAGE + 1, 2 * PAGE));
+	ASSERT_EQ(-EINVAL, nvsvm_area_init(fd, WIN_ADDR, ~0ULL - PAGE + 1));
+	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
 }
 
-static int area_window_above_1_40(void)
+TEST_F(dev, area_window_above_1_40)
 {
 	const uint64_t lim = 1ULL << 40;
-	int fd;
+	int fd = self->fx.fd;
 
-	OPEN_DEV(fd);
-	EXPECT_ERR(nvsvm_area_init(fd, lim - PAGE, 2 * PAGE), EINVAL);
-	EXPECT_ERR(nvsvm_area_init(fd, lim, PAGE), EINVAL);
-	EXPECT_ERR(nvsvm_area_init(fd, 1ULL << 45, 1ULL << 30), EINVAL);
+	ASSERT_EQ(-EINVAL, nvsvm_area_init(fd, lim - PAGE, 2 * PAGE));
+	ASSERT_EQ(-EINVAL, nvsvm_area_init(fd, lim, PAGE));
+	ASSERT_EQ(-EINVAL, nvsvm_area_init(fd, 1ULL << 45, 1ULL << 30));
 	/* Ending exactly at 1 << 40 is allowed. */
-	EXPECT_OK(nvsvm_area_init(fd, lim - (1ULL << 30), 1ULL << 30));
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_area_init(fd, lim - (1ULL << 30), 1ULL << 30));
 }
 
-static int no_area_einval(void)
+TEST_F(dev, no_area_einval)
 {
 	uint64_t *buf = anon_set(PAGE);
 	uint32_t q, h;
-	int fd;
+	int fd = self->fx.fd;
 
-	ASSERT_MAP(buf);
-	OPEN_DEV(fd);
-	EXPECT_ERR(nvsvm_map(fd, nvsvm_ptr(buf), PAGE, NVSVM_MAP_FAULT, NULL),
-		   EINVAL);
-	EXPECT_ERR(nvsvm_unmap(fd, nvsvm_ptr(buf), PAGE), EINVAL);
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf), 1, &q), EINVAL);
-	EXPECT_ERR(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &h), EINVAL);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(-EINVAL, nvsvm_map(fd, nvsvm_ptr(buf), PAGE, NVSVM_MAP_FAULT, NULL));
+	ASSERT_EQ(-EINVAL, nvsvm_unmap(fd, nvsvm_ptr(buf), PAGE));
+	ASSERT_EQ(-EINVAL, nvsvm_query(fd, nvsvm_ptr(buf), 1, &q));
+	ASSERT_EQ(-EINVAL, nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &h));
 	/* A channel that does not join an area needs none. */
-	EXPECT_OK(nvsvm_chan_create(fd, 0, &h));
-	EXPECT_OK(nvsvm_chan_destroy(fd, h));
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_chan_create(fd, 0, &h));
+	ASSERT_EQ(0, nvsvm_chan_destroy(fd, h));
 }
 
-static int area_fini_then_init(void)
+TEST_F(area, area_fini_then_init)
 {
 	uint64_t *buf = anon_set(4 * PAGE), mapped = 0;
 	uint32_t q[4];
-	int fd;
+	int fd = self->fx.fd;
 
-	ASSERT_MAP(buf);
-	OPEN_AREA(fd);
-	EXPECT_OK(nvsvm_map(fd, nvsvm_ptr(buf), 4 * PAGE, NVSVM_MAP_FAULT,
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, nvsvm_map(fd, nvsvm_ptr(buf), 4 * PAGE, NVSVM_MAP_FAULT,
 			    &mapped));
-	EXPECT_EQ(mapped, 4);
-	EXPECT_OK(nvsvm_area_fini(fd));
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf), 4, q), EINVAL);
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
+	ASSERT_EQ(4, mapped);
+	ASSERT_EQ(0, nvsvm_area_fini(fd));
+	ASSERT_EQ(-EINVAL, nvsvm_query(fd, nvsvm_ptr(buf), 4, q));
+	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
 	/* A fresh area: nothing mapped until asked. */
-	EXPECT_OK(nvsvm_query(fd, nvsvm_ptr(buf), 4, q));
-	EXPECT_EQ(q[0] & NVSVM_QUERY_VALID, 0);
-	EXPECT_OK(nvsvm_map(fd, nvsvm_ptr(buf), 4 * PAGE, NVSVM_MAP_FAULT,
+	ASSERT_EQ(0, nvsvm_query(fd, nvsvm_ptr(buf), 4, q));
+	ASSERT_EQ(0, q[0] & NVSVM_QUERY_VALID);
+	ASSERT_EQ(0, nvsvm_map(fd, nvsvm_ptr(buf), 4 * PAGE, NVSVM_MAP_FAULT,
 			    &mapped));
-	EXPECT_EQ(mapped, 4);
-	EXPECT_OK(nvsvm_query(fd, nvsvm_ptr(buf), 4, q));
-	EXPECT_EQ(q[3] & NVSVM_QUERY_VALID, NVSVM_QUERY_VALID);
-	return KTAP_PASS;
+	ASSERT_EQ(4, mapped);
+	ASSERT_EQ(0, nvsvm_query(fd, nvsvm_ptr(buf), 4, q));
+	ASSERT_EQ(NVSVM_QUERY_VALID, q[3] & NVSVM_QUERY_VALID);
 }
 
 /* What another address space got from each ioctl on the file. */
@@ -153,46 +145,44 @@ static void try_foreign(int fd, uint64_t addr, uint32_t chan,
 
 static int check_foreign(const struct foreign *r)
 {
-	EXPECT_ERR(r->area_init, EPERM);
-	EXPECT_ERR(r->map, EPERM);
-	EXPECT_ERR(r->query, EPERM);
-	EXPECT_ERR(r->chan_create, EPERM);
-	EXPECT_ERR(r->exec, EPERM);
-	EXPECT_ERR(r->area_fini, EPERM);
-	EXPECT_OK(r->get_info);
-	EXPECT_EQ(r->chipset, info.chipset);
+	CHK_ERR(r->area_init, EPERM);
+	CHK_ERR(r->map, EPERM);
+	CHK_ERR(r->query, EPERM);
+	CHK_ERR(r->chan_create, EPERM);
+	CHK_ERR(r->exec, EPERM);
+	CHK_ERR(r->area_fini, EPERM);
+	CHK_OK(r->get_info);
+	CHK_EQ(r->chipset, info.chipset);
 	return KTAP_PASS;
 }
 
-static int fork_child_eperm(void)
+TEST_F(area, fork_child_eperm)
 {
 	struct foreign *r = ktap_shared(sizeof(*r));
 	uint64_t *buf = anon_set(PAGE), mapped = 0;
 	uint32_t chan;
 	pid_t pid;
-	int fd;
+	int fd = self->fx.fd;
 
-	ASSERT_MAP(r);
-	ASSERT_MAP(buf);
-	OPEN_AREA(fd);
-	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
 	pid = fork();
-	ASSERT_SYS(pid);
+	ASSERT_LE(0, pid);
 	if (!pid) {
 		try_foreign(fd, nvsvm_ptr(buf), chan, r);
 		_exit(0);
 	}
-	EXPECT_EQ(wait_child(pid), 0);
-	if (check_foreign(r))
-		return KTAP_FAIL;
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_PASS(check_foreign(r));
 	/* The owner is unaffected: its area is still there. */
-	EXPECT_OK(nvsvm_map(fd, nvsvm_ptr(buf), PAGE, NVSVM_MAP_FAULT,
+	ASSERT_EQ(0, nvsvm_map(fd, nvsvm_ptr(buf), PAGE, NVSVM_MAP_FAULT,
 			    &mapped));
-	EXPECT_EQ(mapped, 1);
-	return KTAP_PASS;
+	ASSERT_EQ(1, mapped);
 }
 
-static int scm_rights_eperm(void)
+/* The device is opened after the fork: no fixture. */
+TEST(scm_rights_eperm)
 {
 	struct foreign *r = ktap_shared(sizeof(*r));
 	uint64_t *buf = anon_set(PAGE);
@@ -200,12 +190,12 @@ static int scm_rights_eperm(void)
 	uint32_t chan;
 	pid_t pid;
 
-	ASSERT_MAP(r);
-	ASSERT_MAP(buf);
-	ASSERT_SYS(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	/* The receiver exists before the device is opened: it inherits nothing. */
 	pid = fork();
-	ASSERT_SYS(pid);
+	ASSERT_LE(0, pid);
 	if (!pid) {
 		close(sv[0]);
 		/* The sender's channel handle travels with the descriptor. */
@@ -216,15 +206,14 @@ static int scm_rights_eperm(void)
 		_exit(0);
 	}
 	close(sv[1]);
-	OPEN_DEV(fd);
-	EXPECT_OK(nvsvm_chan_create(fd, 0, &chan));
-	ASSERT_SYS(send_fd(sv[0], fd, &chan, sizeof(chan)));
-	EXPECT_EQ(wait_child(pid), 0);
-	if (check_foreign(r))
-		return KTAP_FAIL;
+	fd = nvsvm_open(dev_index);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, nvsvm_chan_create(fd, 0, &chan));
+	ASSERT_EQ(0, send_fd(sv[0], fd, &chan, sizeof(chan)));
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_PASS(check_foreign(r));
 	/* The receiver's AREA_INIT did not bind the file to its mm. */
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
 }
 
 struct range {
@@ -244,183 +233,173 @@ static int bad_ranges(const uint64_t base, struct range *r, int n)
 	return n < 7 ? n : 7;
 }
 
-static int map_bad_fields(void)
+TEST_F(area, map_bad_fields)
 {
 	uint64_t *buf = anon_set(PAGE), mapped;
 	struct nvsvm_map m = { 0 };
 	struct range r[7];
-	int fd, i, n;
+	int fd = self->fx.fd, i, n;
 
-	ASSERT_MAP(buf);
-	OPEN_AREA(fd);
+	ASSERT_NE(MAP_FAILED, buf);
 	n = bad_ranges(nvsvm_ptr(buf), r, 7);
 	for (i = 0; i < n; i++) {
 		int ret = nvsvm_map(fd, r[i].addr, r[i].size, NVSVM_MAP_FAULT,
 				    &mapped);
 
-		if (ret != -EINVAL)
-			KTAP_FAIL_MSG("MAP %s [%#llx +%#llx): expected EINVAL, got %d",
-				      r[i].what, (unsigned long long)r[i].addr,
-				      (unsigned long long)r[i].size, ret);
+		ASSERT_EQ(-EINVAL, ret) {
+			TH_LOG("MAP %s [%#llx +%#llx)", r[i].what,
+			       (unsigned long long)r[i].addr,
+			       (unsigned long long)r[i].size);
+		}
 	}
 	m.addr = nvsvm_ptr(buf);
 	m.size = PAGE;
 	m.flags = 1U << 2;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_MAP, &m));
 	m.flags = NVSVM_MAP_FAULT;
 	m.reserved = 0x80000000U;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_MAP, &m), EINVAL);
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_MAP, &m));
 	m.reserved = 0;
-	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_MAP, &m));
-	EXPECT_EQ(m.mapped, 1);
-	return KTAP_PASS;
+	ASSERT_EQ(0, xioctl(fd, NVSVM_IOCTL_MAP, &m));
+	ASSERT_EQ(1, m.mapped);
 }
 
-static int unmap_bad_fields(void)
+TEST_F(area, unmap_bad_fields)
 {
 	uint64_t *buf = anon_set(PAGE);
 	struct nvsvm_unmap u = { 0 };
 	struct range r[7];
-	int fd, i, n;
+	int fd = self->fx.fd, i, n;
 
-	ASSERT_MAP(buf);
-	OPEN_AREA(fd);
+	ASSERT_NE(MAP_FAILED, buf);
 	n = bad_ranges(nvsvm_ptr(buf), r, 7);
 	for (i = 0; i < n; i++) {
 		int ret = nvsvm_unmap(fd, r[i].addr, r[i].size);
 
-		if (ret != -EINVAL)
-			KTAP_FAIL_MSG("UNMAP %s [%#llx +%#llx): expected EINVAL, got %d",
-				      r[i].what, (unsigned long long)r[i].addr,
-				      (unsigned long long)r[i].size, ret);
+		ASSERT_EQ(-EINVAL, ret) {
+			TH_LOG("UNMAP %s [%#llx +%#llx)", r[i].what,
+			       (unsigned long long)r[i].addr,
+			       (unsigned long long)r[i].size);
+		}
 	}
 	u.addr = nvsvm_ptr(buf);
 	u.size = PAGE;
 	u.flags = 1;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_UNMAP, &u), EINVAL);
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_UNMAP, &u));
 	u.flags = 0;
 	u.reserved = 1;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_UNMAP, &u), EINVAL);
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_UNMAP, &u));
 	u.reserved = 0;
-	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_UNMAP, &u));
-	return KTAP_PASS;
+	ASSERT_EQ(0, xioctl(fd, NVSVM_IOCTL_UNMAP, &u));
 }
 
-static int query_bad_fields(void)
+TEST_F(area, query_bad_fields)
 {
 	uint64_t *buf = anon_set(PAGE);
 	uint32_t q[2];
-	int fd;
+	int fd = self->fx.fd;
 
-	ASSERT_MAP(buf);
-	OPEN_AREA(fd);
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf) + 8, 1, q), EINVAL);
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf), 0, q), EINVAL);
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf), NVSVM_QUERY_MAX + 1ULL, q),
-		   EINVAL);
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf), 1ULL << 63, q), EINVAL);
-	EXPECT_ERR(nvsvm_query(fd, VA_LIMIT, 1, q), EINVAL);
-	EXPECT_ERR(nvsvm_query(fd, VA_LIMIT - PAGE, 2, q), EINVAL);
-	EXPECT_ERR(nvsvm_query(fd, ~0ULL - PAGE + 1, 2, q), EINVAL);
-	EXPECT_OK(nvsvm_query(fd, nvsvm_ptr(buf), 2, q));
-	EXPECT_EQ(q[0] & NVSVM_QUERY_VALID, 0);
-	return KTAP_PASS;
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(-EINVAL, nvsvm_query(fd, nvsvm_ptr(buf) + 8, 1, q));
+	ASSERT_EQ(-EINVAL, nvsvm_query(fd, nvsvm_ptr(buf), 0, q));
+	ASSERT_EQ(-EINVAL, nvsvm_query(fd, nvsvm_ptr(buf), NVSVM_QUERY_MAX + 1ULL, q));
+	ASSERT_EQ(-EINVAL, nvsvm_query(fd, nvsvm_ptr(buf), 1ULL << 63, q));
+	ASSERT_EQ(-EINVAL, nvsvm_query(fd, VA_LIMIT, 1, q));
+	ASSERT_EQ(-EINVAL, nvsvm_query(fd, VA_LIMIT - PAGE, 2, q));
+	ASSERT_EQ(-EINVAL, nvsvm_query(fd, ~0ULL - PAGE + 1, 2, q));
+	ASSERT_EQ(0, nvsvm_query(fd, nvsvm_ptr(buf), 2, q));
+	ASSERT_EQ(0, q[0] & NVSVM_QUERY_VALID);
 }
 
-static int query_bad_entries(void)
+TEST_F(area, query_bad_entries)
 {
 	uint64_t *buf = anon_set(PAGE);
 	void *ro;
-	int fd;
+	int fd = self->fx.fd;
 
-	ASSERT_MAP(buf);
+	ASSERT_NE(MAP_FAILED, buf);
 	ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_MAP(ro);
-	OPEN_AREA(fd);
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf), 1, NULL), EFAULT);
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf), 1, ro), EFAULT);
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf), 2,
-			       (uint32_t *)((char *)ro + PAGE - 4)), EFAULT);
-	return KTAP_PASS;
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_EQ(-EFAULT, nvsvm_query(fd, nvsvm_ptr(buf), 1, NULL));
+	ASSERT_EQ(-EFAULT, nvsvm_query(fd, nvsvm_ptr(buf), 1, ro));
+	ASSERT_EQ(-EFAULT, nvsvm_query(fd, nvsvm_ptr(buf), 2,
+				       (uint32_t *)((char *)ro + PAGE - 4)));
 }
 
-static int query_max_npages(void)
+TEST_F(area, query_max_npages)
 {
 	uint32_t *q = malloc(NVSVM_QUERY_MAX * sizeof(*q));
 	uint64_t i;
-	int fd;
+	int fd = self->fx.fd;
 
-	EXPECT_TRUE(q != NULL, "malloc");
+	ASSERT_NE(NULL, q);
 	memset(q, 0xff, NVSVM_QUERY_MAX * sizeof(*q));
-	OPEN_AREA(fd);
 	/*
 	 * 4 GiB of never-used user address space (1 << 46 is below the CPU's
 	 * 47-bit limit): nothing is there.
 	 */
-	EXPECT_OK(nvsvm_query(fd, 1ULL << 46, NVSVM_QUERY_MAX, q));
+	ASSERT_EQ(0, nvsvm_query(fd, 1ULL << 46, NVSVM_QUERY_MAX, q));
+	/* The first VALID entry, if any. */
 	for (i = 0; i < NVSVM_QUERY_MAX; i++)
 		if (q[i] & NVSVM_QUERY_VALID)
-			KTAP_FAIL_MSG("entry %llu: %#x, expected not VALID",
-				      (unsigned long long)i, q[i]);
-	return KTAP_PASS;
+			break;
+	ASSERT_EQ(NVSVM_QUERY_MAX, i) {
+		TH_LOG("entry %llu is VALID", (unsigned long long)i);
+	}
 }
 
-static int map_in_unmanaged_window(void)
+TEST_F(area, map_in_unmanaged_window)
 {
 	uint64_t mapped = 0;
 	void *p;
-	int fd;
+	int fd = self->fx.fd;
 
-	OPEN_AREA(fd);
 	p = mmap((void *)WIN_ADDR, 4 * PAGE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	ASSERT_MAP(p);
+	ASSERT_NE(MAP_FAILED, p);
 	memset(p, 1, 4 * PAGE);
-	EXPECT_ERR(nvsvm_map(fd, WIN_ADDR, 4 * PAGE, NVSVM_MAP_FAULT, &mapped),
-		   EINVAL);
-	EXPECT_ERR(nvsvm_map(fd, WIN_ADDR + WIN_SIZE - PAGE, PAGE, 0, &mapped),
-		   EINVAL);
-	return KTAP_PASS;
+	ASSERT_EQ(-EINVAL, nvsvm_map(fd, WIN_ADDR, 4 * PAGE, NVSVM_MAP_FAULT,
+				     &mapped));
+	ASSERT_EQ(-EINVAL, nvsvm_map(fd, WIN_ADDR + WIN_SIZE - PAGE, PAGE, 0,
+				     &mapped));
 }
 
-static int exec_bad_args(void)
+TEST_F(area, exec_bad_args)
 {
 	static struct nvsvm_op ops[NVSVM_EXEC_MAX_OPS + 1];
 	struct nvsvm_exec e = { .gpc = NVSVM_GPC_ANY, .timeout_ms = 1000,
 				.nops = 1 };
 	uint32_t chan;
-	int fd;
+	int fd = self->fx.fd;
 
 	NEED_CAP(NVSVM_CAP_EXEC);
-	OPEN_AREA(fd);
-	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
+	ASSERT_EQ(0, nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
 	e.ops = nvsvm_ptr(ops);
 	e.handle = chan;
 	e.nops = 0;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EINVAL);
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_EXEC, &e));
 	e.nops = NVSVM_EXEC_MAX_OPS + 1;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EINVAL);
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_EXEC, &e));
 	e.nops = 1;
 	e.timeout_ms = 0;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EINVAL);
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_EXEC, &e));
 	e.timeout_ms = 600001;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EINVAL);
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_EXEC, &e));
 	e.timeout_ms = 1000;
 	e.gpc = info.gpc_count;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), EINVAL);
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_EXEC, &e));
 	e.gpc = NVSVM_GPC_ANY;
 	e.handle = chan + 1000;
-	EXPECT_ERR(xioctl(fd, NVSVM_IOCTL_EXEC, &e), ENOENT);
+	ASSERT_EQ(-ENOENT, xioctl(fd, NVSVM_IOCTL_EXEC, &e));
 	/* The largest program is fine (all NOPs). */
 	e.handle = chan;
 	e.nops = NVSVM_EXEC_MAX_OPS;
-	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_EXEC, &e));
-	EXPECT_EQ(e.status, NVSVM_EXEC_OK);
-	EXPECT_EQ(e.done, NVSVM_EXEC_MAX_OPS);
-	return KTAP_PASS;
+	ASSERT_EQ(0, xioctl(fd, NVSVM_IOCTL_EXEC, &e));
+	ASSERT_EQ(NVSVM_EXEC_OK, e.status);
+	ASSERT_EQ(NVSVM_EXEC_MAX_OPS, e.done);
 }
 
-static int exec_bad_ops(void)
+TEST_F(area, exec_bad_ops)
 {
 	static volatile uint64_t var, src[4];
 	uint64_t v = nvsvm_ptr(&var), s = nvsvm_ptr(src);
@@ -440,48 +419,26 @@ static int exec_bad_ops(void)
 	struct nvsvm_op ops[2];
 	uint32_t chan;
 	unsigned int i;
-	int fd, ret;
+	int fd = self->fx.fd, ret;
 
 	NEED_CAP(NVSVM_CAP_EXEC);
-	OPEN_AREA(fd);
-	EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
-	for (i = 0; i < KTAP_ARRAY_SIZE(bad); i++) {
+	ASSERT_EQ(0, nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		var = 0;
 		ops[0] = nvsvm_op_write(v, 5);
 		ops[1] = bad[i];
 		ret = nvsvm_exec(fd, chan, NVSVM_GPC_ANY, ops, 2, 1000, NULL);
-		if (ret != -EINVAL || var != 0)
-			KTAP_FAIL_MSG("bad op %u (code %u): expected EINVAL and no op run, got %d, var %llu",
-				      i, bad[i].code, ret,
-				      (unsigned long long)var);
+		ASSERT_TRUE(ret == -EINVAL && var == 0) {
+			TH_LOG("bad op %u (code %u): expected EINVAL and no op run, got %d, var %llu",
+			       i, bad[i].code, ret, (unsigned long long)var);
+		}
 	}
 	ops[1] = nvsvm_op_nop();
-	EXPECT_OK(nvsvm_exec(fd, chan, NVSVM_GPC_ANY, ops, 2, 1000, NULL));
-	EXPECT_EQ(var, 5);
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_exec(fd, chan, NVSVM_GPC_ANY, ops, 2, 1000, NULL));
+	ASSERT_EQ(5, var);
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE(area_init_once),
-	KTAP_CASE(area_init_empty_window),
-	KTAP_CASE(area_window_unaligned),
-	KTAP_CASE(area_window_wrapping),
-	KTAP_CASE(area_window_above_1_40),
-	KTAP_CASE(no_area_einval),
-	KTAP_CASE(area_fini_then_init),
-	KTAP_CASE(fork_child_eperm),
-	KTAP_CASE(scm_rights_eperm),
-	KTAP_CASE(map_bad_fields),
-	KTAP_CASE(unmap_bad_fields),
-	KTAP_CASE(query_bad_fields),
-	KTAP_CASE(query_bad_entries),
-	KTAP_CASE(query_max_npages),
-	KTAP_CASE(map_in_unmanaged_window),
-	KTAP_CASE(exec_bad_args),
-	KTAP_CASE(exec_bad_ops),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
+	return test_harness_main(argc, argv, 0);
 }

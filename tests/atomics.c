@@ -8,6 +8,9 @@
  *  - otherwise (Debian's stock kernel): atomics follow write permission.
  * In both, atomic adds are exact while GPCs and CPU threads add at once,
  * and an atomic on read-only memory is cancelled.
+ *
+ * Cases: TEST_F(chan, ...), on a device with an area and a channel
+ * (kselftest_harness.h).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -16,7 +19,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define GPCS		4
@@ -31,42 +34,42 @@ static int exclusive(void)
 
 #define NEED_EXCLUSIVE() do {						\
 	if (!exclusive())						\
-		SKIP("no NVSVM_CAP_ATOMICS_EXCLUSIVE: this kernel lacks make_device_exclusive_range (CONFIG_DEVICE_PRIVATE), atomics follow write permission"); \
+		SKIP(return, "no NVSVM_CAP_ATOMICS_EXCLUSIVE: this kernel lacks make_device_exclusive_range (CONFIG_DEVICE_PRIVATE), atomics follow write permission"); \
 } while (0)
 
 static int query1(struct fx *f, const volatile void *p, uint32_t *e)
 {
-	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), 1, e));
+	CHK_OK(nvsvm_query(f->fd, nvsvm_ptr(p), 1, e));
 	return KTAP_PASS;
 }
 
-static int stat_or_skip(const char *name, uint64_t *v)
-{
-	int ret = nvsvm_stat_read(0, name, v);
+/* The debugfs counter @name into *@v, or skip the case. */
+#define STAT_OR_SKIP(name, v) do {					\
+	int __r = nvsvm_stat_read(0, name, v);				\
+									\
+	if (__r)							\
+		SKIP(return, "debugfs %s: %s", name, strerror(-__r));	\
+} while (0)
 
-	if (ret)
-		SKIP("debugfs %s: %s", name, strerror(-ret));
-	return KTAP_PASS;
-}
+FIXTURE_FX(chan, FX_AREA, NVSVM_CHAN_JOIN_AREA)
 
 /* Which mode: a writable mapping has atomics exactly in the stock mode. */
-static int mode_matches_mapping(void)
+TEST_F(chan, mode_matches_mapping)
 {
 	volatile uint64_t *buf = anon(PAGE);
 	uint64_t mapped;
 	uint32_t e;
-	struct fx f;
 
-	ASSERT_MAP(buf);
+	ASSERT_NE(NULL, buf);
 	buf[0] = 1;
-	FX_OPEN(&f);
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(buf), PAGE, 0, &mapped));
-	CHECK(query1(&f, buf, &e));
-	ktap_note("atomics mode: %s", exclusive() ? "exclusive access" :
+	ASSERT_EQ(0, nvsvm_map(self->fx.fd, nvsvm_ptr(buf), PAGE, 0, &mapped));
+	ASSERT_PASS(query1(&self->fx, buf, &e));
+	TH_LOG("atomics mode: %s", exclusive() ? "exclusive access" :
 		  "follow write permission");
-	EXPECT_TRUE(e & NVSVM_QUERY_WRITE, "entry %#x", e);
-	EXPECT_EQ(!!(e & NVSVM_QUERY_ATOMIC), !exclusive());
-	return KTAP_PASS;
+	ASSERT_TRUE(e & NVSVM_QUERY_WRITE) {
+		TH_LOG("entry %#x", e);
+	}
+	ASSERT_EQ(!exclusive(), !!(e & NVSVM_QUERY_ATOMIC));
 }
 
 /*
@@ -74,63 +77,66 @@ static int mode_matches_mapping(void)
  * revokes it (the GPU mapping goes), the value is right, and the next GPU
  * atomic takes it again.
  */
-static int atomic_takes_and_cpu_revokes(void)
+TEST_F(chan, atomic_takes_and_cpu_revokes)
 {
 	volatile uint64_t *buf = anon(PAGE);
 	uint64_t x0, x1, old;
 	uint32_t e;
-	struct fx f;
 
 	NEED_EXCLUSIVE();
-	ASSERT_MAP(buf);
-	ASSERT_SYS(madvise((void *)buf, PAGE, MADV_NOHUGEPAGE));
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, madvise((void *)buf, PAGE, MADV_NOHUGEPAGE));
 	buf[3] = 40;
-	CHECK(stat_or_skip("atomic_exclusive", &x0));
-	FX_OPEN(&f);
-	CHECK(gpu_ok1(&f, nvsvm_op_atomic_add(nvsvm_ptr(&buf[3]), 2), &old));
-	EXPECT_EQ(old, 40);
-	CHECK(query1(&f, buf, &e));
-	EXPECT_TRUE((e & NVSVM_QUERY_VALID) && (e & NVSVM_QUERY_ATOMIC) &&
-		    NVSVM_QUERY_SHIFT(e) == 12, "entry %#x", e);
-	EXPECT_OK(nvsvm_stat_read(0, "atomic_exclusive", &x1));
-	EXPECT_EQ(x1 - x0, 1);
+	STAT_OR_SKIP("atomic_exclusive", &x0);
+	ASSERT_PASS(gpu_ok1(&self->fx,
+			    nvsvm_op_atomic_add(nvsvm_ptr(&buf[3]), 2),
+			    &old));
+	ASSERT_EQ(40, old);
+	ASSERT_PASS(query1(&self->fx, buf, &e));
+	ASSERT_TRUE((e & NVSVM_QUERY_VALID) && (e & NVSVM_QUERY_ATOMIC) &&
+		    NVSVM_QUERY_SHIFT(e) == 12) {
+		TH_LOG("entry %#x", e);
+	}
+	ASSERT_EQ(0, nvsvm_stat_read(0, "atomic_exclusive", &x1));
+	ASSERT_EQ(1, x1 - x0);
 
-	EXPECT_EQ(buf[3], 42);		/* the CPU read revokes */
-	CHECK(query1(&f, buf, &e));
-	EXPECT_EQ(e & NVSVM_QUERY_ATOMIC, 0);
+	ASSERT_EQ(42, buf[3]);		/* the CPU read revokes */
+	ASSERT_PASS(query1(&self->fx, buf, &e));
+	ASSERT_EQ(0, e & NVSVM_QUERY_ATOMIC);
 
 	buf[4] = 7;			/* and a CPU write works */
-	CHECK(gpu_ok1(&f, nvsvm_op_atomic_add(nvsvm_ptr(&buf[4]), 1), &old));
-	EXPECT_EQ(old, 7);
-	CHECK(query1(&f, buf, &e));
-	EXPECT_TRUE(e & NVSVM_QUERY_ATOMIC, "entry %#x", e);
+	ASSERT_PASS(gpu_ok1(&self->fx,
+			    nvsvm_op_atomic_add(nvsvm_ptr(&buf[4]), 1),
+			    &old));
+	ASSERT_EQ(7, old);
+	ASSERT_PASS(query1(&self->fx, buf, &e));
+	ASSERT_TRUE(e & NVSVM_QUERY_ATOMIC) {
+		TH_LOG("entry %#x", e);
+	}
 	buf[5] = 9;			/* a CPU write revokes too */
-	CHECK(query1(&f, buf, &e));
-	EXPECT_EQ(e & NVSVM_QUERY_ATOMIC, 0);
-	EXPECT_EQ(buf[4], 8);
-	CHECK(gpu_read_eq(&f, &buf[5], 9));
-	return KTAP_PASS;
+	ASSERT_PASS(query1(&self->fx, buf, &e));
+	ASSERT_EQ(0, e & NVSVM_QUERY_ATOMIC);
+	ASSERT_EQ(8, buf[4]);
+	ASSERT_PASS(gpu_read_eq(&self->fx, &buf[5], 9));
 }
 
 /* Memory that cannot be made exclusive (shared) still gets exact atomics. */
-static int atomic_on_shared_memory(void)
+TEST_F(chan, atomic_on_shared_memory)
 {
 	volatile uint64_t *buf = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
 				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	uint64_t old;
 	uint32_t e;
-	struct fx f;
 
-	ASSERT_MAP(buf);
+	ASSERT_NE(MAP_FAILED, buf);
 	buf[0] = 100;
-	FX_OPEN(&f);
-	CHECK(gpu_ok1(&f, nvsvm_op_atomic_add(nvsvm_ptr(buf), 5), &old));
-	EXPECT_EQ(old, 100);
-	EXPECT_EQ(buf[0], 105);
-	CHECK(query1(&f, buf, &e));
-	EXPECT_TRUE(!(e & NVSVM_QUERY_VALID) || (e & NVSVM_QUERY_ATOMIC),
-		    "entry %#x", e);
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_ok1(&self->fx, nvsvm_op_atomic_add(nvsvm_ptr(buf), 5), &old));
+	ASSERT_EQ(100, old);
+	ASSERT_EQ(105, buf[0]);
+	ASSERT_PASS(query1(&self->fx, buf, &e));
+	ASSERT_TRUE(!(e & NVSVM_QUERY_VALID) || (e & NVSVM_QUERY_ATOMIC)) {
+		TH_LOG("entry %#x", e);
+	}
 }
 
 /*
@@ -143,7 +149,8 @@ static int atomic_on_shared_memory(void)
  * then fault on the device-exclusive entry each try had left until HMM's
  * 1 s timeout; the access came back in a second batch.)
  */
-static int thp_atomic_page(unsigned int page)
+static void thp_atomic_page(struct __test_metadata *_metadata, struct fx *f,
+			    unsigned int page)
 {
 	static const char *const names[] = { "batches", "replays",
 					     "atomic_exclusive",
@@ -152,68 +159,64 @@ static int thp_atomic_page(unsigned int page)
 	const size_t w = page * WORDS + 5;
 	struct timespec t0, t1;
 	uint32_t e;
-	struct fx f;
 	size_t i;
 
-	ASSERT_MAP(buf);
+	ASSERT_NE(NULL, buf);
 	for (i = 0; i < THP_SIZE / 8; i++)
 		buf[i] = 1000 + i;
 	if (is_thp(buf) != 1 || anon_huge_kb(buf) < 2048)
-		SKIP("the kernel gave no THP for the block");
-	FX_OPEN(&f);
+		SKIP(return, "the kernel gave no THP for the block");
 	for (i = 0; i < 4; i++)
-		CHECK(stat_or_skip(names[i], &before[i]));
+		STAT_OR_SKIP(names[i], &before[i]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(gpu_ok1(&f, nvsvm_op_atomic_add(nvsvm_ptr(&buf[w]), 7), &old));
+	ASSERT_PASS(gpu_ok1(f, nvsvm_op_atomic_add(nvsvm_ptr(&buf[w]), 7), &old));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	for (i = 0; i < 4; i++)
-		EXPECT_OK(nvsvm_stat_read(0, names[i], &after[i]));
+		ASSERT_EQ(0, nvsvm_stat_read(0, names[i], &after[i]));
 	/* The time is for the record only: the counters are what is checked. */
-	ktap_note("page %u: %ld ms; batches +%llu, replays +%llu, exclusive +%llu, shared +%llu",
-		  page, (t1.tv_sec - t0.tv_sec) * 1000 +
-		  (t1.tv_nsec - t0.tv_nsec) / 1000000,
-		  (unsigned long long)(after[0] - before[0]),
-		  (unsigned long long)(after[1] - before[1]),
-		  (unsigned long long)(after[2] - before[2]),
-		  (unsigned long long)(after[3] - before[3]));
-	EXPECT_EQ(old, 1000 + w);
-	EXPECT_EQ(buf[w], 1007 + w);
-	EXPECT_EQ(buf[w - 1], 999 + w);
-	EXPECT_EQ(after[0] - before[0], 1);
-	EXPECT_EQ(after[1] - before[1], 1);
-	EXPECT_EQ(after[2] - before[2], 0);
-	EXPECT_EQ(after[3] - before[3], exclusive() ? 1 : 0);
-	EXPECT_EQ(is_thp(&buf[w]), 1);
-	EXPECT_EQ(anon_huge_kb(buf), 2048);
-	CHECK(query1(&f, &buf[page * WORDS], &e));
-	EXPECT_TRUE((e & NVSVM_QUERY_VALID) && (e & NVSVM_QUERY_ATOMIC) &&
-		    NVSVM_QUERY_SHIFT(e) == 21, "entry %#x", e);
-	return KTAP_PASS;
+	TH_LOG("page %u: %ld ms; batches +%llu, replays +%llu, exclusive +%llu, shared +%llu",
+	       page, (t1.tv_sec - t0.tv_sec) * 1000 +
+	       (t1.tv_nsec - t0.tv_nsec) / 1000000,
+	       (unsigned long long)(after[0] - before[0]),
+	       (unsigned long long)(after[1] - before[1]),
+	       (unsigned long long)(after[2] - before[2]),
+	       (unsigned long long)(after[3] - before[3]));
+	ASSERT_EQ(1000 + w, old);
+	ASSERT_EQ(1007 + w, buf[w]);
+	ASSERT_EQ(999 + w, buf[w - 1]);
+	ASSERT_EQ(1, after[0] - before[0]);
+	ASSERT_EQ(1, after[1] - before[1]);
+	ASSERT_EQ(0, after[2] - before[2]);
+	ASSERT_EQ(exclusive() ? 1 : 0, after[3] - before[3]);
+	ASSERT_EQ(1, is_thp(&buf[w]));
+	ASSERT_EQ(2048, anon_huge_kb(buf));
+	ASSERT_PASS(query1(f, &buf[page * WORDS], &e));
+	ASSERT_TRUE((e & NVSVM_QUERY_VALID) && (e & NVSVM_QUERY_ATOMIC) &&
+		    NVSVM_QUERY_SHIFT(e) == 21) {
+		TH_LOG("entry %#x", e);
+	}
 }
 
-static int thp_atomic_head(void)
+TEST_F(chan, thp_atomic_head)
 {
-	return thp_atomic_page(0);
+	thp_atomic_page(_metadata, &self->fx, 0);
 }
 
-static int thp_atomic_tail(void)
+TEST_F(chan, thp_atomic_tail)
 {
-	return thp_atomic_page(300);
+	thp_atomic_page(_metadata, &self->fx, 300);
 }
 
-static int atomic_readonly_cancelled(void)
+TEST_F(chan, atomic_readonly_cancelled)
 {
 	volatile uint64_t *buf = anon(PAGE);
-	struct fx f;
 
-	ASSERT_MAP(buf);
+	ASSERT_NE(NULL, buf);
 	buf[0] = 1;
-	ASSERT_SYS(mprotect((void *)buf, PAGE, PROT_READ));
-	FX_OPEN(&f);
-	CHECK(gpu_fault(&f, nvsvm_op_atomic_add(nvsvm_ptr(buf), 1),
+	ASSERT_EQ(0, mprotect((void *)buf, PAGE, PROT_READ));
+	ASSERT_PASS(gpu_fault(&self->fx, nvsvm_op_atomic_add(nvsvm_ptr(buf), 1),
 			nvsvm_ptr(buf), NVSVM_ACCESS_ATOMIC));
-	EXPECT_EQ(buf[0], 1);
-	return KTAP_PASS;
+	ASSERT_EQ(1, buf[0]);
 }
 
 struct cpu_job {
@@ -237,7 +240,7 @@ static void *cpu_thread(void *arg)
  * is exact and every GPU add saw a different old value. A neighbouring
  * word on the same page is written by the CPU meanwhile and stays right.
  */
-static int exact_gpu_and_cpu(void)
+TEST_F_TIMEOUT(chan, exact_gpu_and_cpu, 300)
 {
 	static struct gpu_job g[GPCS];
 	static unsigned char seen[GPCS * ADDS + CPUS * CPU_ADDS];
@@ -246,48 +249,36 @@ static int exact_gpu_and_cpu(void)
 	pthread_t tc[CPUS];
 	pthread_barrier_t bar;
 	uint64_t total = GPCS * ADDS + CPUS * CPU_ADDS;
-	struct fx f;
 	int i, k;
 
-	ASSERT_MAP(buf);
-	ASSERT_SYS(madvise((void *)buf, PAGE, MADV_NOHUGEPAGE));
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, madvise((void *)buf, PAGE, MADV_NOHUGEPAGE));
 	buf[0] = 0;
-	FX_OPEN(&f);
 	pthread_barrier_init(&bar, NULL, GPCS + CPUS);
 	for (i = 0; i < GPCS; i++) {
-		g[i].fd = f.fd;
+		g[i].fd = self->fx.fd;
 		g[i].gpc = i % info.gpc_count;
 		for (k = 0; k < ADDS; k++)
 			g[i].ops[k] = nvsvm_op_atomic_add(nvsvm_ptr(buf), 1);
 		g[i].nops = ADDS;
 	}
-	CHECK(gpu_jobs_chans(g, GPCS));
+	ASSERT_PASS(gpu_jobs_chans(g, GPCS));
 	for (i = 0; i < CPUS; i++) {
 		c[i].p = buf;
 		c[i].bar = &bar;
 	}
-	CHECK(gpu_jobs_start(g, GPCS, &bar));
+	ASSERT_PASS(gpu_jobs_start(g, GPCS, &bar));
 	for (i = 0; i < CPUS; i++)
-		EXPECT_EQ(pthread_create(&tc[i], NULL, cpu_thread, &c[i]), 0);
+		ASSERT_EQ(0, pthread_create(&tc[i], NULL, cpu_thread, &c[i]));
 	for (i = 0; i < CPUS; i++)
 		pthread_join(tc[i], NULL);
-	CHECK(gpu_jobs_finish(g, GPCS));
-	EXPECT_EQ(buf[0], total);
-	return gpu_jobs_adds_once(g, GPCS, total, seen);
+	ASSERT_PASS(gpu_jobs_finish(g, GPCS));
+	ASSERT_EQ(total, buf[0]);
+	ASSERT_PASS(gpu_jobs_adds_once(g, GPCS, total, seen));
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE(mode_matches_mapping),
-	KTAP_CASE(atomic_takes_and_cpu_revokes),
-	KTAP_CASE(atomic_on_shared_memory),
-	KTAP_CASE(atomic_readonly_cancelled),
-	KTAP_CASE(thp_atomic_head),
-	KTAP_CASE(thp_atomic_tail),
-	KTAP_CASE_T(exact_gpu_and_cpu, 300),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-	return test_main(cases, KTAP_ARRAY_SIZE(cases),
-			 NVSVM_CAP_EXEC | NVSVM_CAP_ATOMICS);
+	return test_harness_main(argc, argv,
+				 NVSVM_CAP_EXEC | NVSVM_CAP_ATOMICS);
 }

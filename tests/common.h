@@ -5,8 +5,12 @@
  * run EXEC programs and check their status, and the main() every program
  * has (skip the whole program when the device or a capability is missing).
  *
- * Include after ktap.h. A program that needs its own timeout defines
- * TIMEOUT_MS before including this file.
+ * A program converted to the kernel's kselftest_harness.h includes it
+ * before this file and gets the fixtures below (FIXTURE_FX ...) and
+ * test_harness_main(); one still on tests/ktap.h gets the OPEN_* and FX_OPEN
+ * macros and test_main(). The helpers (check.h) work under both. A
+ * program that needs its own timeout defines TIMEOUT_MS before including
+ * this file.
  */
 #ifndef NVSVM_TESTS_COMMON_H
 #define NVSVM_TESTS_COMMON_H
@@ -25,7 +29,10 @@
 #include <unistd.h>
 
 #include "libnvsvm.h"
+#include "check.h"
+#ifndef __KSELFTEST_HARNESS_H
 #include "ktap.h"
+#endif
 
 #define WIN_ADDR	(1ULL << 36)
 #define WIN_SIZE	(1ULL << 30)
@@ -52,45 +59,11 @@ static inline int xioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
 }
 
-/* A bare int descriptor of device 0, and one with an area. */
-#define OPEN_DEV(fd) do {						\
-	fd = nvsvm_open(dev_index);					\
-	if (fd < 0)							\
-		KTAP_FAIL_MSG("open /dev/nvsvm%u: %s", dev_index,	\
-			      strerror(-fd));				\
-} while (0)
-
-#define OPEN_AREA(fd) do {						\
-	OPEN_DEV(fd);							\
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
-} while (0)
-
+/* A case's device: the open file and a channel on it. */
 struct fx {
 	int fd;
 	uint32_t chan;
 };
-
-#define FX_OPEN_DEV(f) do {						\
-	(f)->fd = nvsvm_open(dev_index);				\
-	if ((f)->fd < 0)						\
-		KTAP_FAIL_MSG("open /dev/nvsvm%u: %s", dev_index,	\
-			      strerror(-(f)->fd));			\
-} while (0)
-
-/* Open device 0, init an area, create a channel with @cflags. */
-#define FX_OPEN_FLAGS(f, cflags) do {					\
-	FX_OPEN_DEV(f);							\
-	EXPECT_OK(nvsvm_area_init((f)->fd, WIN_ADDR, WIN_SIZE));	\
-	EXPECT_OK(nvsvm_chan_create((f)->fd, cflags, &(f)->chan));	\
-} while (0)
-#define FX_OPEN(f)	FX_OPEN_FLAGS(f, NVSVM_CHAN_JOIN_AREA)
-
-#define CHECK(x) do { if ((x) != KTAP_PASS) return KTAP_FAIL; } while (0)
-
-#define NEED_CAP(cap) do {						\
-	if (!(info.caps & (cap)))					\
-		SKIP("no " #cap);					\
-} while (0)
 
 /*
  * Provider-neutral tests. The device may be the virtual GP100 (nvsvm_vgpu) or
@@ -118,23 +91,6 @@ static inline int is_vgpu(void)
 	base = base ? base + 1 : link;
 	return !strncmp(base, "nvsvm_vgpu.", 11);
 }
-
-#define NEED_VGPU() do {						\
-	if (!is_vgpu())							\
-		SKIP("not the virtual GP100 (nvsvm_vgpu)");		\
-} while (0)
-
-/*
- * What follows in a case makes the GPU access memory: without
- * NVSVM_CAP_EXEC, end the case here, having checked what came before (the
- * mirror side, through MAP and QUERY), and say so in a note.
- */
-#define GPU_PART() do {							\
-	if (!(info.caps & NVSVM_CAP_EXEC)) {				\
-		ktap_note("no NVSVM_CAP_EXEC: GPU half not run");	\
-		return KTAP_PASS;					\
-	}								\
-} while (0)
 
 /* Anonymous private memory, never touched; NULL on failure. */
 static inline void *anon(size_t size)
@@ -224,10 +180,10 @@ static inline int gpu_run_on(struct fx *f, uint32_t gpc, uint32_t timeout_ms,
 			     struct nvsvm_op *ops, unsigned int n,
 			     struct nvsvm_exec *e)
 {
-	EXPECT_OK(nvsvm_exec(f->fd, f->chan, gpc, ops, n, timeout_ms, e));
+	CHK_OK(nvsvm_exec(f->fd, f->chan, gpc, ops, n, timeout_ms, e));
 	if (e->status != NVSVM_EXEC_OK) {
-		EXPECT_OK(nvsvm_chan_destroy(f->fd, f->chan));
-		EXPECT_OK(nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA,
+		CHK_OK(nvsvm_chan_destroy(f->fd, f->chan));
+		CHK_OK(nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA,
 					    &f->chan));
 	}
 	return KTAP_PASS;
@@ -252,7 +208,7 @@ static inline int gpu_ok(struct fx *f, struct nvsvm_op *ops, unsigned int n)
 			      ops[0].code, (unsigned long long)ops[0].addr,
 			      (unsigned long long)e.fault_addr,
 			      nvsvm_access_name(e.fault_access));
-	EXPECT_EQ(e.done, n);
+	CHK_EQ(e.done, n);
 	return KTAP_PASS;
 }
 
@@ -303,12 +259,12 @@ static inline int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
 		KTAP_FAIL_MSG("op %u at %#llx: status %s, expected FAULT",
 			      op.code, (unsigned long long)op.addr,
 			      nvsvm_status_name(e.status));
-	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), page);
+	CHK_EQ(e.fault_addr & ~(PAGE - 1), page);
 	if (e.fault_access != access)
 		KTAP_FAIL_MSG("fault_access %s, expected %s",
 			      nvsvm_access_name(e.fault_access),
 			      nvsvm_access_name(access));
-	EXPECT_EQ(e.done, 0);
+	CHK_EQ(e.done, 0);
 	return KTAP_PASS;
 }
 
@@ -347,7 +303,7 @@ static inline int gpu_jobs_chans(struct gpu_job *jobs, unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		EXPECT_OK(nvsvm_chan_create(jobs[i].fd, NVSVM_CHAN_JOIN_AREA,
+		CHK_OK(nvsvm_chan_create(jobs[i].fd, NVSVM_CHAN_JOIN_AREA,
 					    &jobs[i].chan));
 	return KTAP_PASS;
 }
@@ -363,7 +319,7 @@ static inline int gpu_jobs_start(struct gpu_job *jobs, unsigned int n,
 
 	for (i = 0; i < n; i++) {
 		jobs[i].bar = bar;
-		EXPECT_EQ(pthread_create(&jobs[i].th, NULL, gpu_job_thread,
+		CHK_EQ(pthread_create(&jobs[i].th, NULL, gpu_job_thread,
 					 &jobs[i]), 0);
 	}
 	return KTAP_PASS;
@@ -377,7 +333,7 @@ static inline int gpu_jobs_finish(struct gpu_job *jobs, unsigned int n)
 	for (i = 0; i < n; i++)
 		pthread_join(jobs[i].th, NULL);
 	for (i = 0; i < n; i++) {
-		EXPECT_OK(jobs[i].ret);
+		CHK_OK(jobs[i].ret);
 		if (jobs[i].e.status != NVSVM_EXEC_OK)
 			KTAP_FAIL_MSG("job %u (GPC %u): status %s after %u of %u ops (fault at %#llx, %s)",
 				      i, jobs[i].gpc,
@@ -385,7 +341,7 @@ static inline int gpu_jobs_finish(struct gpu_job *jobs, unsigned int n)
 				      jobs[i].e.done, jobs[i].nops,
 				      (unsigned long long)jobs[i].e.fault_addr,
 				      nvsvm_access_name(jobs[i].e.fault_access));
-		EXPECT_EQ(jobs[i].e.done, jobs[i].nops);
+		CHK_EQ(jobs[i].e.done, jobs[i].nops);
 	}
 	return KTAP_PASS;
 }
@@ -418,7 +374,7 @@ static inline int gpu_jobs_adds_once(const struct gpu_job *jobs,
 		for (k = 0; k < jobs[i].nops; k++) {
 			uint64_t r = jobs[i].ops[k].result;
 
-			EXPECT_TRUE(r < total && !seen[r],
+			CHK_TRUE(r < total && !seen[r],
 				    "job %u (GPC %u) add %u returned %llu", i,
 				    jobs[i].gpc, k, (unsigned long long)r);
 			seen[r] = 1;
@@ -435,7 +391,7 @@ static inline int query_expect(struct fx *f, const void *p, unsigned int n,
 
 	if (n > 512)
 		KTAP_FAIL_MSG("query_expect: n %u", n);
-	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, q));
+	CHK_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, q));
 	for (i = 0; i < n; i++)
 		if ((q[i] & mask) != want)
 			KTAP_FAIL_MSG("QUERY page %u of %p: %#x, expected (x & %#x) == %#x",
@@ -462,7 +418,7 @@ static inline int cpu_check(const volatile uint64_t *p, size_t nwords,
  * The exit status of the child @pid once it ended: its exit code, 128 +
  * the signal that killed it, or -1 if waitpid() failed. A case that runs
  * a check in a forked child has it _exit() 0 (or a code naming the step
- * that failed, or the result) and checks EXPECT_EQ(wait_child(pid), 0).
+ * that failed, or the result) and checks CHK_EQ(wait_child(pid), 0).
  */
 static inline int wait_child(pid_t pid)
 {
@@ -535,9 +491,9 @@ static inline int stats_become(unsigned int dev, const char *name,
 	int i;
 
 	for (i = 0; i < 500; i++) {
-		EXPECT_OK(nvsvm_stat_read(dev, name, &v));
+		CHK_OK(nvsvm_stat_read(dev, name, &v));
 		if (name2)
-			EXPECT_OK(nvsvm_stat_read(dev, name2, &v2));
+			CHK_OK(nvsvm_stat_read(dev, name2, &v2));
 		if (v == want && v2 == want2)
 			return KTAP_PASS;
 		usleep(10000);
@@ -574,12 +530,11 @@ static inline int vgpu_stat_read(const char *name, uint64_t *val)
 }
 
 /*
- * main() of a test program: pick the device ($NVSVM_DEVICE, default 0),
- * read its GET_INFO into @info, skip the whole program if the device is
- * missing or lacks @need_caps, then run @cases.
+ * The device under test: pick it ($NVSVM_DEVICE, default 0) and read its
+ * GET_INFO into @info. 0, or -1 with why the whole program cannot run
+ * (the device is missing or lacks @need_caps) in @why.
  */
-static inline int test_main(const struct ktap_case *cases, size_t n,
-			    uint32_t need_caps)
+static inline int test_device(uint32_t need_caps, char *why, size_t len)
 {
 	const char *env = getenv("NVSVM_DEVICE");
 	int fd, ret;
@@ -587,16 +542,212 @@ static inline int test_main(const struct ktap_case *cases, size_t n,
 	if (env && *env)
 		dev_index = strtoul(env, NULL, 10);
 	fd = nvsvm_open(dev_index);
-	if (fd < 0)
-		ktap_skip_all("/dev/nvsvm%u: %s", dev_index, strerror(-fd));
+	if (fd < 0) {
+		snprintf(why, len, "/dev/nvsvm%u: %s", dev_index,
+			 strerror(-fd));
+		return -1;
+	}
 	ret = nvsvm_get_info(fd, &info);
 	close(fd);
-	if (ret)
-		ktap_skip_all("GET_INFO: %s", strerror(-ret));
-	if ((info.caps & need_caps) != need_caps)
-		ktap_skip_all("capabilities %#x missing",
-			      need_caps & ~info.caps);
+	if (ret) {
+		snprintf(why, len, "GET_INFO: %s", strerror(-ret));
+		return -1;
+	}
+	if ((info.caps & need_caps) != need_caps) {
+		snprintf(why, len, "capabilities %#x missing",
+			 need_caps & ~info.caps);
+		return -1;
+	}
+	return 0;
+}
+
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * Programs on the kernel's kselftest_harness.h. What it lacks, each kept
+ * here with its reason:
+ * - TEST_TIMEOUT_DEFAULT: 6.1's harness gives a case 30 s; under TCG and
+ *   on the debug kernel the cases need the 120 s ktap.h gave them.
+ *   TEST()/TEST_F() read the default where they are used, so redefining
+ *   it here is enough (TEST_F_TIMEOUT for more).
+ * - $KTAP_CASES: 6.1's harness has no option to run some cases only
+ *   (test_harness_run() ignores argv); test_harness_main() turns the cases
+ *   not listed into skips, so the plan stays the same.
+ */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT	120
+
+/* A helper of this file or check.h passed (its note says why not). */
+#define ASSERT_PASS(x)	ASSERT_EQ(KTAP_PASS, (x))
+
+#define NEED_CAP(cap) do {						\
+	if (!(info.caps & (cap)))					\
+		SKIP(return, "no " #cap);				\
+} while (0)
+
+#define NEED_VGPU() do {						\
+	if (!is_vgpu())							\
+		SKIP(return, "not the virtual GP100 (nvsvm_vgpu)");	\
+} while (0)
+
+/*
+ * What follows in a case makes the GPU access memory: without
+ * NVSVM_CAP_EXEC, end the case here, having checked what came before (the
+ * mirror side, through MAP and QUERY), and say so in a note.
+ */
+#define GPU_PART() do {							\
+	if (!(info.caps & NVSVM_CAP_EXEC)) {				\
+		TH_LOG("no NVSVM_CAP_EXEC: GPU half not run");		\
+		return;							\
+	}								\
+} while (0)
+
+#define FX_NO_AREA	0
+#define FX_AREA		1
+#define FX_NO_CHAN	(~0U)
+
+/*
+ * Open the device under test into @f; with FX_AREA an area of the usual
+ * window; unless @cflags is FX_NO_CHAN a channel created with @cflags.
+ */
+static inline int fx_open(struct fx *f, int area, uint32_t cflags)
+{
+	f->fd = nvsvm_open(dev_index);
+	if (f->fd < 0)
+		KTAP_FAIL_MSG("open /dev/nvsvm%u: %s", dev_index,
+			      strerror(-f->fd));
+	if (area)
+		CHK_OK(nvsvm_area_init(f->fd, WIN_ADDR, WIN_SIZE));
+	if (cflags != FX_NO_CHAN)
+		CHK_OK(nvsvm_chan_create(f->fd, cflags, &f->chan));
+	return KTAP_PASS;
+}
+
+/*
+ * FIXTURE_FX(name, area, cflags): the fixture @name, whose self->fx is set
+ * up by fx_open(&self->fx, area, cflags) and closed after the case. The
+ * usual ones: FIXTURE_FX(dev, FX_NO_AREA, FX_NO_CHAN),
+ * FIXTURE_FX(area, FX_AREA, FX_NO_CHAN) and
+ * FIXTURE_FX(chan, FX_AREA, NVSVM_CHAN_JOIN_AREA).
+ */
+#define FIXTURE_FX(name, area, cflags)					\
+	FIXTURE(name) {							\
+		struct fx fx;						\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		ASSERT_PASS(fx_open(&self->fx, area, cflags));		\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		close(self->fx.fd);					\
+	}
+
+static void ktap_not_selected(struct __test_metadata *_metadata,
+			      struct __fixture_variant_metadata *variant)
+{
+	(void)variant;
+	SKIP(return, "not in KTAP_CASES");
+}
+
+/* Turn the cases not in $KTAP_CASES (as "name" or "fixture.name") into skips. */
+static inline void harness_select_cases(void)
+{
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	char full[256];
+
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next) {
+			snprintf(full, sizeof(full), "%s.%s", f->name,
+				 t->name);
+			if (!ktap_selected(t->name) && !ktap_selected(full))
+				t->fn = ktap_not_selected;
+		}
+}
+
+/*
+ * main() of a test program: skip the whole program (exit 4) if the device
+ * is missing or lacks @need_caps, select the cases, run the harness.
+ */
+static inline int test_harness_main(int argc, char **argv,
+				    uint32_t need_caps)
+{
+	char why[128];
+
+	if (test_device(need_caps, why, sizeof(why)))
+		ksft_exit_skip("%s\n", why);
+	harness_select_cases();
+	/* Results reach tests/run.sh as they come, even if killed. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return test_harness_run(argc, argv);
+}
+
+#else /* tests/ktap.h */
+
+/* A bare int descriptor of device 0, and one with an area. */
+#define OPEN_DEV(fd) do {						\
+	fd = nvsvm_open(dev_index);					\
+	if (fd < 0)							\
+		KTAP_FAIL_MSG("open /dev/nvsvm%u: %s", dev_index,	\
+			      strerror(-fd));				\
+} while (0)
+
+#define OPEN_AREA(fd) do {						\
+	OPEN_DEV(fd);							\
+	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
+} while (0)
+
+#define FX_OPEN_DEV(f) do {						\
+	(f)->fd = nvsvm_open(dev_index);				\
+	if ((f)->fd < 0)						\
+		KTAP_FAIL_MSG("open /dev/nvsvm%u: %s", dev_index,	\
+			      strerror(-(f)->fd));			\
+} while (0)
+
+/* Open device 0, init an area, create a channel with @cflags. */
+#define FX_OPEN_FLAGS(f, cflags) do {					\
+	FX_OPEN_DEV(f);							\
+	EXPECT_OK(nvsvm_area_init((f)->fd, WIN_ADDR, WIN_SIZE));	\
+	EXPECT_OK(nvsvm_chan_create((f)->fd, cflags, &(f)->chan));	\
+} while (0)
+#define FX_OPEN(f)	FX_OPEN_FLAGS(f, NVSVM_CHAN_JOIN_AREA)
+
+#define NEED_CAP(cap) do {						\
+	if (!(info.caps & (cap)))					\
+		SKIP("no " #cap);					\
+} while (0)
+
+#define NEED_VGPU() do {						\
+	if (!is_vgpu())							\
+		SKIP("not the virtual GP100 (nvsvm_vgpu)");		\
+} while (0)
+
+/*
+ * What follows in a case makes the GPU access memory: without
+ * NVSVM_CAP_EXEC, end the case here, having checked what came before (the
+ * mirror side, through MAP and QUERY), and say so in a note.
+ */
+#define GPU_PART() do {							\
+	if (!(info.caps & NVSVM_CAP_EXEC)) {				\
+		ktap_note("no NVSVM_CAP_EXEC: GPU half not run");	\
+		return KTAP_PASS;					\
+	}								\
+} while (0)
+
+/*
+ * main() of a test program: skip the whole program if the device is
+ * missing or lacks @need_caps (test_device()), then run @cases.
+ */
+static inline int test_main(const struct ktap_case *cases, size_t n,
+			    uint32_t need_caps)
+{
+	char why[128];
+
+	if (test_device(need_caps, why, sizeof(why)))
+		ktap_skip_all("%s", why);
 	return ktap_run(cases, n);
 }
+
+#endif /* __KSELFTEST_HARNESS_H */
 
 #endif /* NVSVM_TESTS_COMMON_H */

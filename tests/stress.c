@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define DEF_SECONDS	30
@@ -308,7 +308,8 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int stress(void)
+/* The device is opened after the slots are set up and closed before the end. */
+TEST(stress)
 {
 	static const char *const stats[] = { "faults", "fault_dups", "batches",
 		"replays", "cancels", "invalidates", "stale" };
@@ -326,34 +327,33 @@ static int stress(void)
 	       !nvsvm_stat_read(0, "pages_mapped", &pm0);
 	base = mmap(NULL, (SLOTS + CPU_THREADS) * 2 * SLOT_BYTES, PROT_NONE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	ASSERT_MAP(base);
+	ASSERT_NE(MAP_FAILED, base);
 	/* Slots two slot-sizes apart, so that VMAs never merge. */
 	for (i = 0; i < SLOTS; i++) {
 		slots[i].addr = base + 2 * i * SLOT_BYTES;
 		pthread_mutex_init(&slots[i].lock, NULL);
 		pthread_mutex_init(&slots[i].gpu, NULL);
-		ASSERT_SYS(mprotect(slots[i].addr, SLOT_BYTES,
-				    PROT_READ | PROT_WRITE));
+		ASSERT_EQ(0, mprotect(slots[i].addr, SLOT_BYTES,
+				      PROT_READ | PROT_WRITE));
 	}
 	spare = base + 2 * SLOTS * SLOT_BYTES;
 	fd = nvsvm_open(0);
-	if (fd < 0)
-		KTAP_FAIL_MSG("open: %s", strerror(-fd));
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
-	for (k = 0; k < KTAP_ARRAY_SIZE(stats); k++)
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
+	for (k = 0; k < ARRAY_SIZE(stats); k++)
 		nvsvm_stat_read(0, stats[k], &s0[k]);
 	for (i = 0; i < ngpu; i++) {
 		gw[i].gpc = i;
 		gw[i].rng = 0x1234567ULL * (i + 1);
-		EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA,
-					    &gw[i].chan));
+		ASSERT_EQ(0, nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA,
+					       &gw[i].chan));
 	}
 	t0 = now_s();
 	for (i = 0; i < ngpu; i++)
-		EXPECT_EQ(pthread_create(&gw[i].t, NULL, gpu_thread, &gw[i]), 0);
+		ASSERT_EQ(0, pthread_create(&gw[i].t, NULL, gpu_thread, &gw[i]));
 	for (i = 0; i < CPU_THREADS; i++)
-		EXPECT_EQ(pthread_create(&ct[i], NULL, cpu_thread,
-					 (void *)(uintptr_t)i), 0);
+		ASSERT_EQ(0, pthread_create(&ct[i], NULL, cpu_thread,
+					    (void *)(uintptr_t)i));
 	while (!stop && now_s() - t0 < seconds)
 		usleep(100000);
 	stop = 1;
@@ -361,7 +361,7 @@ static int stress(void)
 		pthread_join(gw[i].t, NULL);
 	for (i = 0; i < CPU_THREADS; i++)
 		pthread_join(ct[i], NULL);
-	for (k = 0; k < KTAP_ARRAY_SIZE(stats); k++)
+	for (k = 0; k < ARRAY_SIZE(stats); k++)
 		nvsvm_stat_read(0, stats[k], &s1[k]);
 	for (i = 0; i < ngpu; i++) {
 		tot.execs += gw[i].s.execs;
@@ -372,46 +372,54 @@ static int stress(void)
 		tot.maps += gw[i].s.maps;
 		tot.map_err += gw[i].s.map_err;
 	}
-	ktap_note("%.1f s, %u GPU workers, %u CPU threads, %u slots of %u pages",
-		  now_s() - t0, ngpu, CPU_THREADS, SLOTS, SLOT_PAGES);
-	ktap_note("GPU: %lu programs, %lu ok (%lu checked, %lu words; %lu after a destructive CPU op), %lu cancelled; %lu MAPs (%lu failed)",
-		  tot.execs, tot.ok, tot.ok - tot.unchecked,
-		  tot.checked_words, tot.unchecked, tot.faults, tot.maps,
-		  tot.map_err);
-	ktap_note("CPU: %s %lu, %s %lu, %s %lu, %s %lu, %s %lu, %s %lu",
-		  m_names[0], mut[0], m_names[1], mut[1], m_names[2], mut[2],
-		  m_names[3], mut[3], m_names[4], mut[4], m_names[5], mut[5]);
-	ktap_note("driver: faults %llu, dups %llu, batches %llu, replays %llu, cancels %llu, invalidates %llu, stale %llu",
-		  (unsigned long long)(s1[0] - s0[0]),
-		  (unsigned long long)(s1[1] - s0[1]),
-		  (unsigned long long)(s1[2] - s0[2]),
-		  (unsigned long long)(s1[3] - s0[3]),
-		  (unsigned long long)(s1[4] - s0[4]),
-		  (unsigned long long)(s1[5] - s0[5]),
-		  (unsigned long long)(s1[6] - s0[6]));
-	if (cpu_bad)
-		KTAP_FAIL_MSG("CPU thread: %s", cpu_err);
+	TH_LOG("%.1f s, %u GPU workers, %u CPU threads, %u slots of %u pages",
+	       now_s() - t0, ngpu, CPU_THREADS, SLOTS, SLOT_PAGES);
+	TH_LOG("GPU: %lu programs, %lu ok (%lu checked, %lu words; %lu after a destructive CPU op), %lu cancelled; %lu MAPs (%lu failed)",
+	       tot.execs, tot.ok, tot.ok - tot.unchecked,
+	       tot.checked_words, tot.unchecked, tot.faults, tot.maps,
+	       tot.map_err);
+	TH_LOG("CPU: %s %lu, %s %lu, %s %lu, %s %lu, %s %lu, %s %lu",
+	       m_names[0], mut[0], m_names[1], mut[1], m_names[2], mut[2],
+	       m_names[3], mut[3], m_names[4], mut[4], m_names[5], mut[5]);
+	TH_LOG("driver: faults %llu, dups %llu, batches %llu, replays %llu, cancels %llu, invalidates %llu, stale %llu",
+	       (unsigned long long)(s1[0] - s0[0]),
+	       (unsigned long long)(s1[1] - s0[1]),
+	       (unsigned long long)(s1[2] - s0[2]),
+	       (unsigned long long)(s1[3] - s0[3]),
+	       (unsigned long long)(s1[4] - s0[4]),
+	       (unsigned long long)(s1[5] - s0[5]),
+	       (unsigned long long)(s1[6] - s0[6]));
+	ASSERT_EQ(0, cpu_bad) {
+		TH_LOG("CPU thread: %s", cpu_err);
+	}
 	for (i = 0; i < ngpu; i++)
-		if (gw[i].s.bad)
-			KTAP_FAIL_MSG("GPU worker %u (%d errors): %s", i,
-				      gw[i].s.bad, gw[i].s.err);
-	EXPECT_TRUE(tot.ok - tot.unchecked > 0, "no program was checked");
+		ASSERT_EQ(0, gw[i].s.bad) {
+			TH_LOG("GPU worker %u: %s", i, gw[i].s.err);
+		}
+	ASSERT_TRUE(tot.ok - tot.unchecked > 0) {
+		TH_LOG("no program was checked");
+	}
+	/* The first CPU operation that never ran, if any. */
 	for (k = 0; k < M_COUNT; k++)
-		EXPECT_TRUE(mut[k] > 0, "no %s ran", m_names[k]);
+		if (!mut[k])
+			break;
+	ASSERT_EQ(M_COUNT, k) {
+		TH_LOG("no %s ran", k < M_COUNT ? m_names[k] : "?");
+	}
 	/* Everything comes back. */
 	close(fd);
 	if (have)
-		CHECK(stats_become(0, "pt_bytes", pt0, "pages_mapped", pm0));
-	return KTAP_PASS;
+		ASSERT_PASS(stats_become(0, "pt_bytes", pt0, "pages_mapped",
+					 pm0));
 }
 
 int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : getenv("NVSVM_STRESS_SECONDS");
-	struct ktap_case cases[] = { KTAP_CASE(stress) };
 
 	if (s && *s)
 		seconds = strtoul(s, NULL, 0);
-	cases[0].timeout_s = seconds + 180;
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+	/* The case's timeout follows its length: the harness's object of TEST(stress). */
+	_stress_object.timeout = seconds + 180;
+	return test_harness_main(argc, argv, NVSVM_CAP_EXEC);
 }

@@ -162,7 +162,13 @@ if ((stock_ok)) && step nouveau nouveau_modules; then
 		nouveau_mods+=(--module "$m")
 	done
 fi
-step tests-build make -k -C tests OUT="$top/build/tests" || true
+# The tests use the kernel's kselftest_harness.h from that source tree.
+tests_build() {
+	local ksrc
+	ksrc=$("$scripts/linux-source.sh") || return 1
+	make -k -C tests OUT="$top/build/tests" KSRC="$ksrc"
+}
+step tests-build tests_build || true
 if [[ -z $only ]]; then
 	# The README's commands on a bare machine (issue 15): a failing
 	# install, make check's set-up and make demo, in a namespace where
