@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install, as root and idempotently, every Debian package that building,
-# checking and testing nvsvm needs. Does nothing (and needs no root, no
-# network) when they are all installed already.
+# checking and testing nvsvm needs, then fetch and unpack (not install) the
+# newer Debian kernels it is also built and tested against
+# (tools/scripts/debian-kernels.sh). Does nothing (and needs no root, no
+# network) when all is there already.
 #
 # usage: deps.sh [--for TARGET] [PACKAGE...]
 #   PACKAGE...    more packages that one make target needs on top of these
@@ -18,8 +20,9 @@ if [[ ${1:-} == --for ]]; then
 fi
 
 packages=(
-	# The stock kernel the tests boot, and its headers to build against.
-	linux-image-amd64 linux-headers-amd64
+	# The stock kernel the tests boot, and its headers to build against;
+	# pahole for the BTF of modules built against bookworm-backports' 6.12.
+	linux-image-amd64 linux-headers-amd64 dwarves
 	# Sources of the debug and bench kernels, checkpatch.pl, and what
 	# building them takes.
 	linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
@@ -40,14 +43,15 @@ done
 
 if ((${#missing[@]} == 0)); then
 	echo "$target: all ${#packages[@]} packages installed"
-	exit 0
+else
+	echo "$target: installing ${missing[*]}"
+	if ((EUID != 0)); then
+		echo "$target: must run as root to install packages (try: sudo make $target)" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "$target: installing ${missing[*]}"
-if ((EUID != 0)); then
-	echo "$target: must run as root to install packages (try: sudo make $target)" >&2
-	exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+exec "$(dirname "${BASH_SOURCE[0]}")/debian-kernels.sh" --for "$target"
