@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install, as root and idempotently, every Debian package that building,
-# checking and testing nvsvm needs, then fetch and unpack (not install) the
-# newer Debian kernels it is also built and tested against
-# (tools/scripts/debian-kernels.sh). Does nothing (and needs no root, no
-# network) when all is there already.
+# checking and testing nvsvm needs, then (for make deps and make check)
+# fetch and unpack, not install, the newer Debian kernels it is also built
+# and tested against (tools/scripts/debian-kernels.sh). Does nothing (and
+# needs no root, no network) when all is there already.
 #
 # usage: deps.sh [--for TARGET] [PACKAGE...]
 #   PACKAGE...    more packages that one make target needs on top of these
 #                 (tools/bench/deps.sh: gnuplot-nox for `make bench`)
-#   --for TARGET  the make target to name in messages (default: deps)
+#   --for TARGET  the make target to name in messages (default: deps);
+#                 only deps fetches the 6.12 and 7.3 kernels
 set -euo pipefail
 
 target=deps
@@ -54,4 +55,8 @@ else
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-exec "$(dirname "${BASH_SOURCE[0]}")/debian-kernels.sh" --for "$target"
+# The 6.12 and 7.3 kernels: for `make deps` and `make check`, not for the
+# targets that use the stock kernel only (make demo, make bench).
+if [[ $target == deps ]]; then
+	exec "$(dirname "${BASH_SOURCE[0]}")/debian-kernels.sh" --for "$target"
+fi
