@@ -26,6 +26,7 @@
 # no root; --update looks for newer versions.
 #
 # usage: debian-kernels.sh [--for TARGET] [--update]
+#        debian-kernels.sh --get NAME   print NAME's path from the list
 #   --for TARGET  the make target to name in messages (default: deps)
 # NVSVM_CACHE overrides the cache directory (default /var/cache/nvsvm),
 # NVSVM_APT_ETC the apt configuration directory read (default /etc/apt).
@@ -36,6 +37,13 @@ while (($#)); do
 	case $1 in
 	--for) target=${2:?usage: debian-kernels.sh [--for TARGET] [--update]}; shift 2 ;;
 	--update) update=1; shift ;;
+	--get)
+		path=$(awk -v k="${2:?usage: debian-kernels.sh --get NAME}" '$1 == k { print $2 }' \
+			"${NVSVM_CACHE:-/var/cache/nvsvm}/debian-kernels.list" 2>/dev/null || true)
+		[[ -n $path ]] || { echo "debian-kernels.sh: no $2 in the list; run 'make deps' as root" >&2; exit 1; }
+		echo "$path"
+		exit 0
+		;;
 	*) echo "usage: debian-kernels.sh [--for TARGET] [--update]" >&2; exit 2 ;;
 	esac
 done
