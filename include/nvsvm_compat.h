@@ -15,6 +15,16 @@
 #define _NVSVM_COMPAT_H
 
 #include <linux/kconfig.h>
+#include <linux/version.h>
+
+/*
+ * The oldest kernel supported is Debian 12's 6.1 (dkms.conf's
+ * BUILD_EXCLUSIVE_KERNEL says the same to DKMS). The only version test:
+ * what follows is tested by feature.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "nvsvm needs Linux 6.1 or later (Debian 12's kernel or newer)"
+#endif
 
 /*
  * Device-private memory (src/dmem.c) needs ZONE_DEVICE pages of type
