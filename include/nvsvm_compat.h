@@ -1,13 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one place for differences between kernel versions. Force-included in
- * every object by Kbuild; tested by feature where the kernel allows it.
+ * every object by Kbuild, before any other header: what follows is macros
+ * only, expanded where the sources use them, after their own includes.
+ *
+ * Each difference is tested by feature, not by version, because a
+ * distribution may backport the change: Kbuild compiles src/probes/NAME.c
+ * against the target kernel and defines NVSVM_HAVE_<NAME> when it
+ * compiles. Each entry names the upstream version and commit that made
+ * the change. Supported: Debian 12's 6.1, 6.12 (bookworm-backports,
+ * Debian 13) and 7.3 (trixie-backports).
  */
 #ifndef _NVSVM_COMPAT_H
 #define _NVSVM_COMPAT_H
 
 #include <linux/kconfig.h>
 #include <linux/version.h>
+
+/*
+ * The oldest kernel supported is Debian 12's 6.1 (dkms.conf's
+ * BUILD_EXCLUSIVE_KERNEL says the same to DKMS). The only version test:
+ * what follows is tested by feature.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "nvsvm needs Linux 6.1 or later (Debian 12's kernel or newer)"
+#endif
 
 /*
  * Device-private memory (src/dmem.c) needs ZONE_DEVICE pages of type
@@ -21,5 +38,94 @@
  */
 #define NVSVM_HAVE_DEVICE_PRIVATE \
 	(IS_ENABLED(CONFIG_DEVICE_PRIVATE) && IS_ENABLED(CONFIG_DEVICE_MIGRATION))
+
+/*
+ * 6.11, "platform: Make platform_driver::remove() return void": before it,
+ * remove() returns int. NVSVM_PLATFORM_REMOVE(fn) sets .remove to a void
+ * fn, through an int wrapper that NVSVM_DEFINE_PLATFORM_REMOVE(fn)
+ * defines on older kernels.
+ */
+#ifdef NVSVM_HAVE_PLATFORM_REMOVE_VOID
+#define NVSVM_DEFINE_PLATFORM_REMOVE(fn)
+#define NVSVM_PLATFORM_REMOVE(fn) .remove = fn
+#else
+#define NVSVM_DEFINE_PLATFORM_REMOVE(fn)				\
+	static int fn##_int(struct platform_device *pdev)		\
+	{								\
+		fn(pdev);						\
+		return 0;						\
+	}
+#define NVSVM_PLATFORM_REMOVE(fn) .remove = fn##_int
+#endif
+
+/*
+ * 6.5, "mm/gup: remove vmas parameter from get_user_pages_remote()".
+ */
+#ifdef NVSVM_HAVE_GUP_REMOTE_NO_VMAS
+#define nvsvm_get_user_pages_remote(mm, start, n, flags, pages, locked) \
+	get_user_pages_remote(mm, start, n, flags, pages, locked)
+#else
+#define nvsvm_get_user_pages_remote(mm, start, n, flags, pages, locked) \
+	get_user_pages_remote(mm, start, n, flags, pages, NULL, locked)
+#endif
+
+/*
+ * 6.15, "mm: allow compound zone device pages": the pgmap of a ZONE_DEVICE
+ * page moved from struct page to the folio, read with page_pgmap().
+ */
+#ifndef NVSVM_HAVE_PAGE_PGMAP
+#define page_pgmap(page) ((page)->pgmap)
+#endif
+
+/*
+ * 6.15, "mm/rmap: convert make_device_exclusive_range() to
+ * make_device_exclusive()": one page, retried inside on a lost race.
+ * nvsvm_make_device_exclusive(mm, addr, owner) takes the page at @addr
+ * for exclusive device access and returns it locked and referenced; NULL
+ * when a race was lost (older kernels), or an ERR_PTR(). The mmap lock
+ * is held for read.
+ */
+#ifdef NVSVM_HAVE_MAKE_DEVICE_EXCLUSIVE
+#define nvsvm_make_device_exclusive(mm, addr, owner) ({		\
+	struct folio *folio_;						\
+	make_device_exclusive(mm, addr, owner, &folio_);		\
+})
+#else
+#define nvsvm_make_device_exclusive(mm, addr, owner) ({		\
+	unsigned long addr_ = (addr);					\
+	struct page *page_ = NULL;					\
+	int n_ = make_device_exclusive_range(mm, addr_, addr_ + PAGE_SIZE, \
+					     &page_, owner);		\
+	n_ < 0 ? ERR_PTR(n_) : n_ ? page_ : NULL;			\
+})
+#endif
+
+/*
+ * 6.19?, "mm/zone_device: rename page_free callback to folio_free" and
+ * "mm/zone_device: support large zone device private folios" (the
+ * device-private THP series): dev_pagemap_ops frees a folio, and
+ * zone_device_page_init() takes the pgmap and an order. nvsvm's VRAM
+ * pages are order 0: NVSVM_PAGEMAP_FREE(fn) sets the free callback to a
+ * fn(struct page *), through a folio wrapper that
+ * NVSVM_DEFINE_PAGEMAP_FREE(fn) defines on newer kernels.
+ */
+#ifdef NVSVM_HAVE_FOLIO_FREE
+#define NVSVM_DEFINE_PAGEMAP_FREE(fn)					\
+	static void fn##_folio(struct folio *folio)			\
+	{								\
+		fn(&folio->page);					\
+	}
+#define NVSVM_PAGEMAP_FREE(fn) .folio_free = fn##_folio
+#else
+#define NVSVM_DEFINE_PAGEMAP_FREE(fn)
+#define NVSVM_PAGEMAP_FREE(fn) .page_free = fn
+#endif
+
+#ifdef NVSVM_HAVE_ZONE_DEVICE_PAGE_INIT_ORDER
+#define nvsvm_zone_device_page_init(page, pgmap) \
+	zone_device_page_init(page, pgmap, 0)
+#else
+#define nvsvm_zone_device_page_init(page, pgmap) zone_device_page_init(page)
+#endif
 
 #endif /* _NVSVM_COMPAT_H */

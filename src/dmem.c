@@ -84,7 +84,7 @@ struct nvsvm_dmem {
 
 static struct nvsvm_dmem *nvsvm_page_dmem(struct page *page)
 {
-	return container_of(page->pgmap, struct nvsvm_dmem, pgmap);
+	return container_of(page_pgmap(page), struct nvsvm_dmem, pgmap);
 }
 
 static u64 nvsvm_dmem_offset(struct nvsvm_dmem *dmem, struct page *page)
@@ -112,7 +112,7 @@ static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem)
 
 	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, 1);
 	page = pfn_to_page(dmem->base_pfn + idx);
-	zone_device_page_init(page);
+	nvsvm_zone_device_page_init(page, &dmem->pgmap);
 	return page;
 }
 
@@ -327,8 +327,10 @@ static vm_fault_t nvsvm_dmem_migrate_to_ram(struct vm_fault *vmf)
 	return ret;
 }
 
+NVSVM_DEFINE_PAGEMAP_FREE(nvsvm_dmem_page_free)
+
 static const struct dev_pagemap_ops nvsvm_dmem_ops = {
-	.page_free = nvsvm_dmem_page_free,
+	NVSVM_PAGEMAP_FREE(nvsvm_dmem_page_free),
 	.migrate_to_ram = nvsvm_dmem_migrate_to_ram,
 };
 
@@ -347,7 +349,7 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 	struct page *page = hmm_pfn_to_page(hmm_pfn);
 
 	if (!NVSVM_HAVE_DEVICE_PRIVATE || !is_device_private_page(page) ||
-	    page->pgmap->owner != ndev)
+	    page_pgmap(page)->owner != ndev)
 		return false;
 	*vram = nvsvm_dmem_offset(nvsvm_page_dmem(page), page);
 	return true;

@@ -259,7 +259,7 @@ static unsigned long nvsvm_req_idx(const struct nvsvm_range_req *req, u64 addr)
 /**
  * nvsvm_mirror_exclusive_atomics() - how GPU atomics on system memory work
  *
- * With CONFIG_DEVICE_PRIVATE the kernel has make_device_exclusive_range():
+ * With CONFIG_DEVICE_PRIVATE the kernel has make_device_exclusive():
  * pages are mapped with atomics disabled, and an atomic fault takes the
  * page for exclusive device access and maps it with atomics enabled until
  * the CPU touches it again (nvsvm_mirror_atomic()). Without it (Debian's
@@ -840,14 +840,15 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 
 /*
  * Before each try, outside the notifier's read window: fault the page in
- * for writing, and tell whether make_device_exclusive_range() could take
- * it: a private anonymous page, not KSM, not part of a large folio. (Of a
- * large folio it takes the head page only, after splitting the PMD that
- * maps a THP, and then replaces the PTEs of the whole folio; a tail page
- * it refuses after the split. Neither is worth a THP: such a page is
- * served shared.) The fault restores a device-exclusive entry an earlier
- * try left (an MMU_NOTIFY_EXCLUSIVE event without owner): inside the
- * window, that event would fail every later try.
+ * for writing, and tell whether nvsvm takes it for exclusive access: a
+ * private anonymous page, not KSM, not part of a large folio. (Before
+ * 6.15, make_device_exclusive_range() takes the head page of a large folio
+ * only, after splitting the PMD that maps a THP, and then replaces the
+ * PTEs of the whole folio; a tail page it refuses after the split. Neither
+ * is worth a THP: on every kernel such a page is served shared.) The
+ * fault restores a device-exclusive entry an earlier try left (an
+ * MMU_NOTIFY_EXCLUSIVE event without owner): inside the window, that
+ * event would fail every later try.
  *
  * Return: 0 when the page can be taken, -EAGAIN when it cannot, or the
  * errno of the fault (-EFAULT: not writable).
@@ -866,10 +867,12 @@ static int nvsvm_mirror_exclusive_prepare(struct mm_struct *mm, u64 addr)
 	} else if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_SHARED)) {
 		ret = -EAGAIN;
 	} else {
-		n = get_user_pages_remote(mm, addr, 1, FOLL_GET | FOLL_WRITE,
-					  &page, NULL, NULL);
+		n = nvsvm_get_user_pages_remote(mm, addr, 1,
+						FOLL_GET | FOLL_WRITE, &page,
+						NULL);
 		if (n == 1) {
-			ret = PageAnon(page) && !PageKsm(page) &&
+			ret = PageAnon(page) &&
+			      !folio_test_ksm(page_folio(page)) &&
 			      !PageCompound(page) ? 0 : -EAGAIN;
 			put_page(page);
 		} else {
@@ -973,15 +976,15 @@ int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 		if (ret)
 			return ret;
 		seq = mmu_interval_read_begin(mni);
-		page = NULL;
 		mmap_read_lock(svmm->mm);
-		ret = make_device_exclusive_range(svmm->mm, addr,
-						  addr + PAGE_SIZE, &page,
-						  svmm->ndev);
+		page = nvsvm_make_device_exclusive(svmm->mm, addr, svmm->ndev);
 		mmap_read_unlock(svmm->mm);
-		if (ret < 0)
-			return ret;
-		if (!ret || !page)
+		/* Not anonymous any more (7.3): the next check says so. */
+		if (page == ERR_PTR(-EOPNOTSUPP))
+			continue;
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		if (!page)
 			continue;	/* lost a race: folio lock, PTE */
 
 		mutex_lock(&svmm->mutex);

@@ -220,7 +220,7 @@ static int vgpu_probe(struct platform_device *pdev)
 	return 0;
 }
 
-static int vgpu_remove(struct platform_device *pdev)
+static void vgpu_remove(struct platform_device *pdev)
 {
 	struct vgpu *vgpu = platform_get_drvdata(pdev);
 
@@ -228,12 +228,13 @@ static int vgpu_remove(struct platform_device *pdev)
 	vgpus[pdev->id] = NULL;
 	mutex_unlock(&vgpus_lock);
 	vgpu_destroy(vgpu);
-	return 0;
 }
+
+NVSVM_DEFINE_PLATFORM_REMOVE(vgpu_remove)
 
 static struct platform_driver vgpu_driver = {
 	.probe = vgpu_probe,
-	.remove = vgpu_remove,
+	NVSVM_PLATFORM_REMOVE(vgpu_remove),
 	.driver = {
 		.name = KBUILD_MODNAME,
 	},

@@ -27,8 +27,13 @@
 #  10. debug-kernel   build or reuse the cached debug kernel, our modules
 #                     against it, and the tests in QEMU on it (no nouveau:
 #                     guest-nouveau skips there)
+#  11. stock-6.12     bookworm-backports' 6.12 (Debian 13's kernel too), as
+#                     make deps unpacked it: modules (W=1, C=2) against its
+#                     headers, the tests in QEMU on its vmlinuz
+#  12. debug-7.3      as 10, from trixie-backports' linux-source-7.3
+#                     (tools/kconfig/debug-7.3.config), with sparse
 #
-# usage: check.sh [--only stock|debug|dkms|setup]
+# usage: check.sh [--only stock|6.12|debug|7.3|dkms|setup]
 #   --only: that VM run and its builds; setup: deps, the kernel build
 #   directory and the first module build only (tools/scripts/first-run.sh)
 # Environment: KDIR (default as in the Makefile), NVSVM_VM_TIMEOUT_STOCK,
@@ -209,25 +214,62 @@ if [[ -z $only || $only == dkms ]]; then
 	fi
 fi
 
-if [[ -z $only || $only == debug ]]; then
-	dk=
-	if step debug-kernel "$scripts/build-debug-kernel.sh"; then
-		dk=$(tail -n 1 "$out/debug-kernel.log")
+if [[ -z $only || $only == 6.12 ]]; then
+	# bookworm-backports' 6.12 (also Debian 13's kernel), unpacked by
+	# make deps (tools/scripts/debian-kernels.sh): build, sparse, tests.
+	k612=$("$scripts/kdir.sh" 6.12 2>/dev/null || true)
+	ok612=0
+	if [[ -n $k612 ]] && step build-6.12 "$scripts/build-modules.sh" "$k612" build/stock-6.12; then
+		ok612=1
+		[[ -n $only ]] || step sparse-6.12 "$scripts/build-modules.sh" "$k612" build/sparse-6.12 C=2 || true
 	fi
-	if [[ -n $dk ]] && step build-debug "$scripts/build-modules.sh" "$dk" build/debug; then
-		dkver=$("$scripts/kernelrelease.sh" "$dk")
-		debug_test_mods=()
-		if step build-debug-test-kmod "$scripts/build-test-kmod.sh" "$dk" build/debug build/debug-kmod; then
-			debug_test_mods=(--module build/debug-kmod/nvsvm_pascal_test.ko)
+	if ((ok612)); then
+		kv612=$("$scripts/kernelrelease.sh" "$k612")
+		test_mods_612=()
+		if step build-6.12-test-kmod "$scripts/build-test-kmod.sh" "$k612" build/stock-6.12 build/stock-6.12-kmod; then
+			test_mods_612=(--module build/stock-6.12-kmod/nvsvm_pascal_test.ko)
 		fi
-		vm debug --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
+		vm stock-6.12 --kernel "$("$scripts/debian-kernels.sh" --get 6.12-vmlinuz)" --kver "$kv612" \
+			--module build/stock-6.12/nvsvm.ko --module build/stock-6.12/nvsvm_vgpu.ko \
+			"${test_mods_612[@]}" \
+			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
+	else
+		not_run stock-6.12/vm "no 6.12 headers (make deps) or module build"
+	fi
+fi
+
+# debug_lane NAME [SERIES]: build or reuse the cached debug kernel (from
+# linux-source-SERIES, default 6.1), our modules against it, and the tests
+# in QEMU on it.
+debug_lane() {
+	local name=$1 series=${2:-} dk="" dkver
+	local -a test_mods=()
+
+	if step "$name-kernel" "$scripts/build-debug-kernel.sh" ${series:+--source "$series"}; then
+		dk=$(tail -n 1 "$out/$name-kernel.log")
+	fi
+	if [[ -n $dk ]] && step "build-$name" "$scripts/build-modules.sh" "$dk" "build/$name"; then
+		dkver=$("$scripts/kernelrelease.sh" "$dk")
+		if step "build-$name-test-kmod" "$scripts/build-test-kmod.sh" "$dk" "build/$name" "build/$name-kmod"; then
+			test_mods=(--module "build/$name-kmod/nvsvm_pascal_test.ko")
+		fi
+		[[ -z $series || -n $only ]] ||
+			step "sparse-$name" "$scripts/build-modules.sh" "$dk" "build/sparse-$name" C=2 || true
+		vm "$name" --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
 			--kmods "$dk/modinst/lib/modules/$dkver" \
-			--module build/debug/nvsvm.ko --module build/debug/nvsvm_vgpu.ko \
-			"${debug_test_mods[@]}" \
+			--module "build/$name/nvsvm.ko" --module "build/$name/nvsvm_vgpu.ko" \
+			"${test_mods[@]}" \
 			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_DEBUG:-1500}"
 	else
-		not_run debug/vm "no debug kernel or module build"
+		not_run "$name/vm" "no debug kernel or module build"
 	fi
+}
+
+if [[ -z $only || $only == debug ]]; then
+	debug_lane debug
+fi
+if [[ -z $only || $only == 7.3 ]]; then
+	debug_lane debug-7.3 7.3
 fi
 
 echo "# make check took $((SECONDS - start_all))s"

@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install, as root and idempotently, every Debian package that building,
-# checking and testing nvsvm needs. Does nothing (and needs no root, no
-# network) when they are all installed already.
+# checking and testing nvsvm needs, then (for make deps and make check)
+# fetch and unpack, not install, the newer Debian kernels it is also built
+# and tested against (tools/scripts/debian-kernels.sh). Does nothing (and
+# needs no root, no network) when all is there already.
 #
 # usage: deps.sh [--for TARGET] [PACKAGE...]
 #   PACKAGE...    more packages that one make target needs on top of these
 #                 (tools/bench/deps.sh: gnuplot-nox for `make bench`)
-#   --for TARGET  the make target to name in messages (default: deps)
+#   --for TARGET  the make target to name in messages (default: deps);
+#                 only deps fetches the 6.12 and 7.3 kernels
 set -euo pipefail
 
 target=deps
@@ -18,8 +21,9 @@ if [[ ${1:-} == --for ]]; then
 fi
 
 packages=(
-	# The stock kernel the tests boot, and its headers to build against.
-	linux-image-amd64 linux-headers-amd64
+	# The stock kernel the tests boot, and its headers to build against;
+	# pahole for the BTF of modules built against bookworm-backports' 6.12.
+	linux-image-amd64 linux-headers-amd64 dwarves
 	# Sources of the debug and bench kernels, checkpatch.pl, and what
 	# building them takes.
 	linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
@@ -40,14 +44,19 @@ done
 
 if ((${#missing[@]} == 0)); then
 	echo "$target: all ${#packages[@]} packages installed"
-	exit 0
+else
+	echo "$target: installing ${missing[*]}"
+	if ((EUID != 0)); then
+		echo "$target: must run as root to install packages (try: sudo make $target)" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "$target: installing ${missing[*]}"
-if ((EUID != 0)); then
-	echo "$target: must run as root to install packages (try: sudo make $target)" >&2
-	exit 1
+# The 6.12 and 7.3 kernels: for `make deps` and `make check`, not for the
+# targets that use the stock kernel only (make demo, make bench).
+if [[ $target == deps ]]; then
+	exec "$(dirname "${BASH_SOURCE[0]}")/debian-kernels.sh" --for "$target"
 fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,15 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Extract Debian's linux-source-6.1 tarball once into a cache outside the
-# source tree, keyed by the package version, and print the tree's path.
+# Print the path of an extracted Debian linux-source tree, in a cache
+# outside the source tree, keyed by the package version.
 #
 #   tools/scripts/linux-source.sh        -> /var/cache/nvsvm/linux-source-<ver>/linux-source-6.1
+#   tools/scripts/linux-source.sh 7.3    -> /var/cache/nvsvm/linux-source-<ver>/linux-source-7.3
+#
+# 6.1 is the installed linux-source-6.1 package, extracted here once.
+# Other series are not installed (they belong to other Debian releases):
+# `make deps` (tools/scripts/debian-kernels.sh) downloads and extracts them
+# and lists them in /var/cache/nvsvm/debian-kernels.list.
 #
 # NVSVM_CACHE overrides the cache directory (default /var/cache/nvsvm).
 set -euo pipefail
 
 cache=${NVSVM_CACHE:-/var/cache/nvsvm}
+series=${1:-6.1}
+
+if [[ $series != 6.1 ]]; then
+	tree=$(awk -v k="$series-source" '$1 == k { print $2 }' \
+		"$cache/debian-kernels.list" 2>/dev/null || true)
+	if [[ -z $tree || ! -e $tree/../.extracted ]]; then
+		echo "linux-source.sh: no linux-source-$series in $cache; run 'make deps' as root" >&2
+		exit 1
+	fi
+	echo "$tree"
+	exit 0
+fi
+
 tarball=/usr/src/linux-source-6.1.tar.xz
 
 if [[ ! -r $tarball ]]; then

@@ -1,0 +1,274 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fetch the kernels of newer Debian releases that nvsvm is built and tested
+# against, and unpack them into the cache, keyed by package version:
+#
+#   bookworm-backports  linux-image-6.12.*+deb12-amd64 (vmlinuz and modules),
+#                       its linux-headers (+ -common, linux-kbuild): a KDIR
+#                       for `make M=`, in debian-linux-<version>/
+#   trixie-backports    linux-source-7.3 (the 7.3 debug kernel's source,
+#                       tools/scripts/build-debug-kernel.sh --source 7.3), in
+#                       linux-source-<version>/linux-source-7.3
+#
+# From the Debian mirror the machine's apt already uses, without changing
+# the machine's apt configuration: a private apt (sources list, lists,
+# downloads) in /var/cache/nvsvm/apt whose sources have the URIs of the
+# machine's Debian archive entries (/etc/apt/sources.list{,.d/*.list} and
+# deb822 sources.list.d/*.sources: the ones carrying the machine's own
+# release suite) with the suites above. The packages belong to other
+# releases, so they are unpacked with dpkg-deb -x, never installed.
+#
+# Lists what it unpacked in /var/cache/nvsvm/debian-kernels.list, one
+# "NAME PATH" a line (6.12-kdir, 6.12-vmlinuz, 6.12-modules, 7.3-source),
+# for tools/scripts/kdir.sh and linux-source.sh. Once that list exists and
+# the machine's sources have not changed, a run uses no network and needs
+# no root; --update looks for newer versions.
+#
+# usage: debian-kernels.sh [--for TARGET] [--update]
+#        debian-kernels.sh --get NAME   print NAME's path from the list
+#   --for TARGET  the make target to name in messages (default: deps)
+# NVSVM_CACHE overrides the cache directory (default /var/cache/nvsvm),
+# NVSVM_APT_ETC the apt configuration directory read (default /etc/apt).
+set -euo pipefail
+
+target=deps update=""
+while (($#)); do
+	case $1 in
+	--for) target=${2:?usage: debian-kernels.sh [--for TARGET] [--update]}; shift 2 ;;
+	--update) update=1; shift ;;
+	--get)
+		path=$(awk -v k="${2:?usage: debian-kernels.sh --get NAME}" '$1 == k { print $2 }' \
+			"${NVSVM_CACHE:-/var/cache/nvsvm}/debian-kernels.list" 2>/dev/null || true)
+		[[ -n $path ]] || { echo "debian-kernels.sh: no $2 in the list; run 'make deps' as root" >&2; exit 1; }
+		echo "$path"
+		exit 0
+		;;
+	*) echo "usage: debian-kernels.sh [--for TARGET] [--update]" >&2; exit 2 ;;
+	esac
+done
+
+cache=${NVSVM_CACHE:-/var/cache/nvsvm}
+apt=$cache/apt
+list=$cache/debian-kernels.list
+etc=${NVSVM_APT_ETC:-/etc/apt}
+suites=(bookworm-backports trixie trixie-backports)
+
+die() {
+	echo "$target: $*" >&2
+	exit 1
+}
+
+# The machine's Debian archive: "URI SIGNED-BY" of every enabled deb entry
+# with the machine's release suite (not -security, -updates or a third
+# party's), from one-line and deb822 sources.
+archive_uris() {
+	local codename f
+	# shellcheck disable=SC1091
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[[ -n $codename ]] || return 0
+	shopt -s nullglob
+	for f in "$etc/sources.list" "$etc"/sources.list.d/*.list; do
+		[[ -r $f ]] || continue
+		awk -v want="$codename" '
+		{ sub(/#.*/, "") }
+		$1 != "deb" { next }
+		{
+			key = ""
+			if ($2 ~ /^\[/) {
+				opts = $0
+				sub(/^[^[]*\[/, "", opts)
+				sub(/\].*$/, "", opts)
+				n = split(opts, o, /[ \t]+/)
+				for (i = 1; i <= n; i++)
+					if (o[i] ~ /^signed-by=/)
+						key = substr(o[i], 11)
+				rest = $0
+				sub(/^[^]]*\][ \t]*/, "", rest)
+				split(rest, f, /[ \t]+/)
+			} else {
+				split($0, f, /[ \t]+/)
+				f[1] = $2; f[2] = $3
+			}
+			if (f[2] == want)
+				print f[1], (key == "" ? "-" : key)
+		}' "$f"
+	done
+	for f in "$etc"/sources.list.d/*.sources; do
+		[[ -r $f ]] || continue
+		awk -v want="$codename" '
+		function flush(   n, u, s, i, j, ok) {
+			if (types ~ /(^|[ \t])deb([ \t]|$)/ && enabled !~ /^[Nn][Oo]$/) {
+				ok = 0
+				n = split(suites, s, /[ \t]+/)
+				for (i = 1; i <= n; i++)
+					if (s[i] == want)
+						ok = 1
+				n = split(uris, u, /[ \t]+/)
+				for (j = 1; ok && j <= n; j++)
+					if (u[j] != "")
+						print u[j], (key ~ /^\// ? key : "-")
+			}
+			types = uris = suites = key = enabled = ""
+		}
+		/^[ \t]*#/ { next }
+		/^[ \t]*$/ { flush(); next }
+		/^[ \t]/ { next }
+		{
+			name = tolower($0); sub(/:.*/, "", name)
+			val = $0; sub(/^[^:]*:[ \t]*/, "", val); sub(/[ \t]+$/, "", val)
+			if (name == "types") types = val
+			else if (name == "uris") uris = val
+			else if (name == "suites") suites = val
+			else if (name == "signed-by") key = val
+			else if (name == "enabled") enabled = val
+		}
+		END { flush() }' "$f"
+	done
+}
+
+sources() {
+	local uri key s
+	archive_uris | sort -u | while read -r uri key; do
+		for s in "${suites[@]}"; do
+			if [[ $key == - ]]; then
+				echo "deb $uri $s main"
+			else
+				echo "deb [signed-by=$key] $uri $s main"
+			fi
+		done
+	done
+}
+
+want_sources=$(sources)
+[[ -n $want_sources ]] ||
+	die "no Debian archive for this release in $etc/sources.list{,.d}: cannot fetch the 6.12 and 7.3 kernels"
+
+# Nothing to do: the same sources as last time, everything unpacked.
+cached() {
+	local path rel
+	[[ -z $update && -r $list && -r $apt/sources.list ]] || return 1
+	[[ $(cat "$apt/sources.list") == "$want_sources" ]] || return 1
+	while read -r _ path; do
+		rel=${path#"$cache"/}
+		[[ -e $path && -e $cache/${rel%%/*}/.extracted ]] || return 1
+	done <"$list"
+	return 0
+}
+if cached; then
+	echo "$target: Debian kernels unpacked already ($(awk '{ print $1 }' "$list" | tr '\n' ' ')in $cache)"
+	exit 0
+fi
+
+if ((EUID != 0)); then
+	die "must run as root to fetch the 6.12 and 7.3 kernels into $cache (try: sudo make $target)"
+fi
+
+mkdir -p "$apt/sources.list.d" "$apt/preferences.d" "$apt/state/lists/partial" \
+	"$apt/cache/archives/partial" "$apt/debs"
+echo "$want_sources" >"$apt/sources.list"
+: >"$apt/preferences"
+# apt downloads as _apt where it can.
+if id _apt >/dev/null 2>&1; then
+	chown _apt "$apt/debs" "$apt/state/lists/partial" "$apt/cache/archives/partial"
+fi
+aptopts=(
+	-o "Dir::Etc::sourcelist=$apt/sources.list"
+	-o "Dir::Etc::sourceparts=$apt/sources.list.d"
+	-o "Dir::Etc::preferences=$apt/preferences"
+	-o "Dir::Etc::preferencesparts=$apt/preferences.d"
+	-o "Dir::State=$apt/state"
+	-o "Dir::Cache=$apt/cache"
+	-o "Acquire::Languages=none"
+)
+log=$apt/apt.log
+
+# run WHAT COMMAND...: apt's output into $log; on failure one line, with
+# apt's first failed fetch and its reason, or else its last error.
+run() {
+	local what=$1 why
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		why=$(awk '/^Err:/ { s = $0; getline; sub(/^ +/, ""); print s ": " $0; exit }' "$log")
+		[[ -n $why ]] || why=$(grep -E '^E:' "$log" | tail -n 1)
+		die "$what failed: ${why:-see the log} (log: $log)"
+	fi
+}
+
+echo "$target: looking up the 6.12 and 7.3 kernels (suites ${suites[*]})"
+run "apt-get update of $apt/sources.list" apt-get -q --error-on=any "${aptopts[@]}" update
+
+# field PACKAGE/SUITE FIELD: one field of a package's newest version in SUITE.
+field() {
+	apt-cache "${aptopts[@]}" show --no-all-versions "$1" 2>/dev/null |
+		sed -n "s/^$2: //p" | head -n 1
+}
+
+# 6.12: the ABI and version the headers metapackage points at.
+dep=$(field linux-headers-amd64/bookworm-backports Depends)
+if [[ ! $dep =~ ^linux-headers-([0-9.]+\+deb[0-9]+)-amd64\ \(=\ ([^\)]+)\) ]]; then
+	die "no linux-headers-amd64 in bookworm-backports (got '${dep:-nothing}'; log: $log)"
+fi
+abi=${BASH_REMATCH[1]} kver=${BASH_REMATCH[2]}
+kseries=$(echo "$abi" | cut -d. -f1-2)
+kpkgs=("linux-image-$abi-amd64" "linux-headers-$abi-amd64" "linux-headers-$abi-common"
+	"linux-kbuild-$abi")
+
+sver=$(field linux-source-7.3/trixie-backports Version)
+[[ -n $sver ]] || die "no linux-source-7.3 in trixie-backports (log: $log)"
+
+# download PACKAGE VERSION: the .deb into $apt/debs unless it is there.
+download() {
+	local f
+	for f in "$apt/debs/${1}_${2//:/%3a}_"*.deb; do
+		[[ -e $f ]] && return 0
+	done
+	(cd "$apt/debs" && run "download of $1 $2" apt-get -q "${aptopts[@]}" download "$1=$2")
+}
+
+kdir=$cache/debian-linux-$kver
+if [[ ! -e $kdir/.extracted ]]; then
+	echo "$target: fetching ${kpkgs[*]} $kver"
+	for p in "${kpkgs[@]}"; do
+		download "$p" "$kver"
+	done
+	rm -rf "$kdir"
+	mkdir -p "$kdir"
+	for p in "${kpkgs[@]}"; do
+		dpkg-deb -x "$apt/debs/${p}_${kver}_"*.deb "$kdir" ||
+			die "cannot unpack $p $kver into $kdir"
+	done
+	# The headers point at their -common half and at /lib/modules by
+	# absolute path: point them inside the tree.
+	echo "include $kdir/usr/src/linux-headers-$abi-common/Makefile" \
+		>"$kdir/usr/src/linux-headers-$abi-amd64/Makefile"
+	ln -sfn "../../../usr/src/linux-headers-$abi-amd64" "$kdir/lib/modules/$abi-amd64/build"
+	ln -sfn "../../../usr/src/linux-headers-$abi-common" "$kdir/lib/modules/$abi-amd64/source"
+	touch "$kdir/.extracted"
+	for p in "${kpkgs[@]}"; do
+		rm -f "$apt/debs/${p}_${kver}_"*.deb
+	done
+fi
+
+sdir=$cache/linux-source-$sver
+if [[ ! -e $sdir/.extracted ]]; then
+	echo "$target: fetching linux-source-7.3 $sver"
+	download linux-source-7.3 "$sver"
+	rm -rf "$sdir"
+	mkdir -p "$sdir"
+	if ! dpkg-deb --fsys-tarfile "$apt/debs/linux-source-7.3_${sver}_"*.deb |
+		tar -xO ./usr/src/linux-source-7.3.tar.xz | tar -C "$sdir" -xJ; then
+		die "cannot unpack linux-source-7.3 $sver into $sdir"
+	fi
+	touch "$sdir/.extracted"
+	rm -f "$apt/debs/linux-source-7.3_"*.deb
+fi
+
+cat >"$list.tmp" <<EOF
+$kseries-kdir $kdir/usr/src/linux-headers-$abi-amd64
+$kseries-vmlinuz $kdir/boot/vmlinuz-$abi-amd64
+$kseries-modules $kdir/lib/modules/$abi-amd64
+7.3-source $sdir/linux-source-7.3
+EOF
+mv "$list.tmp" "$list"
+echo "$target: Debian kernels unpacked: $kseries $kver, linux-source-7.3 $sver (in $cache)"
