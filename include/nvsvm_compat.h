@@ -101,7 +101,8 @@
 #endif
 
 /*
- * 6.19?, "mm/zone_device: rename page_free callback to folio_free" and
+ * After 6.12 (7.3 has them; the exact release is not checked here),
+ * "mm/zone_device: rename page_free callback to folio_free" and
  * "mm/zone_device: support large zone device private folios" (the
  * device-private THP series): dev_pagemap_ops frees a folio, and
  * zone_device_page_init() takes the pgmap and an order. nvsvm's VRAM
