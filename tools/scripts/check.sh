@@ -16,7 +16,9 @@
 #                     checkpatch on the patch, applied without fuzz, built
 #                     against the stock headers, cached in /var/cache/nvsvm)
 #                     and the stock drm modules it needs
-#   7. tests-build    tests/*.c into build/tests/
+#   7. tests-build    tests/*.c into build/tests/, on 6.1's
+#                     kselftest_harness.h (a lane on another series
+#                     builds its own: build/tests-7.3)
 #      first-run      the first run of make check and make demo on a bare
 #                     machine, rehearsed (tools/scripts/first-run.sh)
 #   8. stock VM       the tests in QEMU on the stock kernel, with 6's modules
@@ -167,13 +169,14 @@ if ((stock_ok)) && step nouveau nouveau_modules; then
 		nouveau_mods+=(--module "$m")
 	done
 fi
-# The tests use the kernel's kselftest_harness.h from that source tree.
+# tests_build SERIES OUT: the test programs, built with the
+# kselftest_harness.h of that kernel series' source tree.
 tests_build() {
 	local ksrc
-	ksrc=$("$scripts/linux-source.sh") || return 1
-	make -k -C tests OUT="$top/build/tests" KSRC="$ksrc"
+	ksrc=$("$scripts/linux-source.sh" "$1") || return 1
+	make -k -C tests OUT="$top/$2" KSRC="$ksrc"
 }
-step tests-build tests_build || true
+step tests-build tests_build 6.1 build/tests || true
 if [[ -z $only ]]; then
 	# The README's commands on a bare machine (issue 15): a failing
 	# install, make check's set-up and make demo, in a namespace where
@@ -184,11 +187,10 @@ fi
 if [[ -z $only || $only == stock ]]; then
 	if ((stock_ok)) && [[ -f /boot/vmlinuz-$kver ]]; then
 		# The stock kernel's fuse.ko, for tests/blocking (loaded by
-		# tests/run.sh; the debug kernel has no FUSE: those cases skip).
+		# tests/run.sh; the debug kernels have FUSE built in).
 		fuse_mod=()
-		for m in "/lib/modules/$kver/kernel/fs/fuse/fuse.ko"; do
-			[[ -f $m ]] && fuse_mod+=(--module "$m")
-		done
+		m=/lib/modules/$kver/kernel/fs/fuse/fuse.ko
+		[[ ! -f $m ]] || fuse_mod=(--module "$m")
 		vm stock --kernel "/boot/vmlinuz-$kver" --kver "$kver" \
 			--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
 			"${stock_test_mods[@]}" "${nouveau_mods[@]}" "${fuse_mod[@]}" \
@@ -242,7 +244,7 @@ fi
 # linux-source-SERIES, default 6.1), our modules against it, and the tests
 # in QEMU on it.
 debug_lane() {
-	local name=$1 series=${2:-} dk="" dkver
+	local name=$1 series=${2:-} dk="" dkver tests=build/tests
 	local -a test_mods=()
 
 	if step "$name-kernel" "$scripts/build-debug-kernel.sh" ${series:+--source "$series"}; then
@@ -250,6 +252,11 @@ debug_lane() {
 	fi
 	if [[ -n $dk ]] && step "build-$name" "$scripts/build-modules.sh" "$dk" "build/$name"; then
 		dkver=$("$scripts/kernelrelease.sh" "$dk")
+		# The lane's own kselftest_harness.h (6.1's is build/tests).
+		if [[ -n $series ]]; then
+			tests=build/tests-$series
+			step "tests-build-$series" tests_build "$series" "$tests" || true
+		fi
 		if step "build-$name-test-kmod" "$scripts/build-test-kmod.sh" "$dk" "build/$name" "build/$name-kmod"; then
 			test_mods=(--module "build/$name-kmod/nvsvm_pascal_test.ko")
 		fi
@@ -259,7 +266,7 @@ debug_lane() {
 			--kmods "$dk/modinst/lib/modules/$dkver" \
 			--module "build/$name/nvsvm.ko" --module "build/$name/nvsvm_vgpu.ko" \
 			"${test_mods[@]}" \
-			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_DEBUG:-1500}"
+			--tests "$tests" --timeout "${NVSVM_VM_TIMEOUT_DEBUG:-1500}"
 	else
 		not_run "$name/vm" "no debug kernel or module build"
 	fi
