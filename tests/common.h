@@ -750,4 +750,27 @@ static inline int test_main(const struct ktap_case *cases, size_t n,
 
 #endif /* __KSELFTEST_HARNESS_H */
 
+/* harness3 */
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * For a case that opens its files itself (after a step of its own, or
+ * several): @fd of device 0, with an area; FX_OPEN(f): fx_open() with an
+ * area and a channel joined to it.
+ */
+#define OPEN_DEV(fd) do {						\
+	fd = nvsvm_open(dev_index);					\
+	ASSERT_LE(0, fd) {						\
+		TH_LOG("open /dev/nvsvm%u: %s", dev_index,		\
+		       strerror(-fd));					\
+	}								\
+} while (0)
+
+#define OPEN_AREA(fd) do {						\
+	OPEN_DEV(fd);							\
+	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
+} while (0)
+
+#define FX_OPEN(f) ASSERT_PASS(fx_open(f, FX_AREA, NVSVM_CHAN_JOIN_AREA))
+#endif /* __KSELFTEST_HARNESS_H */
+
 #endif /* NVSVM_TESTS_COMMON_H */

@@ -47,19 +47,6 @@ static int pt_open(void)
 	}								\
 } while (0)
 
-/* A descriptor of device 0 (with an area): in cases that need several. */
-#define OPEN_DEV(fd) do {						\
-	fd = nvsvm_open(dev_index);					\
-	ASSERT_LE(0, fd) {						\
-		TH_LOG("open /dev/nvsvm%u: %s", dev_index, strerror(-fd)); \
-	}								\
-} while (0)
-
-#define OPEN_AREA(fd) do {						\
-	OPEN_DEV(fd);							\
-	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
-} while (0)
-
 static int pt_join(int pt, int fd)
 {
 	struct nvsvm_pt_join j = { .fd = fd };
