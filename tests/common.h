@@ -771,6 +771,28 @@ static inline int test_main(const struct ktap_case *cases, size_t n,
 } while (0)
 
 #define FX_OPEN(f) ASSERT_PASS(fx_open(f, FX_AREA, NVSVM_CHAN_JOIN_AREA))
+
+/*
+ * A helper returning KTAP_PASS/KTAP_FAIL/KTAP_SKIP skips with
+ * HELPER_SKIP(fmt, ...) (a note too); the case calls it with
+ * ASSERT_PASS_SKIP(), which skips the case with that reason, or with
+ * ASSERT_PASS() where a skip of the helper fails the case.
+ */
+static char helper_why[128] __attribute__((unused));
+
+#define HELPER_SKIP(fmt, ...) do {					\
+	snprintf(helper_why, sizeof(helper_why), fmt, ##__VA_ARGS__);	\
+	ktap_note("%s", helper_why);					\
+	return KTAP_SKIP;						\
+} while (0)
+
+#define ASSERT_PASS_SKIP(x) do {					\
+	int __r = (x);							\
+									\
+	if (__r == KTAP_SKIP)						\
+		SKIP(return, "%s", helper_why);				\
+	ASSERT_PASS(__r);						\
+} while (0)
 #endif /* __KSELFTEST_HARNESS_H */
 
 #endif /* NVSVM_TESTS_COMMON_H */

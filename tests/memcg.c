@@ -31,8 +31,6 @@
 #define BLOCK		(2 * MiB)
 
 static char cg_dir[128];
-/* Why cg_enter() skipped. */
-static char cg_why[128];
 
 static int cg_write(const char *dir, const char *file, const char *val)
 {
@@ -111,13 +109,8 @@ static uint64_t cg_slack(void)
 /*
  * Move the calling process into a new memory cgroup with memory.max
  * @max ("max" for none). KTAP_PASS, KTAP_SKIP without cgroup2 or its
- * memory controller (the reason in cg_why), KTAP_FAIL.
+ * memory controller (HELPER_SKIP), KTAP_FAIL.
  */
-#define CG_SKIP(fmt, ...) do {						\
-	snprintf(cg_why, sizeof(cg_why), fmt, ##__VA_ARGS__);		\
-	return KTAP_SKIP;						\
-} while (0)
-
 static int cg_enter(const char *max)
 {
 	char buf[512];
@@ -126,10 +119,10 @@ static int cg_enter(const char *max)
 
 	if (statfs(CG_ROOT, &sf) || sf.f_type != CG2_MAGIC) {
 		if (access(CG_ROOT, F_OK))
-			CG_SKIP("no %s: kernel without CONFIG_CGROUPS", CG_ROOT);
+			HELPER_SKIP("no %s: kernel without CONFIG_CGROUPS", CG_ROOT);
 		if (mount("none", CG_ROOT, "cgroup2", 0, NULL)) {
 			if (errno == ENODEV)
-				CG_SKIP("no cgroup2 file system");
+				HELPER_SKIP("no cgroup2 file system");
 			KTAP_FAIL_MSG("mount cgroup2 on %s: %s", CG_ROOT,
 				      strerror(errno));
 		}
@@ -138,7 +131,7 @@ static int cg_enter(const char *max)
 	if (ret)
 		KTAP_FAIL_MSG("read cgroup.controllers: %s", strerror(-ret));
 	if (!strstr(buf, "memory"))
-		CG_SKIP("no memory controller: kernel without CONFIG_MEMCG");
+		HELPER_SKIP("no memory controller: kernel without CONFIG_MEMCG");
 	ret = cg_write(CG_ROOT, "cgroup.subtree_control", "+memory");
 	if (ret)
 		KTAP_FAIL_MSG("enable +memory: %s", strerror(-ret));
@@ -154,7 +147,7 @@ static int cg_enter(const char *max)
 		KTAP_FAIL_MSG("join %s: %s", cg_dir, strerror(-ret));
 	ret = cg_read(cg_dir, "memory.stat", buf, sizeof(buf));
 	if (ret || !strstr(buf, "kernel "))
-		CG_SKIP("memory.stat has no kernel field");
+		HELPER_SKIP("memory.stat has no kernel field");
 	return KTAP_PASS;
 }
 
@@ -165,13 +158,7 @@ static void cg_leave(void)
 	rmdir(cg_dir);
 }
 
-#define CG_ENTER(max) do {						\
-	int __r = cg_enter(max);					\
-									\
-	if (__r == KTAP_SKIP)						\
-		SKIP(return, "%s", cg_why);				\
-	ASSERT_PASS(__r);						\
-} while (0)
+#define CG_ENTER(max)	ASSERT_PASS_SKIP(cg_enter(max))
 
 static uint64_t pt_bytes(void)
 {
