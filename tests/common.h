@@ -793,6 +793,53 @@ static char helper_why[128] __attribute__((unused));
 		SKIP(return, "%s", helper_why);				\
 	ASSERT_PASS(__r);						\
 } while (0)
+
+/*
+ * FIXTURE_EMPTY(name): a fixture with nothing to set up, for cases that
+ * open the device themselves but need TEST_F_TIMEOUT() (6.1's harness has
+ * no TEST_TIMEOUT()).
+ */
+#define FIXTURE_EMPTY(name)						\
+	FIXTURE(name) {							\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+	}
+
+/*
+ * Drop from the harness's list the cases for which @keep(name, @arg) is
+ * false (a program's modes run different sets; 6.1's harness has no
+ * option for it). Returns how many are left.
+ */
+static inline unsigned int
+harness_keep_cases(int (*keep)(const char *name, const void *arg),
+		   const void *arg)
+{
+	struct __test_metadata *t, *next, **link;
+	struct __fixture_metadata *f;
+	unsigned int n = 0;
+
+	for (f = __fixture_list; f; f = f->next) {
+		for (t = f->tests; t; t = next) {
+			next = t->next;
+			if (keep(t->name, arg)) {
+				n++;
+				continue;
+			}
+			/* Unlink: only prev is circular (the head's is the tail). */
+			link = t == f->tests ? &f->tests : &t->prev->next;
+			*link = next;
+			if (next)
+				next->prev = t->prev;
+			else if (f->tests)
+				f->tests->prev = t->prev;
+		}
+	}
+	return n;
+}
 #endif /* __KSELFTEST_HARNESS_H */
 
 #endif /* NVSVM_TESTS_COMMON_H */

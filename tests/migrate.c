@@ -636,39 +636,21 @@ static const char *const small_vram_cases[] = {
 	"munmap_frees_vram", NULL
 };
 
-static int in_list(const char *name, const char *const *list)
+static int small_vram_case(const char *name, const void *arg)
 {
-	for (; *list; list++)
-		if (!strcmp(name, *list))
+	const char *const *c;
+
+	(void)arg;
+	for (c = small_vram_cases; *c; c++)
+		if (!strcmp(name, *c))
 			return 1;
 	return 0;
 }
 
-/*
- * Drop the cases this run does not have from the harness's list (6.1's
- * harness has no option for it): with @small the cases not in
- * small_vram_cases, else exhaustion_falls_back.
- */
-static void keep_cases(int small)
+static int default_case(const char *name, const void *arg)
 {
-	struct __test_metadata *t, *next, **link;
-	struct __fixture_metadata *f;
-
-	for (f = __fixture_list; f; f = f->next) {
-		for (t = f->tests; t; t = next) {
-			next = t->next;
-			if (small ? in_list(t->name, small_vram_cases) :
-			    !!strcmp(t->name, "exhaustion_falls_back"))
-				continue;
-			/* Unlink: the head's prev is the tail. */
-			link = t == f->tests ? &f->tests : &t->prev->next;
-			*link = next;
-			if (next)
-				next->prev = t->prev;
-			else if (f->tests)
-				f->tests->prev = t->prev;
-		}
-	}
+	(void)arg;
+	return !!strcmp(name, "exhaustion_falls_back");
 }
 
 int main(int argc, char **argv)
@@ -684,9 +666,9 @@ int main(int argc, char **argv)
 			ksft_exit_skip("no NVSVM_CAP_DEVICE_PRIVATE (kernel without CONFIG_DEVICE_PRIVATE?)\n");
 		if (fd >= 0)
 			close(fd);
-		keep_cases(1);
+		harness_keep_cases(small_vram_case, NULL);
 	} else {
-		keep_cases(0);
+		harness_keep_cases(default_case, NULL);
 	}
 	/* The mode is not an option of the harness. */
 	return test_harness_main(1, argv, 0);

@@ -138,16 +138,7 @@ static int storm(unsigned int threshold, enum storm_kind kind, uint64_t *d)
 }
 
 /* The storm cases open the device themselves, after the threshold. */
-FIXTURE(storm) {
-};
-
-FIXTURE_SETUP(storm)
-{
-}
-
-FIXTURE_TEARDOWN(storm)
-{
-}
+FIXTURE_EMPTY(storm)
 
 /*
  * Never-touched memory: the prefetched neighbours get what a CPU read
