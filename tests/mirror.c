@@ -445,11 +445,12 @@ TEST_F(chan, unmanaged_never_mirrored)
 			      WIN_ADDR + PAGE, NVSVM_ACCESS_WRITE));
 	ASSERT_PASS(window_not_valid(&f));
 	ASSERT_EQ(43, win[WORDS]);
-	if (have && !nvsvm_stat_read(dev_index, "cancels", &c1))
+	if (have && !nvsvm_stat_read(dev_index, "cancels", &c1)) {
 		ASSERT_TRUE(c1 - c0 >= 2) {
 			TH_LOG("cancels went %llu -> %llu",
 			       (unsigned long long)c0, (unsigned long long)c1);
 		}
+	}
 }
 
 static int read_stat(const char *name, uint64_t *v)
@@ -491,10 +492,11 @@ TEST(pt_bytes_return)
 		TH_LOG("pages_mapped %llu -> %llu", (unsigned long long)pm1,
 		       (unsigned long long)pm2);
 	}
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 4; i++) {
 		ASSERT_LE(0, (long)(munmap(bufs[i], chunk))) {
 			TH_LOG("%s", strerror(errno));
 		}
+	}
 	ASSERT_EQ(0, read_stat("pt_bytes", &pt3));
 	ASSERT_EQ(0, read_stat("pages_mapped", &pm3));
 	ASSERT_EQ(pt1, pt3);
