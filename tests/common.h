@@ -750,4 +750,96 @@ static inline int test_main(const struct ktap_case *cases, size_t n,
 
 #endif /* __KSELFTEST_HARNESS_H */
 
+/* harness3 */
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * For a case that opens its files itself (after a step of its own, or
+ * several): @fd of device 0, with an area; FX_OPEN(f): fx_open() with an
+ * area and a channel joined to it.
+ */
+#define OPEN_DEV(fd) do {						\
+	fd = nvsvm_open(dev_index);					\
+	ASSERT_LE(0, fd) {						\
+		TH_LOG("open /dev/nvsvm%u: %s", dev_index,		\
+		       strerror(-fd));					\
+	}								\
+} while (0)
+
+#define OPEN_AREA(fd) do {						\
+	OPEN_DEV(fd);							\
+	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
+} while (0)
+
+#define FX_OPEN(f) ASSERT_PASS(fx_open(f, FX_AREA, NVSVM_CHAN_JOIN_AREA))
+
+/*
+ * A helper returning KTAP_PASS/KTAP_FAIL/KTAP_SKIP skips with
+ * HELPER_SKIP(fmt, ...) (a note too); the case calls it with
+ * ASSERT_PASS_SKIP(), which skips the case with that reason, or with
+ * ASSERT_PASS() where a skip of the helper fails the case.
+ */
+static char helper_why[128] __attribute__((unused));
+
+#define HELPER_SKIP(fmt, ...) do {					\
+	snprintf(helper_why, sizeof(helper_why), fmt, ##__VA_ARGS__);	\
+	ktap_note("%s", helper_why);					\
+	return KTAP_SKIP;						\
+} while (0)
+
+#define ASSERT_PASS_SKIP(x) do {					\
+	int __r = (x);							\
+									\
+	if (__r == KTAP_SKIP)						\
+		SKIP(return, "%s", helper_why);				\
+	ASSERT_PASS(__r);						\
+} while (0)
+
+/*
+ * FIXTURE_EMPTY(name): a fixture with nothing to set up, for cases that
+ * open the device themselves but need TEST_F_TIMEOUT() (6.1's harness has
+ * no TEST_TIMEOUT()).
+ */
+#define FIXTURE_EMPTY(name)						\
+	FIXTURE(name) {							\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+	}
+
+/*
+ * Drop from the harness's list the cases for which @keep(name, @arg) is
+ * false (a program's modes run different sets; 6.1's harness has no
+ * option for it). Returns how many are left.
+ */
+static inline unsigned int
+harness_keep_cases(int (*keep)(const char *name, const void *arg),
+		   const void *arg)
+{
+	struct __test_metadata *t, *next, **link;
+	struct __fixture_metadata *f;
+	unsigned int n = 0;
+
+	for (f = __fixture_list; f; f = f->next) {
+		for (t = f->tests; t; t = next) {
+			next = t->next;
+			if (keep(t->name, arg)) {
+				n++;
+				continue;
+			}
+			/* Unlink: only prev is circular (the head's is the tail). */
+			link = t == f->tests ? &f->tests : &t->prev->next;
+			*link = next;
+			if (next)
+				next->prev = t->prev;
+			else if (f->tests)
+				f->tests->prev = t->prev;
+		}
+	}
+	return n;
+}
+#endif /* __KSELFTEST_HARNESS_H */
+
 #endif /* NVSVM_TESTS_COMMON_H */

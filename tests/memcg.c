@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"
@@ -109,7 +109,7 @@ static uint64_t cg_slack(void)
 /*
  * Move the calling process into a new memory cgroup with memory.max
  * @max ("max" for none). KTAP_PASS, KTAP_SKIP without cgroup2 or its
- * memory controller, KTAP_FAIL.
+ * memory controller (HELPER_SKIP), KTAP_FAIL.
  */
 static int cg_enter(const char *max)
 {
@@ -119,10 +119,10 @@ static int cg_enter(const char *max)
 
 	if (statfs(CG_ROOT, &sf) || sf.f_type != CG2_MAGIC) {
 		if (access(CG_ROOT, F_OK))
-			SKIP("no %s: kernel without CONFIG_CGROUPS", CG_ROOT);
+			HELPER_SKIP("no %s: kernel without CONFIG_CGROUPS", CG_ROOT);
 		if (mount("none", CG_ROOT, "cgroup2", 0, NULL)) {
 			if (errno == ENODEV)
-				SKIP("no cgroup2 file system");
+				HELPER_SKIP("no cgroup2 file system");
 			KTAP_FAIL_MSG("mount cgroup2 on %s: %s", CG_ROOT,
 				      strerror(errno));
 		}
@@ -131,7 +131,7 @@ static int cg_enter(const char *max)
 	if (ret)
 		KTAP_FAIL_MSG("read cgroup.controllers: %s", strerror(-ret));
 	if (!strstr(buf, "memory"))
-		SKIP("no memory controller: kernel without CONFIG_MEMCG");
+		HELPER_SKIP("no memory controller: kernel without CONFIG_MEMCG");
 	ret = cg_write(CG_ROOT, "cgroup.subtree_control", "+memory");
 	if (ret)
 		KTAP_FAIL_MSG("enable +memory: %s", strerror(-ret));
@@ -147,7 +147,7 @@ static int cg_enter(const char *max)
 		KTAP_FAIL_MSG("join %s: %s", cg_dir, strerror(-ret));
 	ret = cg_read(cg_dir, "memory.stat", buf, sizeof(buf));
 	if (ret || !strstr(buf, "kernel "))
-		SKIP("memory.stat has no kernel field");
+		HELPER_SKIP("memory.stat has no kernel field");
 	return KTAP_PASS;
 }
 
@@ -158,11 +158,7 @@ static void cg_leave(void)
 	rmdir(cg_dir);
 }
 
-#define CG_ENTER(max) do {						\
-	int __r = cg_enter(max);					\
-	if (__r != KTAP_PASS)						\
-		return __r;						\
-} while (0)
+#define CG_ENTER(max)	ASSERT_PASS_SKIP(cg_enter(max))
 
 static uint64_t pt_bytes(void)
 {
@@ -206,18 +202,16 @@ static struct nvsvm_op *sparse_reads(uint64_t n)
 }
 
 /*
- * For the GPU cases: into a group of its own, sparse_reads(@n) in *@ops, a
+ * For the GPU cases: into a group of its own, sparse_reads(@n) in @ops, a
  * file with an area and a channel in @f.
  */
-static int gpu_fixture(uint64_t n, struct nvsvm_op **ops, struct fx *f)
-{
-	NEED_CAP(NVSVM_CAP_EXEC);
-	CG_ENTER("max");
-	*ops = sparse_reads(n);
-	ASSERT_MAP(*ops);
-	FX_OPEN(f);
-	return KTAP_PASS;
-}
+#define GPU_FIXTURE(n, ops, f) do {					\
+	NEED_CAP(NVSVM_CAP_EXEC);					\
+	CG_ENTER("max");						\
+	ops = sparse_reads(n);						\
+	ASSERT_NE(NULL, ops);						\
+	FX_OPEN(&f);							\
+} while (0)
 
 /*
  * memory.max of the case's group, opened before the limit is set: opening
@@ -235,7 +229,7 @@ static int cg_open_max(void)
  * CHAN_CREATE charges the caller's group at least CHAN_MIN_BYTES per
  * channel, and closing the file gives it all back.
  */
-static int chan_create_charged(void)
+TEST(chan_create_charged)
 {
 	const unsigned int n = 1000;
 	uint64_t cur0, k0, cur1, k1, cur2, k2, slack = cg_slack();
@@ -245,30 +239,33 @@ static int chan_create_charged(void)
 
 	CG_ENTER("max");
 	OPEN_DEV(fd);
-	EXPECT_OK(nvsvm_chan_create(fd, 0, &h));
+	ASSERT_EQ(0, nvsvm_chan_create(fd, 0, &h));
 	cur0 = cg_current();
 	k0 = cg_kernel();
 	for (i = 0; i < n; i++)
-		EXPECT_OK(nvsvm_chan_create(fd, 0, &h));
+		ASSERT_EQ(0, nvsvm_chan_create(fd, 0, &h));
 	cur1 = cg_current();
 	k1 = cg_kernel();
 	close(fd);
 	cur2 = cg_current();
 	k2 = cg_kernel();
 	cg_leave();
-	ktap_note("%u channels: memory.current +%lld, kernel +%lld; after close %+lld, %+lld (slack %llu)",
-		  n, (long long)(cur1 - cur0), (long long)(k1 - k0),
-		  (long long)(cur2 - cur0), (long long)(k2 - k0),
-		  (unsigned long long)slack);
-	EXPECT_TRUE(cur1 >= cur0 + n * CHAN_MIN_BYTES - slack,
-		    "memory.current %llu -> %llu", (unsigned long long)cur0,
-		    (unsigned long long)cur1);
-	EXPECT_TRUE(k1 >= k0 + n * CHAN_MIN_BYTES - slack,
-		    "memory.stat kernel %llu -> %llu", (unsigned long long)k0,
-		    (unsigned long long)k1);
-	EXPECT_TRUE(k2 <= k0 + slack, "kernel %llu after close, %llu before",
-		    (unsigned long long)k2, (unsigned long long)k0);
-	return KTAP_PASS;
+	TH_LOG("%u channels: memory.current +%lld, kernel +%lld; after close %+lld, %+lld (slack %llu)",
+	       n, (long long)(cur1 - cur0), (long long)(k1 - k0),
+	       (long long)(cur2 - cur0), (long long)(k2 - k0),
+	       (unsigned long long)slack);
+	ASSERT_TRUE(cur1 >= cur0 + n * CHAN_MIN_BYTES - slack) {
+		TH_LOG("memory.current %llu -> %llu", (unsigned long long)cur0,
+		       (unsigned long long)cur1);
+	}
+	ASSERT_TRUE(k1 >= k0 + n * CHAN_MIN_BYTES - slack) {
+		TH_LOG("memory.stat kernel %llu -> %llu",
+		       (unsigned long long)k0, (unsigned long long)k1);
+	}
+	ASSERT_TRUE(k2 <= k0 + slack) {
+		TH_LOG("kernel %llu after close, %llu before",
+		       (unsigned long long)k2, (unsigned long long)k0);
+	}
 }
 
 /* The limit of nvsvm.max_channels (or its documented default). */
@@ -287,30 +284,31 @@ static unsigned int chan_limit(void)
  * with ENOSPC and creates nothing; a destroyed channel makes room for one;
  * another file has its own budget.
  */
-static int chan_limit_enospc(void)
+TEST(chan_limit_enospc)
 {
 	unsigned int i, limit = chan_limit();
 	uint32_t h, h2;
 	int fd, fd2;
 
-	ktap_note("max_channels %u", limit);
-	EXPECT_TRUE(limit >= 1 && limit <= 65536, "limit %u", limit);
+	TH_LOG("max_channels %u", limit);
+	ASSERT_TRUE(limit >= 1 && limit <= 65536) {
+		TH_LOG("limit %u", limit);
+	}
 	OPEN_DEV(fd);
 	for (i = 0; i < limit; i++)
-		EXPECT_OK(nvsvm_chan_create(fd, 0, &h));
+		ASSERT_EQ(0, nvsvm_chan_create(fd, 0, &h));
 	for (i = 0; i < 16; i++)
-		EXPECT_ERR(nvsvm_chan_create(fd, 0, &h), ENOSPC);
-	EXPECT_ERR(nvsvm_chan_destroy(fd, limit + 1), ENOENT);
-	EXPECT_OK(nvsvm_chan_destroy(fd, 5));
-	EXPECT_OK(nvsvm_chan_create(fd, 0, &h));
-	EXPECT_EQ(h, 5);
-	EXPECT_ERR(nvsvm_chan_create(fd, 0, &h), ENOSPC);
+		ASSERT_EQ(-ENOSPC, nvsvm_chan_create(fd, 0, &h));
+	ASSERT_EQ(-ENOENT, nvsvm_chan_destroy(fd, limit + 1));
+	ASSERT_EQ(0, nvsvm_chan_destroy(fd, 5));
+	ASSERT_EQ(0, nvsvm_chan_create(fd, 0, &h));
+	ASSERT_EQ(5, h);
+	ASSERT_EQ(-ENOSPC, nvsvm_chan_create(fd, 0, &h));
 	OPEN_DEV(fd2);
-	EXPECT_OK(nvsvm_chan_create(fd2, 0, &h2));
-	EXPECT_EQ(h2, 1);
+	ASSERT_EQ(0, nvsvm_chan_create(fd2, 0, &h2));
+	ASSERT_EQ(1, h2);
 	close(fd2);
 	close(fd);
-	return KTAP_PASS;
 }
 
 /*
@@ -320,11 +318,11 @@ static int chan_limit_enospc(void)
 static int tables_charged(uint64_t n, uint64_t pt0, uint64_t pt1,
 			  uint64_t k0, uint64_t k1)
 {
-	EXPECT_TRUE(pt1 - pt0 >= n * PAGE, "pt_bytes %llu -> %llu",
-		    (unsigned long long)pt0, (unsigned long long)pt1);
-	EXPECT_TRUE(k1 + cg_slack() >= k0 + (pt1 - pt0),
-		    "memory.stat kernel %llu -> %llu",
-		    (unsigned long long)k0, (unsigned long long)k1);
+	CHK_TRUE(pt1 - pt0 >= n * PAGE, "pt_bytes %llu -> %llu",
+		 (unsigned long long)pt0, (unsigned long long)pt1);
+	CHK_TRUE(k1 + cg_slack() >= k0 + (pt1 - pt0),
+		 "memory.stat kernel %llu -> %llu", (unsigned long long)k0,
+		 (unsigned long long)k1);
 	return KTAP_PASS;
 }
 
@@ -333,7 +331,7 @@ static int tables_charged(uint64_t n, uint64_t pt0, uint64_t pt1,
  * memory.stat's kernel grows at least by what pt_bytes says the tables
  * take, and goes back at close.
  */
-static int map_tables_charged(void)
+TEST(map_tables_charged)
 {
 	const uint64_t n = 1024;
 	uint64_t cur0, k0, pt0, cur1, k1, pt1, k2, slack = cg_slack();
@@ -343,32 +341,34 @@ static int map_tables_charged(void)
 
 	CG_ENTER("max");
 	p = sparse(n);
-	ASSERT_MAP(p);
+	ASSERT_TRUE(p && (void *)p != MAP_FAILED);
 	OPEN_AREA(fd);
 	pt0 = pt_bytes();
 	cur0 = cg_current();
 	k0 = cg_kernel();
 	m = (struct nvsvm_map){ .addr = nvsvm_ptr(p), .size = n * BLOCK };
-	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_MAP, &m));
-	EXPECT_EQ(m.mapped, n);
+	ASSERT_EQ(0, xioctl(fd, NVSVM_IOCTL_MAP, &m));
+	ASSERT_EQ(n, m.mapped);
 	pt1 = pt_bytes();
 	cur1 = cg_current();
 	k1 = cg_kernel();
 	close(fd);
-	CHECK(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
+	ASSERT_PASS(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
 	k2 = cg_kernel();
 	cg_leave();
-	ktap_note("MAP of %llu sparse blocks: pt_bytes +%lld, memory.current +%lld, kernel +%lld; after close kernel %+lld (slack %llu)",
-		  (unsigned long long)n, (long long)(pt1 - pt0),
-		  (long long)(cur1 - cur0), (long long)(k1 - k0),
-		  (long long)(k2 - k0), (unsigned long long)slack);
-	CHECK(tables_charged(n, pt0, pt1, k0, k1));
-	EXPECT_TRUE(cur1 + slack >= cur0 + (pt1 - pt0),
-		    "memory.current %llu -> %llu",
-		    (unsigned long long)cur0, (unsigned long long)cur1);
-	EXPECT_TRUE(k2 <= k0 + slack, "kernel %llu after close, %llu before",
-		    (unsigned long long)k2, (unsigned long long)k0);
-	return KTAP_PASS;
+	TH_LOG("MAP of %llu sparse blocks: pt_bytes +%lld, memory.current +%lld, kernel +%lld; after close kernel %+lld (slack %llu)",
+	       (unsigned long long)n, (long long)(pt1 - pt0),
+	       (long long)(cur1 - cur0), (long long)(k1 - k0),
+	       (long long)(k2 - k0), (unsigned long long)slack);
+	ASSERT_PASS(tables_charged(n, pt0, pt1, k0, k1));
+	ASSERT_TRUE(cur1 + slack >= cur0 + (pt1 - pt0)) {
+		TH_LOG("memory.current %llu -> %llu", (unsigned long long)cur0,
+		       (unsigned long long)cur1);
+	}
+	ASSERT_TRUE(k2 <= k0 + slack) {
+		TH_LOG("kernel %llu after close, %llu before",
+		       (unsigned long long)k2, (unsigned long long)k0);
+	}
 }
 
 /*
@@ -376,31 +376,28 @@ static int map_tables_charged(void)
  * to the group of the process whose area they belong to, not to the
  * worker (which would be charged to no one).
  */
-static int fault_tables_charged(void)
+TEST(fault_tables_charged)
 {
 	const uint64_t n = 1024;
 	uint64_t k0, pt0, k1, pt1, slack = cg_slack(), i;
 	struct nvsvm_op *ops;
 	struct fx f;
-	int ret;
 
-	ret = gpu_fixture(n, &ops, &f);
-	if (ret != KTAP_PASS)
-		return ret;
+	GPU_FIXTURE(n, ops, f);
 	pt0 = pt_bytes();
 	k0 = cg_kernel();
-	CHECK(gpu_ok(&f, ops, n));
+	ASSERT_PASS(gpu_ok(&f, ops, n));
 	pt1 = pt_bytes();
 	k1 = cg_kernel();
 	for (i = 0; i < n; i++)
-		EXPECT_EQ(ops[i].result, 1);
+		ASSERT_EQ(1, ops[i].result);
 	close(f.fd);
-	CHECK(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
+	ASSERT_PASS(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
 	cg_leave();
-	ktap_note("GPU faults on %llu sparse blocks: pt_bytes +%lld, kernel +%lld (slack %llu)",
-		  (unsigned long long)n, (long long)(pt1 - pt0),
-		  (long long)(k1 - k0), (unsigned long long)slack);
-	return tables_charged(n, pt0, pt1, k0, k1);
+	TH_LOG("GPU faults on %llu sparse blocks: pt_bytes +%lld, kernel +%lld (slack %llu)",
+	       (unsigned long long)n, (long long)(pt1 - pt0),
+	       (long long)(k1 - k0), (unsigned long long)slack);
+	ASSERT_PASS(tables_charged(n, pt0, pt1, k0, k1));
 }
 
 /*
@@ -409,7 +406,7 @@ static int fault_tables_charged(void)
  * alive. Once the limit is lifted the same MAP completes, and closing the
  * file gives every table back.
  */
-static int map_over_limit_enomem(void)
+TEST(map_over_limit_enomem)
 {
 	const uint64_t n = 2048;
 	uint64_t pt0, cur, kills0, kills1;
@@ -419,36 +416,40 @@ static int map_over_limit_enomem(void)
 
 	CG_ENTER("max");
 	p = sparse(n);
-	ASSERT_MAP(p);
+	ASSERT_TRUE(p && (void *)p != MAP_FAILED);
 	OPEN_AREA(fd);
 	maxfd = cg_open_max();
-	ASSERT_SYS(maxfd);
+	ASSERT_LE(0, (long)(maxfd)) {
+		TH_LOG("%s", strerror(errno));
+	}
 	pt0 = pt_bytes();
 	kills0 = cg_field("memory.events", "oom_kill");
 	cur = cg_current();
 	snprintf(max, sizeof(max), "%llu", (unsigned long long)(cur + MiB));
-	ASSERT_SYS(write(maxfd, max, strlen(max)));
+	ASSERT_LE(0, (long)(write(maxfd, max, strlen(max)))) {
+		TH_LOG("%s", strerror(errno));
+	}
 
 	m = (struct nvsvm_map){ .addr = nvsvm_ptr(p), .size = n * BLOCK };
 	ret = xioctl(fd, NVSVM_IOCTL_MAP, &m);
 	/* Lift the limit before anything else allocates. */
-	ASSERT_SYS(write(maxfd, "max", 3));
+	ASSERT_LE(0, (long)(write(maxfd, "max", 3))) {
+		TH_LOG("%s", strerror(errno));
+	}
 	close(maxfd);
 	kills1 = cg_field("memory.events", "oom_kill");
-	ktap_note("MAP under memory.max = current + 1 MiB: %s, pt_bytes +%lld, oom_kill %llu -> %llu",
-		  ret ? strerror(-ret) : "success",
-		  (long long)(pt_bytes() - pt0), (unsigned long long)kills0,
-		  (unsigned long long)kills1);
-	EXPECT_ERR(ret, ENOMEM);
-	EXPECT_EQ(kills1, kills0);
+	TH_LOG("MAP under memory.max = current + 1 MiB: %s, pt_bytes +%lld, oom_kill %llu -> %llu",
+	       ret ? strerror(-ret) : "success", (long long)(pt_bytes() - pt0),
+	       (unsigned long long)kills0, (unsigned long long)kills1);
+	ASSERT_EQ(-ENOMEM, ret);
+	ASSERT_EQ(kills0, kills1);
 
 	m = (struct nvsvm_map){ .addr = nvsvm_ptr(p), .size = n * BLOCK };
-	EXPECT_OK(xioctl(fd, NVSVM_IOCTL_MAP, &m));
-	EXPECT_EQ(m.mapped, n);
+	ASSERT_EQ(0, xioctl(fd, NVSVM_IOCTL_MAP, &m));
+	ASSERT_EQ(n, m.mapped);
 	close(fd);
-	CHECK(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
+	ASSERT_PASS(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
 	cg_leave();
-	return KTAP_PASS;
 }
 
 /*
@@ -457,7 +458,7 @@ static int map_over_limit_enomem(void)
  * are replayed until the program's timeout, or cancelled), nobody is OOM
  * killed, and once the limit is lifted the same program completes.
  */
-static int fault_over_limit(void)
+TEST(fault_over_limit)
 {
 	const uint64_t n = 1024;
 	uint64_t pt0, kills0, kills1, i;
@@ -467,54 +468,51 @@ static int fault_over_limit(void)
 	char max[32];
 	struct fx f;
 
-	ret = gpu_fixture(n, &ops, &f);
-	if (ret != KTAP_PASS)
-		return ret;
+	GPU_FIXTURE(n, ops, f);
 	maxfd = cg_open_max();
-	ASSERT_SYS(maxfd);
+	ASSERT_LE(0, (long)(maxfd)) {
+		TH_LOG("%s", strerror(errno));
+	}
 	pt0 = pt_bytes();
 	kills0 = cg_field("memory.events", "oom_kill");
 	snprintf(max, sizeof(max), "%llu",
 		 (unsigned long long)(cg_current() + 256 * 1024));
-	ASSERT_SYS(write(maxfd, max, strlen(max)));
+	ASSERT_LE(0, (long)(write(maxfd, max, strlen(max)))) {
+		TH_LOG("%s", strerror(errno));
+	}
 
 	ret = nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, ops, n, 2000, &e);
-	ASSERT_SYS(write(maxfd, "max", 3));
+	ASSERT_LE(0, (long)(write(maxfd, "max", 3))) {
+		TH_LOG("%s", strerror(errno));
+	}
 	close(maxfd);
 	kills1 = cg_field("memory.events", "oom_kill");
-	ktap_note("GPU reads of %llu sparse blocks with 256 KiB of room: %s, %s after %u ops, pt_bytes +%lld, oom_kill %llu -> %llu",
-		  (unsigned long long)n, ret ? strerror(-ret) : "EXEC ok",
-		  nvsvm_status_name(e.status), e.done,
-		  (long long)(pt_bytes() - pt0), (unsigned long long)kills0,
-		  (unsigned long long)kills1);
-	EXPECT_OK(ret);
-	EXPECT_TRUE(e.status == NVSVM_EXEC_TIMEOUT ||
-		    e.status == NVSVM_EXEC_FAULT, "status %s",
-		    nvsvm_status_name(e.status));
-	EXPECT_TRUE(e.done < n, "done %u", e.done);
-	EXPECT_EQ(kills1, kills0);
+	TH_LOG("GPU reads of %llu sparse blocks with 256 KiB of room: %s, %s after %u ops, pt_bytes +%lld, oom_kill %llu -> %llu",
+	       (unsigned long long)n, ret ? strerror(-ret) : "EXEC ok",
+	       nvsvm_status_name(e.status), e.done,
+	       (long long)(pt_bytes() - pt0), (unsigned long long)kills0,
+	       (unsigned long long)kills1);
+	ASSERT_EQ(0, ret);
+	ASSERT_TRUE(e.status == NVSVM_EXEC_TIMEOUT ||
+		    e.status == NVSVM_EXEC_FAULT) {
+		TH_LOG("status %s", nvsvm_status_name(e.status));
+	}
+	ASSERT_TRUE(e.done < n) {
+		TH_LOG("done %u", e.done);
+	}
+	ASSERT_EQ(kills0, kills1);
 
-	EXPECT_OK(nvsvm_chan_destroy(f.fd, f.chan));
-	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
-	CHECK(gpu_ok(&f, ops, n));
+	ASSERT_EQ(0, nvsvm_chan_destroy(f.fd, f.chan));
+	ASSERT_EQ(0, nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	ASSERT_PASS(gpu_ok(&f, ops, n));
 	for (i = 0; i < n; i++)
-		EXPECT_EQ(ops[i].result, 1);
+		ASSERT_EQ(1, ops[i].result);
 	close(f.fd);
-	CHECK(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
+	ASSERT_PASS(stats_become(dev_index, "pt_bytes", pt0, NULL, 0));
 	cg_leave();
-	return KTAP_PASS;
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE(chan_create_charged),
-	KTAP_CASE(chan_limit_enospc),
-	KTAP_CASE(map_tables_charged),
-	KTAP_CASE(fault_tables_charged),
-	KTAP_CASE(map_over_limit_enomem),
-	KTAP_CASE(fault_over_limit),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
+	return test_harness_main(argc, argv, 0);
 }

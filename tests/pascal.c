@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 #include "kmod/nvsvm_pascal_test.h"
 
@@ -41,9 +41,10 @@ static int pt_open(void)
 #define PT_OPEN(pt) do {						\
 	pt = pt_open();							\
 	if (pt == -ENOENT)						\
-		SKIP(PT_DEV " missing (" PT_MODULE ".ko not loaded)");	\
-	if (pt < 0)							\
-		KTAP_FAIL_MSG("open " PT_DEV ": %s", strerror(-pt));	\
+		SKIP(return, PT_DEV " missing (" PT_MODULE ".ko not loaded)"); \
+	ASSERT_LE(0, pt) {						\
+		TH_LOG("open " PT_DEV ": %s", strerror(-pt));		\
+	}								\
 } while (0)
 
 static int pt_join(int pt, int fd)
@@ -83,7 +84,7 @@ static int pt_read(int pt, const volatile void *p, uint32_t gpc,
  * the joined channel's next access is cancelled (a live channel without
  * an area), not found stale and replayed for ever.
  */
-static int area_fini_detaches_joined(void)
+TEST(area_fini_detaches_joined)
 {
 	uint64_t stale0, stale1, replays0, replays1, got;
 	volatile uint64_t *buf;
@@ -94,34 +95,35 @@ static int area_fini_detaches_joined(void)
 	PT_OPEN(pt);
 	OPEN_AREA(fd);
 	buf = anon(PAGE);
-	EXPECT_TRUE(buf, "mmap");
+	ASSERT_NE(NULL, buf);
 	buf[0] = 0x5a5a;
-	EXPECT_OK(pt_join(pt, fd));
+	ASSERT_EQ(0, pt_join(pt, fd));
 	/* Joined: the channel reads the process's memory. */
-	EXPECT_OK(pt_read(pt, buf, 0, &e, &got));
-	EXPECT_EQ(e.status, NVSVM_EXEC_OK);
-	EXPECT_EQ(got, 0x5a5a);
+	ASSERT_EQ(0, pt_read(pt, buf, 0, &e, &got));
+	ASSERT_EQ(NVSVM_EXEC_OK, e.status);
+	ASSERT_EQ(0x5a5a, got);
 
-	EXPECT_OK(nvsvm_area_fini(fd));
-	EXPECT_OK(nvsvm_stat_read(0, "stale", &stale0));
-	EXPECT_OK(nvsvm_stat_read(0, "replays", &replays0));
-	EXPECT_OK(pt_read(pt, buf, 0, &e, NULL));
-	EXPECT_OK(nvsvm_stat_read(0, "stale", &stale1));
-	EXPECT_OK(nvsvm_stat_read(0, "replays", &replays1));
-	ktap_note("after AREA_FINI: status %s, stale +%llu, replays +%llu",
-		  nvsvm_status_name(e.status),
-		  (unsigned long long)(stale1 - stale0),
-		  (unsigned long long)(replays1 - replays0));
-	EXPECT_EQ(e.status, NVSVM_EXEC_FAULT);
-	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), nvsvm_ptr(buf));
-	EXPECT_EQ(stale1 - stale0, 0);
+	ASSERT_EQ(0, nvsvm_area_fini(fd));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "stale", &stale0));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "replays", &replays0));
+	ASSERT_EQ(0, pt_read(pt, buf, 0, &e, NULL));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "stale", &stale1));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "replays", &replays1));
+	TH_LOG("after AREA_FINI: status %s, stale +%llu, replays +%llu",
+	       nvsvm_status_name(e.status),
+	       (unsigned long long)(stale1 - stale0),
+	       (unsigned long long)(replays1 - replays0));
+	ASSERT_EQ(NVSVM_EXEC_FAULT, e.status);
+	ASSERT_EQ(nvsvm_ptr(buf), e.fault_addr & ~(PAGE - 1));
+	ASSERT_EQ(0, stale1 - stale0);
 	/* A first sighting, a replay, the second sighting cancelled. */
-	EXPECT_TRUE(replays1 - replays0 <= 4, "%llu replays",
-		    (unsigned long long)(replays1 - replays0));
-	EXPECT_OK(xioctl(pt, NVSVM_PT_LEAVE, NULL));
+	ASSERT_TRUE(replays1 - replays0 <= 4) {
+		TH_LOG("%llu replays",
+		       (unsigned long long)(replays1 - replays0));
+	}
+	ASSERT_EQ(0, xioctl(pt, NVSVM_PT_LEAVE, NULL));
 	close(pt);
 	close(fd);
-	return KTAP_PASS;
 }
 
 struct pt_job {
@@ -148,7 +150,7 @@ static void *pt_job_thread(void *arg)
  * is let through and the new channel's own access is served. x must not
  * be mapped in file 2's area.
  */
-static int leave_reads_old_faults(void)
+TEST(leave_reads_old_faults)
 {
 	uint64_t faults0 = 0, faults = 0, got;
 	volatile uint64_t *x, *y;
@@ -164,22 +166,23 @@ static int leave_reads_old_faults(void)
 	OPEN_AREA(f2);
 	/* x and y in two 2 MiB blocks: serving y never prefetches x. */
 	mem = anon(8 * MiB);
-	EXPECT_TRUE(mem, "mmap");
+	ASSERT_NE(NULL, mem);
 	x = (volatile uint64_t *)(((uintptr_t)mem + 2 * MiB - 1) & ~(2 * MiB - 1));
 	y = x + (2 * MiB + 16 * PAGE) / 8;
 	x[0] = 1;
 	y[0] = 2;
 
-	EXPECT_OK(pt_hold(pt, 1));
-	EXPECT_OK(pt_join(pt, f1));
-	EXPECT_OK(vgpu_stat_read("faults", &faults0));
+	ASSERT_EQ(0, pt_hold(pt, 1));
+	ASSERT_EQ(0, pt_join(pt, f1));
+	ASSERT_EQ(0, vgpu_stat_read("faults", &faults0));
 	job.pt = pt;
 	job.p = x;
-	EXPECT_TRUE(!pthread_create(&th, NULL, pt_job_thread, &job),
-		    "pthread_create");
+	ASSERT_TRUE(!pthread_create(&th, NULL, pt_job_thread, &job)) {
+		TH_LOG("pthread_create");
+	}
 	/* Wait for the entry in the buffer (a state, not a time). */
 	for (i = 0; i < 2000; i++) {
-		EXPECT_OK(vgpu_stat_read("faults", &faults));
+		ASSERT_EQ(0, vgpu_stat_read("faults", &faults));
 		if (faults > faults0)
 			break;
 		usleep(5000);
@@ -187,30 +190,32 @@ static int leave_reads_old_faults(void)
 	if (faults == faults0) {
 		xioctl(pt, NVSVM_PT_LEAVE, NULL);
 		pthread_join(th, NULL);
-		KTAP_FAIL_MSG("the old channel did not fault on x");
+		ASSERT_TRUE(0) {
+			TH_LOG("the old channel did not fault on x");
+		}
 	}
 	/* nouveau_channel_del(): the channel stops, then leaves. */
-	EXPECT_OK(xioctl(pt, NVSVM_PT_LEAVE, NULL));
+	ASSERT_EQ(0, xioctl(pt, NVSVM_PT_LEAVE, NULL));
 	pthread_join(th, NULL);
-	EXPECT_OK(job.ret);
-	EXPECT_NE(job.e.status, NVSVM_EXEC_OK);
+	ASSERT_EQ(0, job.ret);
+	ASSERT_NE(NVSVM_EXEC_OK, job.e.status);
 
 	/* A new channel, the same instance block, another area. */
-	EXPECT_OK(pt_join(pt, f2));
-	EXPECT_OK(pt_hold(pt, 0));
+	ASSERT_EQ(0, pt_join(pt, f2));
+	ASSERT_EQ(0, pt_hold(pt, 0));
 	/* Its fault comes after x's entry: when it is served, x's was read. */
-	EXPECT_OK(pt_read(pt, y, 1, &job.e, &got));
-	EXPECT_EQ(job.e.status, NVSVM_EXEC_OK);
-	EXPECT_EQ(got, 2);
-	EXPECT_OK(nvsvm_query(f2, nvsvm_ptr(x), 1, &q));
-	if (q)
-		KTAP_FAIL_MSG("x is mapped (QUERY %#x) in the area of the new channel, which never touched it: the old channel's fault was served there",
-			      q);
-	EXPECT_OK(xioctl(pt, NVSVM_PT_LEAVE, NULL));
+	ASSERT_EQ(0, pt_read(pt, y, 1, &job.e, &got));
+	ASSERT_EQ(NVSVM_EXEC_OK, job.e.status);
+	ASSERT_EQ(2, got);
+	ASSERT_EQ(0, nvsvm_query(f2, nvsvm_ptr(x), 1, &q));
+	ASSERT_EQ(0, q) {
+		TH_LOG("x is mapped (QUERY %#x) in the area of the new channel, which never touched it: the old channel's fault was served there",
+		       q);
+	}
+	ASSERT_EQ(0, xioctl(pt, NVSVM_PT_LEAVE, NULL));
 	close(pt);
 	close(f1);
 	close(f2);
-	return KTAP_PASS;
 }
 
 static int sysfs_write(const char *path, const char *val)
@@ -253,7 +258,7 @@ static int vgpu_device(char *name, size_t size)
  * the munmap), nothing in the kernel log (the VM runner), no leak
  * (kmemleak). Then the device binds again and works.
  */
-static int unbind_case(int with_chan)
+static void unbind_case(struct __test_metadata *_metadata, int with_chan)
 {
 	struct nvsvm_get_info gi;
 	struct nvsvm_exec e;
@@ -265,91 +270,89 @@ static int unbind_case(int with_chan)
 	int fd, fd2, i;
 
 	NEED_VGPU();
-	EXPECT_OK(vgpu_device(dev, sizeof(dev)));
+	ASSERT_EQ(0, vgpu_device(dev, sizeof(dev)));
 	/* The test module holds the GPU: it goes first. */
 	if (system("rmmod " PT_MODULE " 2>/dev/null"))
-		ktap_note(PT_MODULE " was not loaded");
+		TH_LOG(PT_MODULE " was not loaded");
 
 	OPEN_AREA(fd);
 	OPEN_DEV(fd2);
 	buf = anon(16 * PAGE);
-	EXPECT_TRUE(buf, "mmap");
+	ASSERT_NE(NULL, buf);
 	for (i = 0; i < 16; i++)
 		buf[i * WORDS] = i + 1;
-	EXPECT_OK(nvsvm_map(fd, nvsvm_ptr(buf), 16 * PAGE, NVSVM_MAP_WRITE,
+	ASSERT_EQ(0, nvsvm_map(fd, nvsvm_ptr(buf), 16 * PAGE, NVSVM_MAP_WRITE,
 			    &mapped));
-	EXPECT_EQ(mapped, 16);
-	EXPECT_OK(nvsvm_query(fd, nvsvm_ptr(buf), 16, q));
-	EXPECT_TRUE(q[15] & NVSVM_QUERY_VALID, "QUERY %#x", q[15]);
+	ASSERT_EQ(16, mapped);
+	ASSERT_EQ(0, nvsvm_query(fd, nvsvm_ptr(buf), 16, q));
+	ASSERT_TRUE(q[15] & NVSVM_QUERY_VALID) {
+		TH_LOG("QUERY %#x", q[15]);
+	}
 	op = nvsvm_op_read(nvsvm_ptr(&buf[3 * WORDS]));
 	if (with_chan) {
-		EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
-		EXPECT_OK(nvsvm_exec(fd, chan, 0, &op, 1, EXEC_MS, &e));
-		EXPECT_EQ(e.status, NVSVM_EXEC_OK);
-		EXPECT_EQ(op.result, 4);
+		ASSERT_EQ(0, nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &chan));
+		ASSERT_EQ(0, nvsvm_exec(fd, chan, 0, &op, 1, EXEC_MS, &e));
+		ASSERT_EQ(NVSVM_EXEC_OK, e.status);
+		ASSERT_EQ(4, op.result);
 	}
 
-	EXPECT_OK(sysfs_write(VGPU_DRIVER "/unbind", dev));
-	EXPECT_TRUE(access("/dev/nvsvm0", F_OK) && errno == ENOENT,
-		    "/dev/nvsvm0 still there");
-	EXPECT_ERR(nvsvm_get_info(fd, &gi), ENODEV);
-	EXPECT_ERR(nvsvm_get_info(fd2, &gi), ENODEV);
-	EXPECT_ERR(nvsvm_map(fd, nvsvm_ptr(buf), PAGE, 0, &mapped), ENODEV);
-	EXPECT_ERR(nvsvm_query(fd, nvsvm_ptr(buf), 16, q), ENODEV);
-	EXPECT_ERR(nvsvm_unmap(fd, nvsvm_ptr(buf), PAGE), ENODEV);
-	EXPECT_ERR(nvsvm_exec(fd, chan, 0, &op, 1, EXEC_MS, &e), ENODEV);
-	EXPECT_ERR(nvsvm_chan_create(fd, 0, &chan2), ENODEV);
-	EXPECT_ERR(nvsvm_chan_destroy(fd, chan), ENODEV);
-	EXPECT_ERR(nvsvm_area_fini(fd), ENODEV);
-	EXPECT_ERR(nvsvm_area_init(fd2, WIN_ADDR, WIN_SIZE), ENODEV);
+	ASSERT_EQ(0, sysfs_write(VGPU_DRIVER "/unbind", dev));
+	ASSERT_TRUE(access("/dev/nvsvm0", F_OK) && errno == ENOENT) {
+		TH_LOG("/dev/nvsvm0 still there");
+	}
+	ASSERT_EQ(-ENODEV, nvsvm_get_info(fd, &gi));
+	ASSERT_EQ(-ENODEV, nvsvm_get_info(fd2, &gi));
+	ASSERT_EQ(-ENODEV, nvsvm_map(fd, nvsvm_ptr(buf), PAGE, 0, &mapped));
+	ASSERT_EQ(-ENODEV, nvsvm_query(fd, nvsvm_ptr(buf), 16, q));
+	ASSERT_EQ(-ENODEV, nvsvm_unmap(fd, nvsvm_ptr(buf), PAGE));
+	ASSERT_EQ(-ENODEV, nvsvm_exec(fd, chan, 0, &op, 1, EXEC_MS, &e));
+	ASSERT_EQ(-ENODEV, nvsvm_chan_create(fd, 0, &chan2));
+	ASSERT_EQ(-ENODEV, nvsvm_chan_destroy(fd, chan));
+	ASSERT_EQ(-ENODEV, nvsvm_area_fini(fd));
+	ASSERT_EQ(-ENODEV, nvsvm_area_init(fd2, WIN_ADDR, WIN_SIZE));
 	/* The CPU side is untouched. */
 	for (i = 0; i < 16; i++)
-		EXPECT_EQ(buf[i * WORDS], i + 1);
-	EXPECT_OK(close(fd2));
+		ASSERT_EQ(i + 1, buf[i * WORDS]);
+	ASSERT_EQ(0, close(fd2));
 	if (with_chan) {
-		EXPECT_OK(close(fd));
-		EXPECT_OK(munmap(buf, 16 * PAGE));
+		ASSERT_EQ(0, close(fd));
+		ASSERT_EQ(0, munmap(buf, 16 * PAGE));
 	} else {
-		EXPECT_OK(munmap(buf, 16 * PAGE));
-		EXPECT_OK(close(fd));
+		ASSERT_EQ(0, munmap(buf, 16 * PAGE));
+		ASSERT_EQ(0, close(fd));
 	}
 
 	/* Bound again, the GPU works. */
-	EXPECT_OK(sysfs_write(VGPU_DRIVER "/bind", dev));
+	ASSERT_EQ(0, sysfs_write(VGPU_DRIVER "/bind", dev));
 	OPEN_DEV(fd);
-	EXPECT_OK(nvsvm_get_info(fd, &gi));
-	EXPECT_EQ(gi.api_version, NVSVM_API_VERSION);
+	ASSERT_EQ(0, nvsvm_get_info(fd, &gi));
+	ASSERT_EQ(NVSVM_API_VERSION, gi.api_version);
 	close(fd);
-	return KTAP_PASS;
 }
 
-static int unbind_with_files_open(void)
+/*
+ * Last (the harness runs cases in this order): they remove the test
+ * module and rebind the GPU. Without a channel, the old unregister did
+ * not even warn.
+ */
+TEST(unbind_with_area_no_channel)
 {
-	return unbind_case(1);
+	unbind_case(_metadata, 0);
 }
 
-/* Without a channel, the old unregister did not even warn. */
-static int unbind_with_area_no_channel(void)
+TEST(unbind_with_files_open)
 {
-	return unbind_case(0);
+	unbind_case(_metadata, 1);
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE(area_fini_detaches_joined),
-	KTAP_CASE(leave_reads_old_faults),
-	/* Last: they remove the test module and rebind the GPU. */
-	KTAP_CASE(unbind_with_area_no_channel),
-	KTAP_CASE(unbind_with_files_open),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
 	int ret;
 
 	if (access(PT_DEV, F_OK) &&
 	    system("modprobe " PT_MODULE " 2>/dev/null"))
 		printf("# " PT_MODULE ".ko could not be loaded: the join cases skip\n");
-	ret = test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+	ret = test_harness_main(argc, argv, NVSVM_CAP_EXEC);
 	if (!access(PT_DEV, F_OK) && system("rmmod " PT_MODULE))
 		ret = 1;
 	return ret;

@@ -10,6 +10,10 @@
  * writing (copy-on-write kept, shared file pages and the zero page left
  * alone: pagemap shows it). Needs root (the module parameter, debugfs
  * counters, pagemap pfns).
+ *
+ * Cases: TEST(), each opening the device after its own set-up (memory, a
+ * child, the threshold); the storm cases TEST_F_TIMEOUT() on an empty
+ * fixture, for their 150 s.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -18,7 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define PARAM	"/sys/module/nvsvm/parameters/prefetch_threshold"
@@ -98,19 +102,19 @@ static int storm(unsigned int threshold, enum storm_kind kind, uint64_t *d)
 	struct fx f;
 	int i, ret;
 
-	ASSERT_MAP(buf);
-	ASSERT_SYS(madvise(buf, STORM, MADV_NOHUGEPAGE));
+	CHK_MAP(buf);
+	CHK_SYS(madvise(buf, STORM, MADV_NOHUGEPAGE));
 	if (kind == STORM_FILL_WRITTEN)
 		memset(buf, 0x5a, STORM);
 	ret = set_threshold(threshold, &old);
 	if (ret)
-		SKIP("%s: %s", PARAM, strerror(-ret));
+		HELPER_SKIP("%s: %s", PARAM, strerror(-ret));
 	ret = stats(before);
 	if (ret) {
 		set_threshold(old, NULL);
-		SKIP("debugfs: %s", strerror(-ret));
+		HELPER_SKIP("debugfs: %s", strerror(-ret));
 	}
-	FX_OPEN(&f);
+	CHECK(fx_open(&f, FX_AREA, NVSVM_CHAN_JOIN_AREA));
 	if (kind == STORM_SUM)
 		op = nvsvm_op_sum(nvsvm_ptr(buf), STORM);
 	else
@@ -118,9 +122,9 @@ static int storm(unsigned int threshold, enum storm_kind kind, uint64_t *d)
 	ret = gpu_ok(&f, &op, 1);
 	set_threshold(old, NULL);
 	CHECK(ret);
-	EXPECT_OK(stats(after));
+	CHK_OK(stats(after));
 	if (kind == STORM_SUM)
-		EXPECT_EQ(op.result, 0);
+		CHK_EQ(op.result, 0);
 	else
 		CHECK(cpu_check(buf, STORM / 8, 0x9e7c));
 	for (i = 0; i < NSTATS; i++)
@@ -129,60 +133,65 @@ static int storm(unsigned int threshold, enum storm_kind kind, uint64_t *d)
 		  threshold, storm_names[kind], STORM / PAGE,
 		  (unsigned long long)d[0], (unsigned long long)d[1],
 		  (unsigned long long)d[2]);
-	EXPECT_EQ(d[3], 0);
+	CHK_EQ(d[3], 0);
 	return KTAP_PASS;
 }
+
+/* The storm cases open the device themselves, after the threshold. */
+FIXTURE_EMPTY(storm)
 
 /*
  * Never-touched memory: the prefetched neighbours get what a CPU read
  * gives (the zero page, read-only), so the FILL still faults once per page
  * for writing; what counts is that every word is right.
  */
-static int storm_prefetch_on(void)
+TEST_F_TIMEOUT(storm, storm_prefetch_on, 150)
 {
 	uint64_t d[NSTATS];
 
-	CHECK(storm(51, STORM_FILL, d));
-	EXPECT_TRUE(d[2] > 0, "no range grew");
-	return KTAP_PASS;
+	ASSERT_PASS(storm(51, STORM_FILL, d));
+	ASSERT_TRUE(d[2] > 0) {
+		TH_LOG("no range grew");
+	}
 }
 
 /* Density doubling per fault: about 10 faults per 2 MiB block. */
 static int few_faults(const uint64_t *d)
 {
-	EXPECT_TRUE(d[2] > 0, "no range grew");
-	EXPECT_TRUE(d[0] * 16 < STORM / PAGE, "%llu faults for %llu pages",
-		    (unsigned long long)d[0], STORM / PAGE);
+	CHK_TRUE(d[2] > 0, "no range grew");
+	CHK_TRUE(d[0] * 16 < STORM / PAGE, "%llu faults for %llu pages",
+		 (unsigned long long)d[0], STORM / PAGE);
 	return KTAP_PASS;
 }
 
 /* Memory the CPU wrote: the neighbours come writable, few faults. */
-static int storm_prefetch_written(void)
+TEST_F_TIMEOUT(storm, storm_prefetch_written, 150)
 {
 	uint64_t d[NSTATS];
 
-	CHECK(storm(51, STORM_FILL_WRITTEN, d));
-	return few_faults(d);
+	ASSERT_PASS(storm(51, STORM_FILL_WRITTEN, d));
+	ASSERT_PASS(few_faults(d));
 }
 
 /* A read pass over never-touched memory: few faults. */
-static int storm_prefetch_read(void)
+TEST_F_TIMEOUT(storm, storm_prefetch_read, 150)
 {
 	uint64_t d[NSTATS];
 
-	CHECK(storm(51, STORM_SUM, d));
-	return few_faults(d);
+	ASSERT_PASS(storm(51, STORM_SUM, d));
+	ASSERT_PASS(few_faults(d));
 }
 
-static int storm_prefetch_off(void)
+TEST_F_TIMEOUT(storm, storm_prefetch_off, 150)
 {
 	uint64_t d[NSTATS];
 
-	CHECK(storm(0, STORM_FILL, d));
-	EXPECT_EQ(d[2], 0);
-	EXPECT_TRUE(d[0] >= STORM / PAGE, "%llu faults for %llu pages",
-		    (unsigned long long)d[0], STORM / PAGE);
-	return KTAP_PASS;
+	ASSERT_PASS(storm(0, STORM_FILL, d));
+	ASSERT_EQ(0, d[2]);
+	ASSERT_TRUE(d[0] >= STORM / PAGE) {
+		TH_LOG("%llu faults for %llu pages", (unsigned long long)d[0],
+		       STORM / PAGE);
+	}
 }
 
 /*
@@ -196,13 +205,13 @@ static int walk_then_hole(struct fx *f, uint64_t *buf, unsigned int n,
 	uint32_t e[64];
 	unsigned int i;
 
-	EXPECT_OK(stats(before));
+	CHK_OK(stats(before));
 	for (i = 0; i < n; i++)
 		CHECK(gpu_read_eq(f, &buf[i * WORDS], val(i)));
-	EXPECT_OK(stats(after));
-	EXPECT_EQ(after[3] - before[3], 0);
-	EXPECT_TRUE(after[2] > before[2], "no range grew");
-	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(buf), n + k, e));
+	CHK_OK(stats(after));
+	CHK_EQ(after[3] - before[3], 0);
+	CHK_TRUE(after[2] > before[2], "no range grew");
+	CHK_OK(nvsvm_query(f->fd, nvsvm_ptr(buf), n + k, e));
 	for (i = 0; i < n + k; i++)
 		if (!(e[i] & NVSVM_QUERY_VALID) != (i >= n))
 			KTAP_FAIL_MSG("page %u: entry %#x", i, e[i]);
@@ -221,25 +230,26 @@ static uint64_t page_no(unsigned int i)
 }
 
 /* Pages 10..31 are PROT_NONE: another VMA, where the prefetch stops. */
-static int stops_at_prot_none(void)
+TEST(stops_at_prot_none)
 {
 	uint64_t *buf = anon(32 * PAGE);
 	unsigned int old;
 	struct fx f;
 	int ret;
 
-	ASSERT_MAP(buf);
-	ASSERT_SYS(mprotect((char *)buf + 10 * PAGE, 22 * PAGE, PROT_NONE));
+	ASSERT_TRUE(buf && (void *)buf != MAP_FAILED);
+	ASSERT_LE(0, (long)(mprotect((char *)buf + 10 * PAGE, 22 * PAGE, PROT_NONE))) {
+		TH_LOG("%s", strerror(errno));
+	}
 	ret = set_threshold(51, &old);
 	if (ret)
-		SKIP("%s: %s", PARAM, strerror(-ret));
+		SKIP(return, "%s: %s", PARAM, strerror(-ret));
 	FX_OPEN(&f);
 	ret = walk_then_hole(&f, buf, 10, 22, zero);
 	set_threshold(old, NULL);
-	CHECK(ret);
-	CHECK(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(&buf[10 * WORDS])),
-			nvsvm_ptr(&buf[10 * WORDS]), NVSVM_ACCESS_READ));
-	return KTAP_PASS;
+	ASSERT_PASS(ret);
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(&buf[10 * WORDS])),
+			      nvsvm_ptr(&buf[10 * WORDS]), NVSVM_ACCESS_READ));
 }
 
 /*
@@ -258,7 +268,7 @@ static int tmp_file(unsigned int n, uint64_t base, int *fd)
 	unlink(name);
 	for (i = 0; i < n; i++) {
 		page[0] = base + i;
-		EXPECT_EQ(write(*fd, page, PAGE), (ssize_t)PAGE);
+		CHK_EQ(write(*fd, page, PAGE), (ssize_t)PAGE);
 	}
 	return KTAP_PASS;
 }
@@ -268,24 +278,23 @@ static int tmp_file(unsigned int n, uint64_t base, int *fd)
  * past the end in the same VMA, hmm cannot fault them, the grown range
  * fails and the faults are served alone.
  */
-static int stops_at_file_end(void)
+TEST(stops_at_file_end)
 {
 	unsigned int old;
 	uint64_t *buf;
 	struct fx f;
 	int fd, ret;
 
-	CHECK(tmp_file(10, page_no(0), &fd));
+	ASSERT_PASS(tmp_file(10, page_no(0), &fd));
 	buf = mmap(NULL, 32 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
-	ASSERT_MAP(buf);
+	ASSERT_TRUE(buf && (void *)buf != MAP_FAILED);
 	ret = set_threshold(51, &old);
 	if (ret)
-		SKIP("%s: %s", PARAM, strerror(-ret));
+		SKIP(return, "%s: %s", PARAM, strerror(-ret));
 	FX_OPEN(&f);
 	ret = walk_then_hole(&f, buf, 10, 22, page_no);
 	set_threshold(old, NULL);
-	CHECK(ret);
-	return KTAP_PASS;
+	ASSERT_PASS(ret);
 }
 
 /* The pagemap entries of the @n pages at @p. */
@@ -330,8 +339,8 @@ static int block_init(volatile uint64_t *p, uint64_t base)
 {
 	unsigned int i;
 
-	ASSERT_MAP(p);
-	ASSERT_SYS(madvise((void *)p, BLOCK, MADV_NOHUGEPAGE));
+	CHK_MAP(p);
+	CHK_SYS(madvise((void *)p, BLOCK, MADV_NOHUGEPAGE));
 	for (i = 0; i < BPAGES; i++)
 		p[i * WORDS] = base + i;
 	return KTAP_PASS;
@@ -345,8 +354,8 @@ static int block_init(volatile uint64_t *p, uint64_t base)
  * must not grow into the window: a GPU read there is cancelled, before
  * and (@freed) after the window's pages were unmapped and freed.
  */
-static int window_case(unsigned int w, unsigned int nw, unsigned int fault,
-		       int freed)
+static void window_case(struct __test_metadata *_metadata, unsigned int w,
+			unsigned int nw, unsigned int fault, int freed)
 {
 	volatile uint64_t *p = mmap((void *)LOW_BLOCK, BLOCK,
 				    PROT_READ | PROT_WRITE,
@@ -358,53 +367,55 @@ static int window_case(unsigned int w, unsigned int nw, unsigned int fault,
 	struct fx f;
 	int ret;
 
-	CHECK(block_init(p, 0x5000));
-	FX_OPEN_DEV(&f);
-	EXPECT_OK(nvsvm_area_init(f.fd, win, nw * PAGE));
-	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	ASSERT_PASS(block_init(p, 0x5000));
+	OPEN_DEV(f.fd);
+	ASSERT_EQ(0, nvsvm_area_init(f.fd, win, nw * PAGE));
+	ASSERT_EQ(0, nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
 	ret = set_threshold(51, &old);
 	if (ret)
-		SKIP("%s: %s", PARAM, strerror(-ret));
+		SKIP(return, "%s: %s", PARAM, strerror(-ret));
 	if (fault > m0)
-		EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(&p[m0 * WORDS]),
-				    (fault - m0) * PAGE, 0, NULL));
+		ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(&p[m0 * WORDS]),
+				       (fault - m0) * PAGE, 0, NULL));
 	if (fault + 1 < m1)
-		EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(&p[(fault + 1) * WORDS]),
-				    (m1 - fault - 1) * PAGE, 0, NULL));
+		ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(&p[(fault + 1) * WORDS]),
+				       (m1 - fault - 1) * PAGE, 0, NULL));
 	ret = gpu_read_eq(&f, &p[fault * WORDS], 0x5000 + fault);
 	set_threshold(old, NULL);
-	CHECK(ret);
-	CHECK(query_expect(&f, (void *)&p[m0 * WORDS], m1 - m0,
-			   NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
-	EXPECT_ERR(nvsvm_query(f.fd, win, 1, &e), EINVAL);
-	if (freed)
-		ASSERT_SYS(munmap((void *)win, nw * PAGE));
-	CHECK(gpu_fault(&f, nvsvm_op_read(win), win, NVSVM_ACCESS_READ));
-	CHECK(gpu_fault(&f, nvsvm_op_read(last), last, NVSVM_ACCESS_READ));
-	CHECK(gpu_read_eq(&f, &p[m0 * WORDS], 0x5000 + m0));
-	return KTAP_PASS;
+	ASSERT_PASS(ret);
+	ASSERT_PASS(query_expect(&f, (void *)&p[m0 * WORDS], m1 - m0,
+				 NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
+	ASSERT_EQ(-EINVAL, nvsvm_query(f.fd, win, 1, &e));
+	if (freed) {
+		ASSERT_EQ(0, munmap((void *)win, nw * PAGE)) {
+			TH_LOG("%s", strerror(errno));
+		}
+	}
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(win), win, NVSVM_ACCESS_READ));
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(last), last, NVSVM_ACCESS_READ));
+	ASSERT_PASS(gpu_read_eq(&f, &p[m0 * WORDS], 0x5000 + m0));
 }
 
 /* The window is the last 512 KiB of the block; the fault just below it. */
-static int window_end(void)
+TEST(window_end)
 {
-	return window_case(384, 128, 383, 0);
+	window_case(_metadata, 384, 128, 383, 0);
 }
 
-static int window_end_freed(void)
+TEST(window_end_freed)
 {
-	return window_case(384, 128, 383, 1);
+	window_case(_metadata, 384, 128, 383, 1);
 }
 
 /* The window is the first 512 KiB; the fault just above it. */
-static int window_start(void)
+TEST(window_start)
 {
-	return window_case(0, 128, 128, 0);
+	window_case(_metadata, 0, 128, 128, 0);
 }
 
-static int window_start_freed(void)
+TEST(window_start_freed)
 {
-	return window_case(0, 128, 128, 1);
+	window_case(_metadata, 0, 128, 128, 1);
 }
 
 /* Pages MAP maps before the GPU write that makes the block dense. */
@@ -423,14 +434,14 @@ static int map_then_write(struct fx *f, volatile uint64_t *p, uint64_t v)
 
 	ret = set_threshold(51, &old);
 	if (ret)
-		SKIP("%s: %s", PARAM, strerror(-ret));
-	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(p), DENSE_AT * PAGE, 0, &mapped));
-	EXPECT_EQ(mapped, DENSE_AT);
+		HELPER_SKIP("%s: %s", PARAM, strerror(-ret));
+	CHK_OK(nvsvm_map(f->fd, nvsvm_ptr(p), DENSE_AT * PAGE, 0, &mapped));
+	CHK_EQ(mapped, DENSE_AT);
 	ret = gpu_ok1(f, nvsvm_op_write(nvsvm_ptr(&p[DENSE_AT * WORDS]), v),
 		      NULL);
 	set_threshold(old, NULL);
 	CHECK(ret);
-	EXPECT_EQ(p[DENSE_AT * WORDS], v);
+	CHK_EQ(p[DENSE_AT * WORDS], v);
 	return KTAP_PASS;
 }
 
@@ -479,7 +490,7 @@ static int fork_checker(volatile uint64_t *p, unsigned int n, uint64_t base,
 	unsigned int i;
 	char c;
 
-	ASSERT_SYS(pipe(fds));
+	CHK_SYS(pipe(fds));
 	*pid = fork();
 	if (*pid < 0)
 		KTAP_FAIL_MSG("fork: %s", strerror(errno));
@@ -503,7 +514,7 @@ static int fork_checker(volatile uint64_t *p, unsigned int n, uint64_t base,
  * the neighbours: only the written page becomes the parent's own
  * (pagemap's exclusive bit), and the child sees the old data everywhere.
  */
-static int cow_fork_kept(void)
+TEST(cow_fork_kept)
 {
 	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
 					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
@@ -514,18 +525,17 @@ static int cow_fork_kept(void)
 	pid_t pid;
 	int go;
 
-	CHECK(block_init(p, 0xc000));
-	CHECK(fork_checker(p, BPAGES, 0xc000, &go, &pid));
+	ASSERT_PASS(block_init(p, 0xc000));
+	ASSERT_PASS(fork_checker(p, BPAGES, 0xc000, &go, &pid));
 	FX_OPEN(&f);
-	CHECK(map_then_write(&f, p, 0xabc));
-	CHECK(pagemap(p, BPAGES, e));
-	CHECK(only_dense_at(e, PM_EXCLUSIVE, 0));
+	ASSERT_PASS(map_then_write(&f, p, 0xabc));
+	ASSERT_PASS(pagemap(p, BPAGES, e));
+	ASSERT_PASS(only_dense_at(e, PM_EXCLUSIVE, 0));
 	for (i = 0; i < BPAGES; i++)
 		if (i != DENSE_AT)
-			EXPECT_EQ(p[i * WORDS], 0xc000 + i);
-	EXPECT_EQ(write(go, &c, 1), 1);
-	EXPECT_EQ(wait_child(pid), 0);
-	return KTAP_PASS;
+			ASSERT_EQ(0xc000 + i, p[i * WORDS]);
+	ASSERT_EQ(1, write(go, &c, 1));
+	ASSERT_EQ(0, wait_child(pid));
 }
 
 /*
@@ -533,7 +543,7 @@ static int cow_fork_kept(void)
  * mmap_min_addr up: a range's block address is 0 there, which must not be
  * taken for "no block" (the requests would apply to pages further on).
  */
-static int cow_fork_kept_block0(void)
+TEST(cow_fork_kept_block0)
 {
 	unsigned long min = 0;
 	struct nvsvm_exec ex;
@@ -551,49 +561,52 @@ static int cow_fork_kept_block0(void)
 
 	fp = fopen("/proc/sys/vm/mmap_min_addr", "r");
 	if (!fp || fscanf(fp, "%lu", &min) != 1)
-		SKIP("no /proc/sys/vm/mmap_min_addr");
+		SKIP(return, "no /proc/sys/vm/mmap_min_addr");
 	fclose(fp);
 	from = (min + PAGE - 1) / PAGE;
 	if (!from)
 		from = 1;
 	if (from + 16 > DENSE_AT)
-		SKIP("mmap_min_addr %#lx leaves too little of block 0", min);
+		SKIP(return, "mmap_min_addr %#lx leaves too little of block 0",
+		     min);
 	n = BPAGES - from;
 	p = mmap((void *)(uintptr_t)(from * PAGE), n * PAGE,
 		 PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (p == MAP_FAILED)
-		SKIP("mmap at %#llx: %s", (unsigned long long)from * PAGE,
-		     strerror(errno));
-	ASSERT_SYS(madvise((void *)p, n * PAGE, MADV_NOHUGEPAGE));
+		SKIP(return, "mmap at %#llx: %s",
+		     (unsigned long long)from * PAGE, strerror(errno));
+	ASSERT_LE(0, (long)(madvise((void *)p, n * PAGE, MADV_NOHUGEPAGE))) {
+		TH_LOG("%s", strerror(errno));
+	}
 	for (i = from; i < BPAGES; i++)
 		p[(i - from) * WORDS] = 0xd000 + i;
-	CHECK(fork_checker(p, n, 0xd000 + from, &go, &pid));
+	ASSERT_PASS(fork_checker(p, n, 0xd000 + from, &go, &pid));
 	FX_OPEN(&f);
 	ret = set_threshold(51, &old);
 	if (ret)
-		SKIP("%s: %s", PARAM, strerror(-ret));
+		SKIP(return, "%s: %s", PARAM, strerror(-ret));
 	ret = nvsvm_map(f.fd, from * PAGE, (DENSE_AT - from) * PAGE, 0,
 			&mapped);
 	op = nvsvm_op_write(DENSE_AT * PAGE, 0xabc);
 	if (!ret)
 		ret = gpu_run_on(&f, NVSVM_GPC_ANY, 5000, &op, 1, &ex);
 	set_threshold(old, NULL);
-	CHECK(ret);
-	EXPECT_EQ(mapped, DENSE_AT - from);
+	ASSERT_PASS(ret);
+	ASSERT_EQ(DENSE_AT - from, mapped);
 	/* Which pages were write-faulted tells more than the status. */
-	CHECK(pagemap(p, n, e));
-	CHECK(only_dense_from(e, from, PM_EXCLUSIVE, 0));
-	if (ex.status != NVSVM_EXEC_OK)
-		KTAP_FAIL_MSG("GPU write at page %u: status %s",
-			      DENSE_AT, nvsvm_status_name(ex.status));
-	EXPECT_EQ(p[(DENSE_AT - from) * WORDS], 0xabc);
+	ASSERT_PASS(pagemap(p, n, e));
+	ASSERT_PASS(only_dense_from(e, from, PM_EXCLUSIVE, 0));
+	ASSERT_FALSE(ex.status != NVSVM_EXEC_OK) {
+		TH_LOG("GPU write at page %u: status %s", DENSE_AT,
+		       nvsvm_status_name(ex.status));
+	}
+	ASSERT_EQ(0xabc, p[(DENSE_AT - from) * WORDS]);
 	for (i = from; i < BPAGES; i++)
 		if (i != DENSE_AT)
-			EXPECT_EQ(p[(i - from) * WORDS], 0xd000 + i);
-	EXPECT_EQ(write(go, &c, 1), 1);
-	EXPECT_EQ(wait_child(pid), 0);
-	return KTAP_PASS;
+			ASSERT_EQ(0xd000 + i, p[(i - from) * WORDS]);
+	ASSERT_EQ(1, write(go, &c, 1));
+	ASSERT_EQ(0, wait_child(pid));
 }
 
 /*
@@ -603,7 +616,7 @@ static int cow_fork_kept_block0(void)
  * mapped read-only, not dirtied (pagemap's soft-dirty bit), the file
  * holds the new value in that page only.
  */
-static int shared_file_clean(void)
+TEST(shared_file_clean)
 {
 	volatile uint64_t *p, *probe = anon(PAGE);
 	uint64_t e[BPAGES], v;
@@ -611,36 +624,37 @@ static int shared_file_clean(void)
 	struct fx f;
 	int fd, cr;
 
-	CHECK(tmp_file(BPAGES, 0xf000, &fd));
+	ASSERT_PASS(tmp_file(BPAGES, 0xf000, &fd));
 	p = aligned_map(BLOCK, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
-	ASSERT_MAP(p);
+	ASSERT_TRUE(p && (void *)p != MAP_FAILED);
 	for (i = 0; i < BPAGES; i++)
-		EXPECT_EQ(p[i * WORDS], 0xf000 + i);
-	ASSERT_MAP(probe);
+		ASSERT_EQ(0xf000 + i, p[i * WORDS]);
+	ASSERT_TRUE(probe && (void *)probe != MAP_FAILED);
 	probe[0] = 1;
 	FX_OPEN(&f);
 	cr = open("/proc/self/clear_refs", O_WRONLY);
 	if (cr < 0)
-		SKIP("/proc/self/clear_refs: %s", strerror(errno));
-	EXPECT_EQ(write(cr, "4", 1), 1);
+		SKIP(return, "/proc/self/clear_refs: %s", strerror(errno));
+	ASSERT_EQ(1, write(cr, "4", 1));
 	close(cr);
 	/* A CPU write after clear_refs: soft-dirty, if the kernel tracks it. */
 	probe[0] = 2;
-	CHECK(pagemap(probe, 1, e));
+	ASSERT_PASS(pagemap(probe, 1, e));
 	if (!(e[0] & PM_SOFT_DIRTY))
-		SKIP("no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY)");
-	CHECK(pagemap(p, BPAGES, e));
-	for (i = 0; i < BPAGES; i++)
-		EXPECT_TRUE(!(e[i] & PM_SOFT_DIRTY), "page %u: %#llx", i,
-			    (unsigned long long)e[i]);
-	CHECK(map_then_write(&f, p, 0xabc));
-	CHECK(pagemap(p, BPAGES, e));
-	CHECK(only_dense_at(e, PM_SOFT_DIRTY, 0));
+		SKIP(return, "no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY)");
+	ASSERT_PASS(pagemap(p, BPAGES, e));
 	for (i = 0; i < BPAGES; i++) {
-		EXPECT_EQ(pread(fd, &v, 8, i * PAGE), 8);
-		EXPECT_EQ(v, i == DENSE_AT ? 0xabc : 0xf000 + i);
+		ASSERT_TRUE(!(e[i] & PM_SOFT_DIRTY)) {
+			TH_LOG("page %u: %#llx", i, (unsigned long long)e[i]);
+		}
 	}
-	return KTAP_PASS;
+	ASSERT_PASS(map_then_write(&f, p, 0xabc));
+	ASSERT_PASS(pagemap(p, BPAGES, e));
+	ASSERT_PASS(only_dense_at(e, PM_SOFT_DIRTY, 0));
+	for (i = 0; i < BPAGES; i++) {
+		ASSERT_EQ(8, pread(fd, &v, 8, i * PAGE));
+		ASSERT_EQ(i == DENSE_AT ? 0xabc : 0xf000 + i, v);
+	}
 }
 
 /*
@@ -648,7 +662,7 @@ static int shared_file_clean(void)
  * write to one page gives that page a page of its own; the prefetched
  * neighbours stay on the zero page.
  */
-static int zero_page_kept(void)
+TEST(zero_page_kept)
 {
 	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
 					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
@@ -656,23 +670,27 @@ static int zero_page_kept(void)
 	unsigned int i;
 	struct fx f;
 
-	ASSERT_MAP(p);
-	ASSERT_SYS(madvise((void *)p, BLOCK, MADV_NOHUGEPAGE));
-	CHECK(cpu_check(p, BLOCK / 8, 0));
-	CHECK(pagemap(p, BPAGES, e));
+	ASSERT_TRUE(p && (void *)p != MAP_FAILED);
+	ASSERT_LE(0, (long)(madvise((void *)p, BLOCK, MADV_NOHUGEPAGE))) {
+		TH_LOG("%s", strerror(errno));
+	}
+	ASSERT_PASS(cpu_check(p, BLOCK / 8, 0));
+	ASSERT_PASS(pagemap(p, BPAGES, e));
 	zero_pfn = e[0] & PM_PFN;
 	if (!zero_pfn)
-		SKIP("pagemap shows no pfns (needs CAP_SYS_ADMIN)");
-	for (i = 0; i < BPAGES; i++)
-		EXPECT_TRUE((e[i] & PM_PRESENT) && (e[i] & PM_PFN) == zero_pfn,
-			    "page %u: %#llx", i, (unsigned long long)e[i]);
+		SKIP(return, "pagemap shows no pfns (needs CAP_SYS_ADMIN)");
+	for (i = 0; i < BPAGES; i++) {
+		ASSERT_TRUE((e[i] & PM_PRESENT) &&
+			    (e[i] & PM_PFN) == zero_pfn) {
+			TH_LOG("page %u: %#llx", i, (unsigned long long)e[i]);
+		}
+	}
 	FX_OPEN(&f);
-	CHECK(map_then_write(&f, p, 0xabc));
-	CHECK(pagemap(p, BPAGES, e));
-	CHECK(only_dense_at(e, 0, zero_pfn));
+	ASSERT_PASS(map_then_write(&f, p, 0xabc));
+	ASSERT_PASS(pagemap(p, BPAGES, e));
+	ASSERT_PASS(only_dense_at(e, 0, zero_pfn));
 	p[DENSE_AT * WORDS] = 0;
-	CHECK(cpu_check(p, BLOCK / 8, 0));
-	return KTAP_PASS;
+	ASSERT_PASS(cpu_check(p, BLOCK / 8, 0));
 }
 
 /*
@@ -681,7 +699,7 @@ static int zero_page_kept(void)
  * only, mapped read-only; a dense write in the other half grows over that
  * half only; the read-only half never becomes writable on the GPU.
  */
-static int prot_read_neighbour(void)
+TEST(prot_read_neighbour)
 {
 	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
 					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
@@ -689,13 +707,15 @@ static int prot_read_neighbour(void)
 	struct fx f;
 	int ret;
 
-	CHECK(block_init(p, 0x7000));
-	ASSERT_SYS(mprotect((void *)p, 256 * PAGE, PROT_READ));
+	ASSERT_PASS(block_init(p, 0x7000));
+	ASSERT_LE(0, (long)(mprotect((void *)p, 256 * PAGE, PROT_READ))) {
+		TH_LOG("%s", strerror(errno));
+	}
 	FX_OPEN(&f);
 	ret = set_threshold(51, &old);
 	if (ret)
-		SKIP("%s: %s", PARAM, strerror(-ret));
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(p), 200 * PAGE, 0, NULL));
+		SKIP(return, "%s: %s", PARAM, strerror(-ret));
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(p), 200 * PAGE, 0, NULL));
 	ret = gpu_read_eq(&f, &p[200 * WORDS], 0x7000 + 200);
 	if (ret == KTAP_PASS)
 		ret = query_expect(&f, (void *)p, 256, NVSVM_QUERY_VALID |
@@ -710,38 +730,20 @@ static int prot_read_neighbour(void)
 		ret = gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&p[456 * WORDS]),
 						 0xabc), NULL);
 	set_threshold(old, NULL);
-	CHECK(ret);
-	EXPECT_EQ(p[456 * WORDS], 0xabc);
-	CHECK(query_expect(&f, (void *)p, 256, NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
-			   NVSVM_QUERY_VALID));
-	CHECK(query_expect(&f, (void *)&p[256 * WORDS], 256,
-			   NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
-			   NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE));
-	CHECK(gpu_fault(&f, nvsvm_op_write(nvsvm_ptr(&p[100 * WORDS]), 1),
-			nvsvm_ptr(&p[100 * WORDS]), NVSVM_ACCESS_WRITE));
-	EXPECT_EQ(p[100 * WORDS], 0x7000 + 100);
-	return KTAP_PASS;
+	ASSERT_PASS(ret);
+	ASSERT_EQ(0xabc, p[456 * WORDS]);
+	ASSERT_PASS(query_expect(&f, (void *)p, 256,
+				 NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
+				 NVSVM_QUERY_VALID));
+	ASSERT_PASS(query_expect(&f, (void *)&p[256 * WORDS], 256,
+				 NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
+				 NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE));
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_write(nvsvm_ptr(&p[100 * WORDS]), 1),
+			      nvsvm_ptr(&p[100 * WORDS]), NVSVM_ACCESS_WRITE));
+	ASSERT_EQ(0x7000 + 100, p[100 * WORDS]);
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE_T(storm_prefetch_on, 150),
-	KTAP_CASE_T(storm_prefetch_written, 150),
-	KTAP_CASE_T(storm_prefetch_read, 150),
-	KTAP_CASE_T(storm_prefetch_off, 150),
-	KTAP_CASE(stops_at_prot_none),
-	KTAP_CASE(stops_at_file_end),
-	KTAP_CASE(window_end),
-	KTAP_CASE(window_end_freed),
-	KTAP_CASE(window_start),
-	KTAP_CASE(window_start_freed),
-	KTAP_CASE(cow_fork_kept),
-	KTAP_CASE(cow_fork_kept_block0),
-	KTAP_CASE(shared_file_clean),
-	KTAP_CASE(zero_page_kept),
-	KTAP_CASE(prot_read_neighbour),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+	return test_harness_main(argc, argv, NVSVM_CAP_EXEC);
 }

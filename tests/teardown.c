@@ -19,6 +19,9 @@
  *                            until stdin reaches EOF, then check the data
  *                            and exit 0 (tests/guest-lifecycle.sh)
  *   NVSVM_TEARDOWN_CASES=a,b run only the cases named
+ *
+ * Cases: TEST_F_TIMEOUT() on an empty fixture (each case opens the device
+ * after its bystander); main() drops the cases a mode does not run.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -29,7 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define BIG		(4 * MiB)
@@ -178,22 +181,25 @@ static int by_stop(pid_t pid, struct by_shared *sh)
 	while (sh->rounds == before && !sh->bad)
 		sched_yield();
 	sh->stop = 1;
-	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+	CHK_EQ(waitpid(pid, &status, 0), pid);
 	if (sh->bad)
 		KTAP_FAIL_MSG("bystander: %s", sh->why);
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status),
-		    "bystander status %#x", status);
+	CHK_TRUE(WIFEXITED(status) && !WEXITSTATUS(status),
+		 "bystander status %#x", status);
 	ktap_note("bystander: %llu verified rounds",
 		  (unsigned long long)sh->rounds);
 	return KTAP_PASS;
 }
 
-#define BY_START(pid, sh) do {						\
-	pid = by_start(&sh);						\
-	EXPECT_TRUE(pid > 0, "bystander fork");				\
-	if (sh->bad)							\
-		KTAP_FAIL_MSG("bystander: %s", sh->why);		\
-} while (0)
+/* by_start() that checks the bystander started. */
+static int by_start_ok(pid_t *pid, struct by_shared **sh)
+{
+	*pid = by_start(sh);
+	CHK_TRUE(*pid > 0, "bystander fork");
+	if ((*sh)->bad)
+		KTAP_FAIL_MSG("bystander: %s", (*sh)->why);
+	return KTAP_PASS;
+}
 
 /* The counters that must come back when everything is closed. */
 struct baseline {
@@ -221,25 +227,25 @@ static int still_works(const struct baseline *b)
 	struct fx f;
 	uint32_t g;
 
-	ASSERT_MAP(buf);
-	FX_OPEN(&f);
+	CHK_MAP(buf);
+	CHECK(fx_open(&f, FX_AREA, NVSVM_CHAN_JOIN_AREA));
 	for (g = 0; g < info.gpc_count; g++) {
 		struct nvsvm_op op = nvsvm_op_fill(nvsvm_ptr(buf + g * WORDS),
 						   PAGE, 0xa110c + g);
 		struct nvsvm_exec e;
 
-		EXPECT_OK(nvsvm_exec(f.fd, f.chan, g, &op, 1, TIMEOUT_MS, &e));
-		EXPECT_EQ(e.status, NVSVM_EXEC_OK);
+		CHK_OK(nvsvm_exec(f.fd, f.chan, g, &op, 1, TIMEOUT_MS, &e));
+		CHK_EQ(e.status, NVSVM_EXEC_OK);
 		CHECK(cpu_check(buf + g * WORDS, WORDS, 0xa110c + g));
 	}
-	EXPECT_OK(nvsvm_close(f.fd));
+	CHK_OK(nvsvm_close(f.fd));
 	munmap(buf, info.gpc_count * PAGE);
 	if (!b->have)
 		return KTAP_PASS;
 	base_read(&a);
-	EXPECT_TRUE(a.have, "debugfs counters vanished");
-	EXPECT_EQ(a.pt_bytes, b->pt_bytes);
-	EXPECT_EQ(a.pages_mapped, b->pages_mapped);
+	CHK_TRUE(a.have, "debugfs counters vanished");
+	CHK_EQ(a.pt_bytes, b->pt_bytes);
+	CHK_EQ(a.pages_mapped, b->pages_mapped);
 	return KTAP_PASS;
 }
 
@@ -272,7 +278,7 @@ static int exec_start(struct exec_job *j, int fd, uint32_t chan, uint32_t gpc,
 	j->chan = chan;
 	j->gpc = gpc;
 	j->op = op;
-	EXPECT_EQ(pthread_create(&j->th, NULL, exec_fn, j), 0);
+	CHK_EQ(pthread_create(&j->th, NULL, exec_fn, j), 0);
 	return KTAP_PASS;
 }
 
@@ -286,16 +292,16 @@ static int fill_prefix(const struct exec_job *j, const uint64_t *buf,
 {
 	uint64_t stop = npages, p;
 
-	EXPECT_OK(j->ret);
+	CHK_OK(j->ret);
 	if (j->e.status == NVSVM_EXEC_FAULT) {
 		uint64_t fa = j->e.fault_addr & ~(PAGE - 1);
 
-		EXPECT_TRUE(fa >= nvsvm_ptr(buf) &&
-			    fa < nvsvm_ptr(buf) + npages * PAGE,
-			    "fault at %#llx outside the buffer",
-			    (unsigned long long)j->e.fault_addr);
-		EXPECT_EQ(j->e.fault_access, NVSVM_ACCESS_WRITE);
-		EXPECT_EQ(j->e.done, 0);
+		CHK_TRUE(fa >= nvsvm_ptr(buf) &&
+			 fa < nvsvm_ptr(buf) + npages * PAGE,
+			 "fault at %#llx outside the buffer",
+			 (unsigned long long)j->e.fault_addr);
+		CHK_EQ(j->e.fault_access, NVSVM_ACCESS_WRITE);
+		CHK_EQ(j->e.done, 0);
 		stop = (fa - nvsvm_ptr(buf)) / PAGE;
 	} else if (j->e.status != NVSVM_EXEC_OK) {
 		KTAP_FAIL_MSG("EXEC status %s", nvsvm_status_name(j->e.status));
@@ -325,8 +331,8 @@ struct during {
 static int during_open(struct during *d)
 {
 	base_read(&d->b);
-	BY_START(d->by, d->sh);
-	FX_OPEN(&d->f);
+	CHECK(by_start_ok(&d->by, &d->sh));
+	CHECK(fx_open(&d->f, FX_AREA, NVSVM_CHAN_JOIN_AREA));
 	return KTAP_PASS;
 }
 
@@ -346,27 +352,30 @@ static int during_end(struct during *d)
 	return still_works(&d->b);
 }
 
+/* The cases open the device themselves; TEST_F_TIMEOUT for their time. */
+FIXTURE_EMPTY(slow)
+
 /*
  * Another thread closes the descriptor while an EXEC on it is faulting:
  * the file lives until the EXEC returns, which completes with every word
  * written; only then is the area torn down.
  */
-static int close_during_exec(void)
+TEST_F_TIMEOUT(slow, close_during_exec, 240)
 {
 	uint64_t *buf = anon(BIG), v = 0xc105e;
 	struct during d;
 
-	ASSERT_MAP(buf);
-	CHECK(during_open(&d));
-	CHECK(during_fill(&d, buf, v));
-	EXPECT_OK(nvsvm_close(d.f.fd));
+	ASSERT_TRUE(buf && (void *)buf != MAP_FAILED);
+	ASSERT_PASS(during_open(&d));
+	ASSERT_PASS(during_fill(&d, buf, v));
+	ASSERT_EQ(0, nvsvm_close(d.f.fd));
 	pthread_join(d.j.th, NULL);
-	EXPECT_OK(d.j.ret);
-	EXPECT_EQ(d.j.e.status, NVSVM_EXEC_OK);
-	CHECK(cpu_check(buf, BIG / 8, v));
+	ASSERT_EQ(0, d.j.ret);
+	ASSERT_EQ(NVSVM_EXEC_OK, d.j.e.status);
+	ASSERT_PASS(cpu_check(buf, BIG / 8, v));
 	/* The number is gone from this process. */
-	EXPECT_ERR(nvsvm_area_fini(d.f.fd), EBADF);
-	return during_end(&d);
+	ASSERT_EQ(-EBADF, nvsvm_area_fini(d.f.fd));
+	ASSERT_PASS(during_end(&d));
 }
 
 /*
@@ -375,58 +384,59 @@ static int close_during_exec(void)
  * buffer, with everything below it written. The file gets a new area that
  * works.
  */
-static int area_fini_during_exec(void)
+TEST_F_TIMEOUT(slow, area_fini_during_exec, 240)
 {
 	uint64_t *buf = anon(BIG), v = 0xf1f1, s0, s1;
 	struct during d;
 	uint32_t q;
 
-	ASSERT_MAP(buf);
+	ASSERT_TRUE(buf && (void *)buf != MAP_FAILED);
 	s0 = stat_or("stale", 0);
-	CHECK(during_open(&d));
-	CHECK(during_fill(&d, buf, v));
-	EXPECT_OK(nvsvm_area_fini(d.f.fd));
+	ASSERT_PASS(during_open(&d));
+	ASSERT_PASS(during_fill(&d, buf, v));
+	ASSERT_EQ(0, nvsvm_area_fini(d.f.fd));
 	pthread_join(d.j.th, NULL);
-	CHECK(fill_prefix(&d.j, buf, BIG / PAGE, BIG / PAGE, v));
+	ASSERT_PASS(fill_prefix(&d.j, buf, BIG / PAGE, BIG / PAGE, v));
 	s1 = stat_or("stale", 0);
-	ktap_note("stale faults +%llu", (unsigned long long)(s1 - s0));
+	TH_LOG("stale faults +%llu", (unsigned long long)(s1 - s0));
 
 	/* No area: QUERY and MAP refuse; a new area and channel work. */
-	EXPECT_ERR(nvsvm_query(d.f.fd, nvsvm_ptr(buf), 1, &q), EINVAL);
-	EXPECT_OK(nvsvm_area_init(d.f.fd, WIN_ADDR, WIN_SIZE));
-	EXPECT_OK(nvsvm_chan_create(d.f.fd, NVSVM_CHAN_JOIN_AREA, &d.f.chan));
-	CHECK(gpu_read_eq(&d.f, &buf[0], v));
-	CHECK(gpu_read_eq(&d.f, &buf[BIG / 8 - 1],
-			  d.j.e.status == NVSVM_EXEC_OK ? v : 0));
-	EXPECT_OK(nvsvm_close(d.f.fd));
-	return during_end(&d);
+	ASSERT_EQ(-EINVAL, nvsvm_query(d.f.fd, nvsvm_ptr(buf), 1, &q));
+	ASSERT_EQ(0, nvsvm_area_init(d.f.fd, WIN_ADDR, WIN_SIZE));
+	ASSERT_EQ(0, nvsvm_chan_create(d.f.fd, NVSVM_CHAN_JOIN_AREA, &d.f.chan));
+	ASSERT_PASS(gpu_read_eq(&d.f, &buf[0], v));
+	ASSERT_PASS(gpu_read_eq(&d.f, &buf[BIG / 8 - 1],
+				d.j.e.status == NVSVM_EXEC_OK ? v : 0));
+	ASSERT_EQ(0, nvsvm_close(d.f.fd));
+	ASSERT_PASS(during_end(&d));
 }
 
 /* CHAN_DESTROY while its EXEC faults: the EXEC ends, the file goes on. */
-static int chan_destroy_during_exec(void)
+TEST_F_TIMEOUT(slow, chan_destroy_during_exec, 240)
 {
 	uint64_t *buf = anon(BIG), v = 0xde57;
 	struct exec_job *j;
 	struct during d;
 
-	ASSERT_MAP(buf);
-	CHECK(during_open(&d));
-	CHECK(during_fill(&d, buf, v));
+	ASSERT_TRUE(buf && (void *)buf != MAP_FAILED);
+	ASSERT_PASS(during_open(&d));
+	ASSERT_PASS(during_fill(&d, buf, v));
 	j = &d.j;
-	EXPECT_OK(nvsvm_chan_destroy(d.f.fd, d.f.chan));
+	ASSERT_EQ(0, nvsvm_chan_destroy(d.f.fd, d.f.chan));
 	pthread_join(j->th, NULL);
-	EXPECT_OK(j->ret);
-	EXPECT_TRUE(j->e.status == NVSVM_EXEC_OK ||
+	ASSERT_EQ(0, j->ret);
+	ASSERT_TRUE(j->e.status == NVSVM_EXEC_OK ||
 		    j->e.status == NVSVM_EXEC_FAULT ||
-		    j->e.status == NVSVM_EXEC_CHANNEL_ERROR,
-		    "status %s", nvsvm_status_name(j->e.status));
+		    j->e.status == NVSVM_EXEC_CHANNEL_ERROR) {
+		TH_LOG("status %s", nvsvm_status_name(j->e.status));
+	}
 	if (j->e.status != NVSVM_EXEC_CHANNEL_ERROR)
-		CHECK(fill_prefix(j, buf, BIG / PAGE, BIG / PAGE, v));
-	EXPECT_ERR(nvsvm_chan_destroy(d.f.fd, d.f.chan), ENOENT);
-	EXPECT_OK(nvsvm_chan_create(d.f.fd, NVSVM_CHAN_JOIN_AREA, &d.f.chan));
-	CHECK(gpu_read_eq(&d.f, &buf[0], v));
-	EXPECT_OK(nvsvm_close(d.f.fd));
-	return during_end(&d);
+		ASSERT_PASS(fill_prefix(j, buf, BIG / PAGE, BIG / PAGE, v));
+	ASSERT_EQ(-ENOENT, nvsvm_chan_destroy(d.f.fd, d.f.chan));
+	ASSERT_EQ(0, nvsvm_chan_create(d.f.fd, NVSVM_CHAN_JOIN_AREA, &d.f.chan));
+	ASSERT_PASS(gpu_read_eq(&d.f, &buf[0], v));
+	ASSERT_EQ(0, nvsvm_close(d.f.fd));
+	ASSERT_PASS(during_end(&d));
 }
 
 /*
@@ -435,35 +445,39 @@ static int chan_destroy_during_exec(void)
  * half written. A second channel of the same file, on another GPC, fills
  * its own memory meanwhile and must not be cancelled.
  */
-static int munmap_during_exec(void)
+TEST_F_TIMEOUT(slow, munmap_during_exec, 240)
 {
 	uint64_t *buf = anon(BIG), *other = anon(BIG), v = 0x3a3a, w = 0x4b4b;
 	struct exec_job k;
 	struct during d;
 	uint32_t chan2;
 
-	ASSERT_MAP(buf);
-	ASSERT_MAP(other);
+	ASSERT_TRUE(buf && (void *)buf != MAP_FAILED);
+	ASSERT_TRUE(other && (void *)other != MAP_FAILED);
 	if (info.gpc_count < 2)
-		SKIP("one GPC");
-	CHECK(during_open(&d));
-	EXPECT_OK(nvsvm_chan_create(d.f.fd, NVSVM_CHAN_JOIN_AREA, &chan2));
-	CHECK(exec_start(&k, d.f.fd, chan2, 1,
-			 nvsvm_op_fill(nvsvm_ptr(other), BIG, w)));
-	CHECK(during_fill(&d, buf, v));
-	ASSERT_SYS(munmap(buf + BIG / 16, BIG / 2));
+		SKIP(return, "one GPC");
+	ASSERT_PASS(during_open(&d));
+	ASSERT_EQ(0, nvsvm_chan_create(d.f.fd, NVSVM_CHAN_JOIN_AREA, &chan2));
+	ASSERT_PASS(exec_start(&k, d.f.fd, chan2, 1,
+			       nvsvm_op_fill(nvsvm_ptr(other), BIG, w)));
+	ASSERT_PASS(during_fill(&d, buf, v));
+	ASSERT_LE(0, (long)(munmap(buf + BIG / 16, BIG / 2))) {
+		TH_LOG("%s", strerror(errno));
+	}
 	pthread_join(d.j.th, NULL);
 	pthread_join(k.th, NULL);
-	CHECK(fill_prefix(&d.j, buf, BIG / PAGE, BIG / PAGE / 2, v));
-	if (d.j.e.status == NVSVM_EXEC_FAULT)
-		EXPECT_TRUE(d.j.e.fault_addr >= nvsvm_ptr(buf) + BIG / 2,
-			    "fault at %#llx in the mapped half",
-			    (unsigned long long)d.j.e.fault_addr);
-	EXPECT_OK(k.ret);
-	EXPECT_EQ(k.e.status, NVSVM_EXEC_OK);
-	CHECK(cpu_check(other, BIG / 8, w));
-	EXPECT_OK(nvsvm_close(d.f.fd));
-	return during_end(&d);
+	ASSERT_PASS(fill_prefix(&d.j, buf, BIG / PAGE, BIG / PAGE / 2, v));
+	if (d.j.e.status == NVSVM_EXEC_FAULT) {
+		ASSERT_TRUE(d.j.e.fault_addr >= nvsvm_ptr(buf) + BIG / 2) {
+			TH_LOG("fault at %#llx in the mapped half",
+			       (unsigned long long)d.j.e.fault_addr);
+		}
+	}
+	ASSERT_EQ(0, k.ret);
+	ASSERT_EQ(NVSVM_EXEC_OK, k.e.status);
+	ASSERT_PASS(cpu_check(other, BIG / 8, w));
+	ASSERT_EQ(0, nvsvm_close(d.f.fd));
+	ASSERT_PASS(during_end(&d));
 }
 
 /*
@@ -506,7 +520,7 @@ static void *remap_fn(void *arg)
 	return NULL;
 }
 
-static int remap_during_faults(void)
+TEST_F_TIMEOUT(slow, remap_during_faults, 240)
 {
 	struct remap_arg r = { 0 };
 	uint64_t want = 0, i, sums = 0;
@@ -516,48 +530,57 @@ static int remap_during_faults(void)
 	struct fx f;
 
 	r.mfd = memfd_create("nvsvm-remap", 0);
-	EXPECT_TRUE(r.mfd >= 0, "memfd_create: %s", strerror(errno));
-	ASSERT_SYS(ftruncate(r.mfd, REMAP_PAGES * PAGE));
+	ASSERT_TRUE(r.mfd >= 0) {
+		TH_LOG("memfd_create: %s", strerror(errno));
+	}
+	ASSERT_LE(0, (long)(ftruncate(r.mfd, REMAP_PAGES * PAGE))) {
+		TH_LOG("%s", strerror(errno));
+	}
 	r.buf = mmap(NULL, REMAP_PAGES * PAGE, PROT_READ | PROT_WRITE,
 		     MAP_SHARED, r.mfd, 0);
-	ASSERT_MAP(r.buf);
+	ASSERT_TRUE(r.buf && (void *)r.buf != MAP_FAILED);
 	for (i = 0; i < REMAP_PAGES * WORDS; i++) {
 		r.buf[i] = i * 7 + 1;
 		want += i * 7 + 1;
 	}
 	FX_OPEN(&f);
-	EXPECT_EQ(pthread_create(&th, NULL, remap_fn, &r), 0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, remap_fn, &r));
 	while ((sums < REMAP_SUMS || r.done < REMAPS) && !r.err) {
 		op = nvsvm_op_sum(nvsvm_ptr(r.buf), REMAP_PAGES * PAGE);
-		EXPECT_OK(nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, &op, 1,
-				     TIMEOUT_MS, &e));
+		ASSERT_EQ(0, nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, &op, 1,
+					TIMEOUT_MS, &e));
 		if (e.status != NVSVM_EXEC_OK) {
 			r.stop = 1;
 			pthread_join(th, NULL);
-			KTAP_FAIL_MSG("sum %llu: status %s at %#llx (%s), remap %u",
-				      (unsigned long long)sums,
-				      nvsvm_status_name(e.status),
-				      (unsigned long long)e.fault_addr,
-				      nvsvm_access_name(e.fault_access),
-				      r.done);
+			ASSERT_TRUE(0) {
+				TH_LOG("sum %llu: status %s at %#llx (%s), remap %u",
+				       (unsigned long long)sums,
+				       nvsvm_status_name(e.status),
+				       (unsigned long long)e.fault_addr,
+				       nvsvm_access_name(e.fault_access),
+				       r.done);
+			}
 		}
 		if (op.result != want) {
 			r.stop = 1;
 			pthread_join(th, NULL);
-			KTAP_FAIL_MSG("sum %llu: %#llx, expected %#llx",
-				      (unsigned long long)sums,
-				      (unsigned long long)op.result,
-				      (unsigned long long)want);
+			ASSERT_TRUE(0) {
+				TH_LOG("sum %llu: %#llx, expected %#llx",
+				       (unsigned long long)sums,
+				       (unsigned long long)op.result,
+				       (unsigned long long)want);
+			}
 		}
 		sums++;
 	}
 	r.stop = 1;
 	pthread_join(th, NULL);
-	EXPECT_EQ(r.err, 0);
-	EXPECT_TRUE(r.done > 0, "no remap");
-	ktap_note("%llu exact sums across %u remaps",
-		  (unsigned long long)sums, r.done);
-	return KTAP_PASS;
+	ASSERT_EQ(0, r.err);
+	ASSERT_TRUE(r.done > 0) {
+		TH_LOG("no remap");
+	}
+	TH_LOG("%llu exact sums across %u remaps", (unsigned long long)sums,
+	       r.done);
 }
 
 /*
@@ -619,7 +642,7 @@ static void storm_child_main(struct storm_child *sc, int how)
 	_exit(0);
 }
 
-static int kill_mid_storm(int how)
+static void kill_mid_storm(struct __test_metadata *_metadata, int how)
 {
 	struct storm_child *sc = ktap_shared(sizeof(*sc));
 	uint64_t s0, s1, c0, c1;
@@ -628,50 +651,57 @@ static int kill_mid_storm(int how)
 	pid_t by, child;
 	int status;
 
-	EXPECT_TRUE(sc != NULL, "mmap");
+	ASSERT_TRUE(sc != NULL) {
+		TH_LOG("mmap");
+	}
 	base_read(&b);
 	s0 = stat_or("stale", 0);
 	c0 = stat_or("cancels", 0);
-	BY_START(by, sh);
+	ASSERT_PASS(by_start_ok(&by, &sh));
 	child = fork();
-	EXPECT_TRUE(child >= 0, "fork: %s", strerror(errno));
+	ASSERT_TRUE(child >= 0) {
+		TH_LOG("fork: %s", strerror(errno));
+	}
 	if (!child)
 		storm_child_main(sc, how);
 	while (!sc->started) {
-		EXPECT_EQ(waitpid(child, &status, WNOHANG), 0);
+		ASSERT_EQ(0, waitpid(child, &status, WNOHANG));
 		sched_yield();
 	}
 	if (how)
-		EXPECT_OK(kill(child, how) ? -errno : 0);
-	EXPECT_EQ(waitpid(child, &status, 0), child);
-	if (how)
-		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == how,
-			    "child status %#x", status);
-	else
-		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status),
-			    "child status %#x", status);
-	CHECK(by_stop(by, sh));
+		ASSERT_EQ(0, kill(child, how) ? -errno : 0);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	if (how) {
+		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == how) {
+			TH_LOG("child status %#x", status);
+		}
+	} else {
+		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+			TH_LOG("child status %#x", status);
+		}
+	}
+	ASSERT_PASS(by_stop(by, sh));
 	s1 = stat_or("stale", 0);
 	c1 = stat_or("cancels", 0);
-	ktap_note("stale faults +%llu, cancels +%llu",
-		  (unsigned long long)(s1 - s0), (unsigned long long)(c1 - c0));
+	TH_LOG("stale faults +%llu, cancels +%llu",
+	       (unsigned long long)(s1 - s0), (unsigned long long)(c1 - c0));
 	/*
 	 * Every address of the child and the bystander is valid: a cancel
 	 * could only come from a stale fault of the dead child, and would
 	 * have hit whatever its GPC ran next.
 	 */
-	EXPECT_EQ(c1 - c0, 0);
-	return still_works(&b);
+	ASSERT_EQ(0, c1 - c0);
+	ASSERT_PASS(still_works(&b));
 }
 
-static int sigkill_mid_storm(void)
+TEST_F_TIMEOUT(slow, sigkill_mid_storm, 240)
 {
-	return kill_mid_storm(SIGKILL);
+	kill_mid_storm(_metadata, SIGKILL);
 }
 
-static int exit_mid_storm(void)
+TEST_F_TIMEOUT(slow, exit_mid_storm, 240)
 {
-	return kill_mid_storm(0);
+	kill_mid_storm(_metadata, 0);
 }
 
 /*
@@ -703,7 +733,7 @@ static void *storm_fn(void *arg)
 	return NULL;
 }
 
-static int storm(int need_overflow)
+static void storm(struct __test_metadata *_metadata, int need_overflow)
 {
 	static const char *const names[] = { "batches", "replays", "faults",
 					     "overflows", "cancels" };
@@ -720,73 +750,74 @@ static int storm(int need_overflow)
 	for (i = 0; i < 5; i++) {
 		ret = nvsvm_stat_read(0, names[i], &before[i]);
 		if (ret)
-			SKIP("debugfs %s: %s", names[i], strerror(-ret));
+			SKIP(return, "debugfs %s: %s", names[i], strerror(-ret));
 	}
 	FX_OPEN(&f);
 	for (g = 0; g < n; g++) {
 		jobs[g].fd = f.fd;
 		jobs[g].gpc = g;
-		EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA,
-					    &jobs[g].chan));
+		ASSERT_EQ(0, nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA,
+					       &jobs[g].chan));
 	}
-	ktap_note("%u GPCs, %u fault buffer entries", n,
-		  info.fault_buffer_entries);
+	TH_LOG("%u GPCs, %u fault buffer entries", n, info.fault_buffer_entries);
 	for (round = 1; round <= (need_overflow ? STORM_ROUNDS : 1); round++) {
 		pthread_barrier_init(&bar, NULL, n);
 		for (g = 0; g < n; g++) {
 			jobs[g].buf = anon(STORM_BYTES);
-			ASSERT_MAP(jobs[g].buf);
+			ASSERT_TRUE((jobs[g].buf) && (void *)(jobs[g].buf) != MAP_FAILED);
 			jobs[g].bar = &bar;
-			EXPECT_EQ(pthread_create(&th[g], NULL, storm_fn,
-						 &jobs[g]), 0);
+			ASSERT_EQ(0, pthread_create(&th[g], NULL, storm_fn,
+						    &jobs[g]));
 		}
 		for (g = 0; g < n; g++)
 			pthread_join(th[g], NULL);
 		pthread_barrier_destroy(&bar);
 		for (g = 0; g < n; g++) {
-			EXPECT_OK(jobs[g].ret);
-			if (jobs[g].e.status != NVSVM_EXEC_OK)
-				KTAP_FAIL_MSG("round %d GPC %u: status %s at %#llx",
-					      round, g,
-					      nvsvm_status_name(jobs[g].e.status),
-					      (unsigned long long)jobs[g].e.fault_addr);
-			CHECK(cpu_check(jobs[g].buf, STORM_BYTES / 8,
-					0x0f0f0000ULL + g));
+			ASSERT_EQ(0, jobs[g].ret);
+			ASSERT_FALSE(jobs[g].e.status != NVSVM_EXEC_OK) {
+				TH_LOG("round %d GPC %u: status %s at %#llx",
+				       round, g,
+				       nvsvm_status_name(jobs[g].e.status),
+				       (unsigned long long)jobs[g].e.fault_addr);
+			}
+			ASSERT_PASS(cpu_check(jobs[g].buf, STORM_BYTES / 8,
+					      0x0f0f0000ULL + g));
 			munmap(jobs[g].buf, STORM_BYTES);
 		}
 		for (i = 0; i < 5; i++)
-			EXPECT_OK(nvsvm_stat_read(0, names[i], &after[i]));
+			ASSERT_EQ(0, nvsvm_stat_read(0, names[i], &after[i]));
 		rounds = round;
 		if (after[3] > before[3])
 			break;
 	}
-	ktap_note("rounds %d: batches +%llu, replays +%llu, faults +%llu, overflows +%llu, cancels +%llu",
-		  rounds,
-		  (unsigned long long)(after[0] - before[0]),
-		  (unsigned long long)(after[1] - before[1]),
-		  (unsigned long long)(after[2] - before[2]),
-		  (unsigned long long)(after[3] - before[3]),
-		  (unsigned long long)(after[4] - before[4]));
+	TH_LOG("rounds %d: batches +%llu, replays +%llu, faults +%llu, overflows +%llu, cancels +%llu",
+	       rounds, (unsigned long long)(after[0] - before[0]),
+	       (unsigned long long)(after[1] - before[1]),
+	       (unsigned long long)(after[2] - before[2]),
+	       (unsigned long long)(after[3] - before[3]),
+	       (unsigned long long)(after[4] - before[4]));
 	/* One replay per batch, and one per overflow found with no entry. */
-	EXPECT_TRUE(after[1] - before[1] <=
-		    after[0] - before[0] + after[3] - before[3],
-		    "more replays than batches and overflows");
-	EXPECT_EQ(after[4], before[4]);
-	if (need_overflow)
-		EXPECT_TRUE(after[3] > before[3],
-			    "no overflow in %d rounds of %u GPCs on %u entries",
-			    STORM_ROUNDS, n, info.fault_buffer_entries);
-	return KTAP_PASS;
+	ASSERT_TRUE(after[1] - before[1] <=
+		    after[0] - before[0] + after[3] - before[3]) {
+		TH_LOG("more replays than batches and overflows");
+	}
+	ASSERT_EQ(before[4], after[4]);
+	if (need_overflow) {
+		ASSERT_TRUE(after[3] > before[3]) {
+			TH_LOG("no overflow in %d rounds of %u GPCs on %u entries",
+			       STORM_ROUNDS, n, info.fault_buffer_entries);
+		}
+	}
 }
 
-static int storm_every_gpc(void)
+TEST_F_TIMEOUT(slow, storm_every_gpc, 240)
 {
-	return storm(0);
+	storm(_metadata, 0);
 }
 
-static int storm_overflow(void)
+TEST_F_TIMEOUT(slow, storm_overflow, 500)
 {
-	return storm(1);
+	storm(_metadata, 1);
 }
 
 /*
@@ -808,22 +839,22 @@ static void *hold_stdin(void *arg)
 	return NULL;
 }
 
-static int hold(void)
+TEST_F_TIMEOUT(slow, hold, 590)
 {
 	uint64_t round = 0;
 	pthread_t th;
 	struct fx f;
 
 	FX_OPEN(&f);
-	EXPECT_EQ(pthread_create(&th, NULL, hold_stdin, NULL), 0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, hold_stdin, NULL));
 	do {
 		uint64_t *buf = anon(64 * PAGE), v = 0x401d0000 + ++round;
 		struct nvsvm_op op = nvsvm_op_fill(nvsvm_ptr(buf), 64 * PAGE,
 						   v);
 
-		ASSERT_MAP(buf);
-		CHECK(gpu_ok(&f, &op, 1));
-		CHECK(cpu_check(buf, 64 * WORDS, v));
+		ASSERT_TRUE(buf && (void *)buf != MAP_FAILED);
+		ASSERT_PASS(gpu_ok(&f, &op, 1));
+		ASSERT_PASS(cpu_check(buf, 64 * WORDS, v));
 		munmap(buf, 64 * PAGE);
 		if (round == 1) {
 			printf("# hold: ready\n");
@@ -831,70 +862,53 @@ static int hold(void)
 		}
 	} while (!hold_eof);
 	pthread_join(th, NULL);
-	EXPECT_OK(nvsvm_close(f.fd));
-	ktap_note("hold: %llu verified rounds", (unsigned long long)round);
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_close(f.fd));
+	TH_LOG("hold: %llu verified rounds", (unsigned long long)round);
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE_T(close_during_exec, 240),
-	KTAP_CASE_T(area_fini_during_exec, 240),
-	KTAP_CASE_T(chan_destroy_during_exec, 240),
-	KTAP_CASE_T(munmap_during_exec, 240),
-	KTAP_CASE_T(remap_during_faults, 240),
-	KTAP_CASE_T(sigkill_mid_storm, 240),
-	KTAP_CASE_T(exit_mid_storm, 240),
-	KTAP_CASE_T(storm_every_gpc, 240),
-};
+/* The cases of the default run; storm_overflow and hold are modes. */
+static int default_case(const char *name, const void *arg)
+{
+	(void)arg;
+	return strcmp(name, "storm_overflow") && strcmp(name, "hold");
+}
 
-static const struct ktap_case storm_cases[] = {
-	KTAP_CASE_T(storm_overflow, 500),
-};
-
-static const struct ktap_case hold_cases[] = {
-	KTAP_CASE_T(hold, 590),
-};
+static int named_case(const char *name, const void *arg)
+{
+	return !strcmp(name, arg);
+}
 
 /* NVSVM_TEARDOWN_CASES="a,b": only the cases named (a comma list). */
-static size_t select_cases(const char *list, struct ktap_case *out)
+static int listed_case(const char *name, const void *arg)
 {
-	size_t i, n = 0, len;
+	const char *list = arg, *p = list;
+	size_t len = strlen(name);
 
-	for (i = 0; i < KTAP_ARRAY_SIZE(cases); i++) {
-		const char *p = list;
-
-		len = strlen(cases[i].name);
-		while ((p = strstr(p, cases[i].name))) {
-			if ((p == list || p[-1] == ',') &&
-			    (p[len] == ',' || !p[len])) {
-				out[n++] = cases[i];
-				break;
-			}
-			p += len;
-		}
+	if (!default_case(name, NULL))
+		return 0;
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[len] == ',' || !p[len]))
+			return 1;
+		p += len;
 	}
-	return n;
+	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	static struct ktap_case some[KTAP_ARRAY_SIZE(cases)];
 	const char *list = getenv("NVSVM_TEARDOWN_CASES");
 
 	if (list) {
-		size_t n = select_cases(list, some);
-
-		if (!n) {
+		if (!harness_keep_cases(listed_case, list)) {
 			fprintf(stderr, "no case in '%s'\n", list);
 			return 1;
 		}
-		return test_main(some, n, NVSVM_CAP_EXEC);
+	} else if (getenv("NVSVM_TEARDOWN_STORM")) {
+		harness_keep_cases(named_case, "storm_overflow");
+	} else if (getenv("NVSVM_TEARDOWN_HOLD")) {
+		harness_keep_cases(named_case, "hold");
+	} else {
+		harness_keep_cases(default_case, NULL);
 	}
-	if (getenv("NVSVM_TEARDOWN_STORM"))
-		return test_main(storm_cases, KTAP_ARRAY_SIZE(storm_cases),
-				 NVSVM_CAP_EXEC);
-	if (getenv("NVSVM_TEARDOWN_HOLD"))
-		return test_main(hold_cases, KTAP_ARRAY_SIZE(hold_cases),
-				 NVSVM_CAP_EXEC);
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+	return test_harness_main(argc, argv, NVSVM_CAP_EXEC);
 }
