@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * GPU atomics on system memory. Two modes (GET_INFO says which):
- *  - NVSVM_CAP_ATOMICS_EXCLUSIVE (kernels with make_device_exclusive_range,
- *    CONFIG_DEVICE_PRIVATE): mappings have atomics disabled; a GPU atomic
- *    takes the page for exclusive device access and maps it with atomics
- *    enabled; a CPU access revokes that.
+ *  - NVSVM_CAP_ATOMICS_EXCLUSIVE (kernels with CONFIG_DEVICE_PRIVATE:
+ *    make_device_exclusive_range(), from 6.15 make_device_exclusive()):
+ *    mappings have atomics disabled; a GPU atomic takes the page for
+ *    exclusive device access and maps it with atomics enabled; a CPU
+ *    access revokes that.
  *  - otherwise (Debian's stock kernel): atomics follow write permission.
  * In both, atomic adds are exact while GPCs and CPU threads add at once,
  * and an atomic on read-only memory is cancelled.
@@ -34,7 +35,7 @@ static int exclusive(void)
 
 #define NEED_EXCLUSIVE() do {						\
 	if (!exclusive())						\
-		SKIP(return, "no NVSVM_CAP_ATOMICS_EXCLUSIVE: this kernel lacks make_device_exclusive_range (CONFIG_DEVICE_PRIVATE), atomics follow write permission"); \
+		SKIP(return, "no NVSVM_CAP_ATOMICS_EXCLUSIVE: the kernel has no CONFIG_DEVICE_PRIVATE (no exclusive device access to pages), atomics follow write permission"); \
 } while (0)
 
 static int query1(struct fx *f, const volatile void *p, uint32_t *e)

@@ -18,7 +18,7 @@
 #                     and the stock drm modules it needs
 #   7. tests-build    tests/*.c into build/tests/, on 6.1's
 #                     kselftest_harness.h (a lane on another series
-#                     builds its own: build/tests-7.3)
+#                     builds its own: build/tests-6.12, build/tests-7.3)
 #      first-run      the first run of make check and make demo on a bare
 #                     machine, rehearsed (tools/scripts/first-run.sh)
 #   8. stock VM       the tests in QEMU on the stock kernel, with 6's modules
@@ -32,6 +32,7 @@
 #  11. stock-6.12     bookworm-backports' 6.12 (Debian 13's kernel too), as
 #                     make deps unpacked it: modules (W=1, C=2) against its
 #                     headers, the tests in QEMU on its vmlinuz
+#      dkms-6.12      as 9, on 6.12 (DKMS against the unpacked tree)
 #  12. debug-7.3      as 10, from trixie-backports' linux-source-7.3
 #                     (tools/kconfig/debug-7.3.config), with sparse
 #
@@ -231,12 +232,41 @@ if [[ -z $only || $only == 6.12 ]]; then
 		if step build-6.12-test-kmod "$scripts/build-test-kmod.sh" "$k612" build/stock-6.12 build/stock-6.12-kmod; then
 			test_mods_612=(--module build/stock-6.12-kmod/nvsvm_pascal_test.ko)
 		fi
+		# The tests on 6.12's own kselftest_harness.h.
+		tests612=build/tests
+		if step tests-build-6.12 tests_build 6.12 build/tests-6.12; then
+			tests612=build/tests-6.12
+		fi
 		vm stock-6.12 --kernel "$("$scripts/debian-kernels.sh" --get 6.12-vmlinuz)" --kver "$kv612" \
 			--module build/stock-6.12/nvsvm.ko --module build/stock-6.12/nvsvm_vgpu.ko \
 			"${test_mods_612[@]}" \
-			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
+			--tests "$tests612" --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
 	else
 		not_run stock-6.12/vm "no 6.12 headers (make deps) or module build"
+	fi
+fi
+
+if [[ -z $only || $only == dkms || $only == 6.12 ]]; then
+	# DKMS as a 6.12 user runs it: install against the unpacked 6.12 tree
+	# (in a private mount namespace, tools/scripts/dkms-check.sh
+	# --modules), then modprobe by name and load cycles on its vmlinuz.
+	k612=$("$scripts/kdir.sh" 6.12 2>/dev/null || true)
+	if [[ -n $k612 ]]; then
+		kv612=$("$scripts/kernelrelease.sh" "$k612")
+		m612=$("$scripts/debian-kernels.sh" --get 6.12-modules)
+	fi
+	if [[ -n $k612 && -x build/tests/info ]] &&
+		step dkms-6.12 "$scripts/dkms-check.sh" --keep "$out/dkms-install-6.12" \
+			--kernelsourcedir "$k612" --modules "$m612" "$kv612"; then
+		rm -rf "$out/dkms-tests"
+		mkdir -p "$out/dkms-tests"
+		cp build/tests/info "$out/dkms-tests/"
+		vm dkms-6.12 --kernel "$("$scripts/debian-kernels.sh" --get 6.12-vmlinuz)" --kver "$kv612" \
+			--kmods "$out/dkms-install-6.12/$kv612" --tests "$out/dkms-tests" \
+			--script "$scripts/dkms-guest.sh" \
+			--timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
+	else
+		not_run dkms-6.12/vm "no 6.12 tree (make deps), no DKMS install or no build/tests/info"
 	fi
 fi
 
@@ -253,9 +283,8 @@ debug_lane() {
 	if [[ -n $dk ]] && step "build-$name" "$scripts/build-modules.sh" "$dk" "build/$name"; then
 		dkver=$("$scripts/kernelrelease.sh" "$dk")
 		# The lane's own kselftest_harness.h (6.1's is build/tests).
-		if [[ -n $series ]]; then
+		if [[ -n $series ]] && step "tests-build-$series" tests_build "$series" "build/tests-$series"; then
 			tests=build/tests-$series
-			step "tests-build-$series" tests_build "$series" "$tests" || true
 		fi
 		if step "build-$name-test-kmod" "$scripts/build-test-kmod.sh" "$dk" "build/$name" "build/$name-kmod"; then
 			test_mods=(--module "build/$name-kmod/nvsvm_pascal_test.ko")

@@ -7,6 +7,8 @@
 #   bookworm-backports  linux-image-6.12.*+deb12-amd64 (vmlinuz and modules),
 #                       its linux-headers (+ -common, linux-kbuild): a KDIR
 #                       for `make M=`, in debian-linux-<version>/
+#                       and linux-source-6.12 (that lane's
+#                       kselftest_harness.h), in linux-source-<version>/
 #   trixie-backports    linux-source-7.3 (the 7.3 debug kernel's source,
 #                       tools/scripts/build-debug-kernel.sh --source 7.3), in
 #                       linux-source-<version>/linux-source-7.3
@@ -20,7 +22,8 @@
 # releases, so they are unpacked with dpkg-deb -x, never installed.
 #
 # Lists what it unpacked in /var/cache/nvsvm/debian-kernels.list, one
-# "NAME PATH" a line (6.12-kdir, 6.12-vmlinuz, 6.12-modules, 7.3-source),
+# "NAME PATH" a line (6.12-kdir, 6.12-vmlinuz, 6.12-modules, 6.12-source,
+# 7.3-source),
 # for tools/scripts/kdir.sh and linux-source.sh. Once that list exists and
 # the machine's sources have not changed, a run uses no network and needs
 # no root; --update looks for newer versions.
@@ -144,24 +147,41 @@ want_sources=$(sources)
 [[ -n $want_sources ]] ||
 	die "no Debian archive for this release in $etc/sources.list{,.d}: cannot fetch the 6.12 and 7.3 kernels"
 
-# Nothing to do: the same sources as last time, everything unpacked.
+# Bump when what is fetched changes: a list of an older recipe is redone.
+recipe=2
+
+# Nothing to do: the same sources and recipe as last time, all unpacked.
 cached() {
-	local path rel
+	local name path rel
 	[[ -z $update && -r $list && -r $apt/sources.list ]] || return 1
 	[[ $(cat "$apt/sources.list") == "$want_sources" ]] || return 1
-	while read -r _ path; do
+	[[ $(head -n 1 "$list") == "recipe $recipe" ]] || return 1
+	while read -r name path; do
+		[[ $name != recipe ]] || continue
 		rel=${path#"$cache"/}
 		[[ -e $path && -e $cache/${rel%%/*}/.extracted ]] || return 1
 	done <"$list"
 	return 0
 }
 if cached; then
-	echo "$target: Debian kernels unpacked already ($(awk '{ print $1 }' "$list" | tr '\n' ' ')in $cache)"
+	echo "$target: Debian kernels unpacked already ($(awk '$1 != "recipe" { print $1 }' "$list" | tr '\n' ' ')in $cache)"
 	exit 0
 fi
 
 if ((EUID != 0)); then
 	die "must run as root to fetch the 6.12 and 7.3 kernels into $cache (try: sudo make $target)"
+fi
+
+# One fetch at a time: a second command waits, then finds the work done.
+mkdir -p "$cache"
+exec {lock}>"$cache/debian-kernels.lock"
+if ! flock -n "$lock"; then
+	echo "$target: waiting for another fetch of the Debian kernels"
+	flock "$lock"
+	if cached; then
+		echo "$target: Debian kernels unpacked by the other fetch"
+		exit 0
+	fi
 fi
 
 mkdir -p "$apt/sources.list.d" "$apt/preferences.d" "$apt/state/lists/partial" \
@@ -216,6 +236,8 @@ kpkgs=("linux-image-$abi-amd64" "linux-headers-$abi-amd64" "linux-headers-$abi-c
 
 sver=$(field linux-source-7.3/trixie-backports Version)
 [[ -n $sver ]] || die "no linux-source-7.3 in trixie-backports (log: $log)"
+k_sver=$(field "linux-source-$kseries/bookworm-backports" Version)
+[[ -n $k_sver ]] || die "no linux-source-$kseries in bookworm-backports (log: $log)"
 
 # download PACKAGE VERSION: the .deb into $apt/debs unless it is there.
 download() {
@@ -250,25 +272,35 @@ if [[ ! -e $kdir/.extracted ]]; then
 	done
 fi
 
-sdir=$cache/linux-source-$sver
-if [[ ! -e $sdir/.extracted ]]; then
-	echo "$target: fetching linux-source-7.3 $sver"
-	download linux-source-7.3 "$sver"
+# unpack_source SERIES VERSION: linux-source-SERIES unpacked into
+# $cache/linux-source-VERSION/linux-source-SERIES.
+unpack_source() {
+	local sdir=$cache/linux-source-$2
+
+	[[ ! -e $sdir/.extracted ]] || return 0
+	echo "$target: fetching linux-source-$1 $2"
+	download "linux-source-$1" "$2"
 	rm -rf "$sdir"
 	mkdir -p "$sdir"
-	if ! dpkg-deb --fsys-tarfile "$apt/debs/linux-source-7.3_${sver}_"*.deb |
-		tar -xO ./usr/src/linux-source-7.3.tar.xz | tar -C "$sdir" -xJ; then
-		die "cannot unpack linux-source-7.3 $sver into $sdir"
+	if ! dpkg-deb --fsys-tarfile "$apt/debs/linux-source-$1_${2//:/%3a}_"*.deb |
+		tar -xO "./usr/src/linux-source-$1.tar.xz" | tar -C "$sdir" -xJ; then
+		die "cannot unpack linux-source-$1 $2 into $sdir"
 	fi
 	touch "$sdir/.extracted"
-	rm -f "$apt/debs/linux-source-7.3_"*.deb
-fi
+	rm -f "$apt/debs/linux-source-$1_"*.deb
+}
+# The 7.3 debug kernel's source; 6.12's for that lane's
+# kselftest_harness.h and hmm-tests.
+unpack_source 7.3 "$sver"
+unpack_source "$kseries" "$k_sver"
 
 cat >"$list.tmp" <<EOF
+recipe $recipe
 $kseries-kdir $kdir/usr/src/linux-headers-$abi-amd64
 $kseries-vmlinuz $kdir/boot/vmlinuz-$abi-amd64
 $kseries-modules $kdir/lib/modules/$abi-amd64
-7.3-source $sdir/linux-source-7.3
+$kseries-source $cache/linux-source-$k_sver/linux-source-$kseries
+7.3-source $cache/linux-source-$sver/linux-source-7.3
 EOF
 mv "$list.tmp" "$list"
-echo "$target: Debian kernels unpacked: $kseries $kver, linux-source-7.3 $sver (in $cache)"
+echo "$target: Debian kernels unpacked: $kseries $kver and its source, linux-source-7.3 $sver (in $cache)"

@@ -47,6 +47,12 @@ dir=$cache/linux-source-$ver
 tree=$dir/linux-source-6.1
 
 if [[ ! -e $dir/.extracted ]]; then
+	# One extraction at a time; a second command waits and reuses it.
+	mkdir -p "$cache"
+	exec {lock}>"$dir.lock"
+	flock "$lock"
+fi
+if [[ ! -e $dir/.extracted ]]; then
 	echo "linux-source.sh: extracting $tarball into $dir" >&2
 	rm -rf "$dir"
 	mkdir -p "$dir"
