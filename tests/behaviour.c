@@ -5,6 +5,9 @@
  * test VM emulates), KSM merging a GPU-mapped page, a process exiting with
  * GPU mappings, mixed read/write/atomic faults on one page from several
  * GPCs at once, and batches holding duplicate faults.
+ *
+ * Cases: TEST(exit_with_mappings) and TEST_F(chan, ...) on a device with an
+ * area and a channel (kselftest_harness.h).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,7 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define KSM_DIR		"/sys/kernel/mm/ksm/"
@@ -59,71 +62,76 @@ static int node_of(void *p)
 
 #define MIG_PAGES	16
 
+FIXTURE_FX(chan, FX_AREA, NVSVM_CHAN_JOIN_AREA)
+
 /*
  * The GPU has pages mapped; the kernel moves them to the other node. The
  * GPU mapping must go with the old page, and the GPU must then see (and
  * write) the page the CPU sees.
  */
-static int migrate_move_pages(void)
+TEST_F(chan, migrate_move_pages)
 {
 	volatile uint64_t *buf = anon(MIG_PAGES * PAGE);
 	void *pages[MIG_PAGES];
 	int nodes[MIG_PAGES], st[MIG_PAGES], from, to, i;
 	uint64_t mapped = 0, sum = 0, want = 0;
 	struct nvsvm_op op;
-	struct fx f;
+	struct fx *f = &self->fx;
 	size_t w;
 
 	if (access("/sys/devices/system/node/node1", F_OK))
-		SKIP("one NUMA node only: nothing to migrate to (boot with numa=fake=2)");
-	ASSERT_MAP(buf);
+		SKIP(return, "one NUMA node only: nothing to migrate to (boot with numa=fake=2)");
+	ASSERT_NE(NULL, buf);
 	for (w = 0; w < MIG_PAGES * WORDS; w++) {
 		buf[w] = 0x6d6967000000ULL + w;
 		want += buf[w];
 	}
-	FX_OPEN(&f);
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(buf), MIG_PAGES * PAGE,
+	ASSERT_EQ(0, nvsvm_map(f->fd, nvsvm_ptr(buf), MIG_PAGES * PAGE,
 			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	EXPECT_EQ(mapped, MIG_PAGES);
+	ASSERT_EQ(MIG_PAGES, mapped);
 	from = node_of((void *)buf);
 	if (from < 0)
-		SKIP("move_pages: %s", strerror(-from));
+		SKIP(return, "move_pages: %s", strerror(-from));
 	to = !from;
 	for (i = 0; i < MIG_PAGES; i++) {
 		pages[i] = (void *)&buf[i * WORDS];
 		nodes[i] = to;
 		st[i] = -1;
 	}
-	ASSERT_SYS(move_pages(0, MIG_PAGES, pages, nodes, st, MPOL_MF_MOVE));
+	ASSERT_EQ(0, move_pages(0, MIG_PAGES, pages, nodes, st, MPOL_MF_MOVE)) {
+		TH_LOG("move_pages: %s", strerror(errno));
+	}
 	for (i = 0; i < MIG_PAGES; i++) {
-		if (st[i] != to)
-			KTAP_FAIL_MSG("page %d: move_pages status %d, expected node %d",
-				      i, st[i], to);
-		EXPECT_EQ(node_of(pages[i]), to);
+		ASSERT_EQ(to, st[i]) {
+			TH_LOG("page %d: move_pages status %d, expected node %d",
+			       i, st[i], to);
+		}
+		ASSERT_EQ(to, node_of(pages[i]));
 		/* The PTE pointing at the old page is gone. */
-		EXPECT_EQ(query1(&f, pages[i]) & NVSVM_QUERY_VALID, 0);
+		ASSERT_EQ(0, query1(f, pages[i]) & NVSVM_QUERY_VALID);
 	}
 	op = nvsvm_op_sum(nvsvm_ptr(buf), MIG_PAGES * PAGE);
-	CHECK(gpu_ok(&f, &op, 1));
-	EXPECT_EQ(op.result, want);
+	ASSERT_PASS(gpu_ok(f, &op, 1));
+	ASSERT_EQ(want, op.result);
 	/* A GPU write lands in the new page: the CPU sees it. */
 	op = nvsvm_op_fill(nvsvm_ptr(buf), MIG_PAGES * PAGE, 0x4e4f444531ULL);
-	CHECK(gpu_ok(&f, &op, 1));
-	CHECK(cpu_check(buf, MIG_PAGES * WORDS, 0x4e4f444531ULL));
+	ASSERT_PASS(gpu_ok(f, &op, 1));
+	ASSERT_PASS(cpu_check(buf, MIG_PAGES * WORDS, 0x4e4f444531ULL));
 	/* And back: the CPU writes, the pages move again, the GPU sums. */
 	for (w = 0; w < MIG_PAGES * WORDS; w++)
 		buf[w] = w;
 	for (i = 0; i < MIG_PAGES; i++)
 		nodes[i] = from;
-	ASSERT_SYS(move_pages(0, MIG_PAGES, pages, nodes, st, MPOL_MF_MOVE));
+	ASSERT_EQ(0, move_pages(0, MIG_PAGES, pages, nodes, st, MPOL_MF_MOVE)) {
+		TH_LOG("move_pages: %s", strerror(errno));
+	}
 	for (i = 0; i < MIG_PAGES; i++)
-		EXPECT_EQ(st[i], from);
+		ASSERT_EQ(from, st[i]);
 	op = nvsvm_op_sum(nvsvm_ptr(buf), MIG_PAGES * PAGE);
-	CHECK(gpu_ok(&f, &op, 1));
+	ASSERT_PASS(gpu_ok(f, &op, 1));
 	for (w = 0; w < MIG_PAGES * WORDS; w++)
 		sum += w;
-	EXPECT_EQ(op.result, sum);
-	return KTAP_PASS;
+	ASSERT_EQ(sum, op.result);
 }
 
 /* ---- KSM ----------------------------------------------------------------- */
@@ -165,38 +173,40 @@ static uint64_t pfn_of(const volatile void *p)
  * access; a GPU write afterwards breaks the merge like a CPU write would,
  * and the other copy keeps its contents.
  */
-static int ksm_merge(void)
+TEST_F_TIMEOUT(chan, ksm_merge, 90)
 {
 	volatile uint64_t *buf = anon(2 * PAGE), *a, *b;
 	uint64_t pa = 0, pb = 0, mapped = 0, got;
 	struct nvsvm_op op;
-	struct fx f;
+	struct fx *f = &self->fx;
 	int ret, i;
 	size_t w;
 
 	if (access(KSM_DIR "run", W_OK))
-		SKIP("no KSM (" KSM_DIR "run: %s)", strerror(errno));
-	ASSERT_MAP(buf);
+		SKIP(return, "no KSM (" KSM_DIR "run: %s)", strerror(errno));
+	ASSERT_NE(NULL, buf);
 	a = buf;
 	b = buf + WORDS;
 	for (w = 0; w < WORDS; w++)
 		a[w] = b[w] = 0x6b736d0000000000ULL ^ (w * 0x9e3779b97f4a7c15ULL);
-	FX_OPEN(&f);
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(a), PAGE,
+	ASSERT_EQ(0, nvsvm_map(f->fd, nvsvm_ptr(a), PAGE,
 			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	EXPECT_EQ(mapped, 1);
-	EXPECT_TRUE(query1(&f, a) & NVSVM_QUERY_WRITE, "entry %#x",
-		    query1(&f, a));
+	ASSERT_EQ(1, mapped);
+	ASSERT_TRUE(query1(f, a) & NVSVM_QUERY_WRITE) {
+		TH_LOG("entry %#x", query1(f, a));
+	}
 	if (!pfn_of(a))
-		SKIP("no physical frames in /proc/self/pagemap (needs root)");
-	ASSERT_SYS(madvise((void *)buf, 2 * PAGE, MADV_MERGEABLE));
+		SKIP(return, "no physical frames in /proc/self/pagemap (needs root)");
+	ASSERT_EQ(0, madvise((void *)buf, 2 * PAGE, MADV_MERGEABLE)) {
+		TH_LOG("madvise: %s", strerror(errno));
+	}
 	ret = ksm_write("sleep_millisecs", "10");
 	if (!ret)
 		ret = ksm_write("pages_to_scan", "1000");
 	if (!ret)
 		ret = ksm_write("run", "1");
 	if (ret)
-		SKIP("cannot start ksmd: %s", strerror(-ret));
+		SKIP(return, "cannot start ksmd: %s", strerror(-ret));
 	/* Wait (bounded) until ksmd has merged the two pages. */
 	for (i = 0; i < 3000; i++) {
 		pa = pfn_of(a);
@@ -206,23 +216,24 @@ static int ksm_merge(void)
 		sleep_ms(10);
 	}
 	ksm_write("run", "0");
-	EXPECT_TRUE(pa && pa == pb, "ksmd did not merge the pages in 30 s (pfn %#llx, %#llx)",
-		    (unsigned long long)pa, (unsigned long long)pb);
+	ASSERT_TRUE(pa && pa == pb) {
+		TH_LOG("ksmd did not merge the pages in 30 s (pfn %#llx, %#llx)",
+		       (unsigned long long)pa, (unsigned long long)pb);
+	}
 	/* The merged page is read-only: no writable GPU PTE may remain. */
-	EXPECT_EQ(query1(&f, a) & NVSVM_QUERY_WRITE, 0);
-	CHECK(gpu_read_eq(&f, &a[5], b[5]));
+	ASSERT_EQ(0, query1(f, a) & NVSVM_QUERY_WRITE);
+	ASSERT_PASS(gpu_read_eq(f, &a[5], b[5]));
 	op = nvsvm_op_write(nvsvm_ptr(&a[5]), 0x475055ULL);
-	CHECK(gpu_ok(&f, &op, 1));
-	EXPECT_EQ(a[5], 0x475055ULL);
-	EXPECT_EQ(b[5], 0x6b736d0000000000ULL ^ (5 * 0x9e3779b97f4a7c15ULL));
-	EXPECT_NE(pfn_of(a), pfn_of(b));
+	ASSERT_PASS(gpu_ok(f, &op, 1));
+	ASSERT_EQ(0x475055ULL, a[5]);
+	ASSERT_EQ(0x6b736d0000000000ULL ^ (5 * 0x9e3779b97f4a7c15ULL), b[5]);
+	ASSERT_NE(pfn_of(b), pfn_of(a));
 	/* The other copy, read by the GPU, is unchanged too. */
-	CHECK(gpu_ok1(&f, nvsvm_op_read(nvsvm_ptr(&b[5])), &got));
-	EXPECT_EQ(got, b[5]);
+	ASSERT_PASS(gpu_ok1(f, nvsvm_op_read(nvsvm_ptr(&b[5])), &got));
+	ASSERT_EQ(b[5], got);
 	for (w = 0; w < WORDS; w++)
 		if (w != 5)
-			EXPECT_EQ(a[w], b[w]);
-	return KTAP_PASS;
+			ASSERT_EQ(b[w], a[w]);
 }
 
 /* ---- process exit --------------------------------------------------------- */
@@ -231,17 +242,19 @@ static int ksm_merge(void)
  * A child opens the GPU, maps memory through MAP and through faults, and
  * exits without closing anything: every table and mapping comes back.
  */
-static int exit_with_mappings(void)
+TEST(exit_with_mappings)
 {
 	uint64_t *res = ktap_shared(4 * sizeof(uint64_t));
 	uint64_t pt0, pm0;
 	pid_t pid;
 
-	ASSERT_MAP(res);
+	ASSERT_NE(NULL, res);
 	if (read_stat("pt_bytes", &pt0) || read_stat("pages_mapped", &pm0))
-		SKIP("no debugfs counters");
+		SKIP(return, "no debugfs counters");
 	pid = fork();
-	ASSERT_SYS(pid);
+	ASSERT_LE(0, pid) {
+		TH_LOG("fork: %s", strerror(errno));
+	}
 	if (!pid) {
 		uint64_t *big = anon(8 * MiB), *far;
 		struct nvsvm_op op;
@@ -268,13 +281,16 @@ static int exit_with_mappings(void)
 		read_stat("pages_mapped", &res[1]);
 		_exit(0);	/* fd, area and channel still open */
 	}
-	EXPECT_EQ(wait_child(pid), 0);
-	EXPECT_TRUE(res[0] > pt0, "pt_bytes %llu in the child, %llu before",
-		    (unsigned long long)res[0], (unsigned long long)pt0);
-	EXPECT_TRUE(res[1] >= pm0 + 8 * MiB / PAGE + 4,
-		    "pages_mapped %llu in the child", (unsigned long long)res[1]);
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_TRUE(res[0] > pt0) {
+		TH_LOG("pt_bytes %llu in the child, %llu before",
+		       (unsigned long long)res[0], (unsigned long long)pt0);
+	}
+	ASSERT_TRUE(res[1] >= pm0 + 8 * MiB / PAGE + 4) {
+		TH_LOG("pages_mapped %llu in the child", (unsigned long long)res[1]);
+	}
 	/* The last fput may run just after the exit is reported. */
-	return stats_become(0, "pt_bytes", pt0, "pages_mapped", pm0);
+	ASSERT_PASS(stats_become(0, "pt_bytes", pt0, "pages_mapped", pm0));
 }
 
 /* ---- several GPCs on one page ------------------------------------------- */
@@ -308,23 +324,22 @@ static unsigned int gpcs(void)
  * together, so that they reach the next page at about the same time and
  * their faults on it meet in one batch.
  */
-static int mixed_rwa_one_page(void)
+TEST_F(chan, mixed_rwa_one_page)
 {
 	unsigned int n = gpcs(), i, r, k;
 	volatile uint64_t *buf = anon(ROUNDS * CHAIN * PAGE);
 	static struct gpu_job jobs[MAX_GPCS];
 	uint64_t c0 = 0, c1 = 0, d0 = 0, d1 = 0;
-	struct fx f;
+	struct fx *f = &self->fx;
 
 	if (!(info.caps & NVSVM_CAP_ATOMICS))
-		SKIP("no NVSVM_CAP_ATOMICS");
+		SKIP(return, "no NVSVM_CAP_ATOMICS");
 	if (n < 2)
-		SKIP("one GPC only");
-	ASSERT_MAP(buf);
-	FX_OPEN(&f);
-	setup_jobs(&f, jobs, n);
-	EXPECT_OK(read_stat("cancels", &c0));
-	EXPECT_OK(read_stat("fault_dups", &d0));
+		SKIP(return, "one GPC only");
+	ASSERT_NE(NULL, buf);
+	setup_jobs(f, jobs, n);
+	ASSERT_EQ(0, read_stat("cancels", &c0));
+	ASSERT_EQ(0, read_stat("fault_dups", &d0));
 	for (r = 0; r < ROUNDS; r++) {
 		volatile uint64_t *pg = buf + r * CHAIN * WORDS;
 
@@ -347,7 +362,7 @@ static int mixed_rwa_one_page(void)
 			}
 			jobs[i].nops = CHAIN;
 		}
-		CHECK(gpu_jobs_run(jobs, n));
+		ASSERT_PASS(gpu_jobs_run(jobs, n));
 		for (k = 0; k < CHAIN; k++) {
 			volatile uint64_t *p = pg + k * WORDS;
 			uint64_t adds = 0;
@@ -355,28 +370,27 @@ static int mixed_rwa_one_page(void)
 			for (i = 0; i < n; i++) {
 				switch ((i + k) % 3) {
 				case 0:
-					EXPECT_EQ(jobs[i].ops[k].result, 0);
-					EXPECT_EQ(p[8 + i], 0);
+					ASSERT_EQ(0, jobs[i].ops[k].result);
+					ASSERT_EQ(0, p[8 + i]);
 					break;
 				case 1:
-					EXPECT_EQ(p[8 + i], 1000 * k + i);
+					ASSERT_EQ(1000 * k + i, p[8 + i]);
 					break;
 				default:
 					adds++;
-					EXPECT_EQ(p[8 + i], 0);
+					ASSERT_EQ(0, p[8 + i]);
 				}
-				EXPECT_EQ(p[64 + i], 0);
+				ASSERT_EQ(0, p[64 + i]);
 			}
 			/* Each add was applied exactly once. */
-			EXPECT_EQ(p[0], adds);
+			ASSERT_EQ(adds, p[0]);
 		}
 	}
-	EXPECT_OK(read_stat("cancels", &c1));
-	EXPECT_EQ(c1, c0);
-	EXPECT_OK(read_stat("fault_dups", &d1));
-	ktap_note("%u walks of %u pages on %u GPCs: %llu duplicate faults",
-		  ROUNDS, CHAIN, n, (unsigned long long)(d1 - d0));
-	return KTAP_PASS;
+	ASSERT_EQ(0, read_stat("cancels", &c1));
+	ASSERT_EQ(c0, c1);
+	ASSERT_EQ(0, read_stat("fault_dups", &d1));
+	TH_LOG("%u walks of %u pages on %u GPCs: %llu duplicate faults",
+	       ROUNDS, CHAIN, n, (unsigned long long)(d1 - d0));
 }
 
 /*
@@ -387,59 +401,48 @@ static int mixed_rwa_one_page(void)
  * Whether duplicates met in one batch depends on timing: when none did,
  * the case says so as a skip.
  */
-static int batch_duplicates(void)
+TEST_F(chan, batch_duplicates)
 {
 	unsigned int n = gpcs(), i, r, k;
 	volatile uint64_t *buf = anon(ROUNDS * CHAIN * PAGE);
 	static struct gpu_job jobs[MAX_GPCS];
 	uint64_t c0 = 0, c1 = 0, d0 = 0, d1 = 0, pm0 = 0, pm1 = 0;
-	struct fx f;
+	struct fx *f = &self->fx;
 
 	if (n < 2)
-		SKIP("one GPC only");
-	ASSERT_MAP(buf);
+		SKIP(return, "one GPC only");
+	ASSERT_NE(NULL, buf);
 	for (r = 0; r < ROUNDS * CHAIN; r++)
 		buf[r * WORDS + 3] = 0x64757000 + r;
-	FX_OPEN(&f);
-	setup_jobs(&f, jobs, n);
-	EXPECT_OK(read_stat("cancels", &c0));
-	EXPECT_OK(read_stat("fault_dups", &d0));
-	EXPECT_OK(read_stat("pages_mapped", &pm0));
+	setup_jobs(f, jobs, n);
+	ASSERT_EQ(0, read_stat("cancels", &c0));
+	ASSERT_EQ(0, read_stat("fault_dups", &d0));
+	ASSERT_EQ(0, read_stat("pages_mapped", &pm0));
 	for (r = 0; r < ROUNDS; r++) {
 		for (i = 0; i < n; i++) {
 			for (k = 0; k < CHAIN; k++)
 				jobs[i].ops[k] = nvsvm_op_read(nvsvm_ptr(&buf[(r * CHAIN + k) * WORDS + 3]));
 			jobs[i].nops = CHAIN;
 		}
-		CHECK(gpu_jobs_run(jobs, n));
+		ASSERT_PASS(gpu_jobs_run(jobs, n));
 		for (i = 0; i < n; i++)
 			for (k = 0; k < CHAIN; k++)
-				EXPECT_EQ(jobs[i].ops[k].result,
-					  0x64757000 + r * CHAIN + k);
+				ASSERT_EQ(0x64757000 + r * CHAIN + k, jobs[i].ops[k].result);
 	}
-	EXPECT_OK(read_stat("cancels", &c1));
-	EXPECT_OK(read_stat("fault_dups", &d1));
-	EXPECT_OK(read_stat("pages_mapped", &pm1));
-	EXPECT_EQ(c1, c0);
-	EXPECT_EQ(pm1 - pm0, ROUNDS * CHAIN);
+	ASSERT_EQ(0, read_stat("cancels", &c1));
+	ASSERT_EQ(0, read_stat("fault_dups", &d1));
+	ASSERT_EQ(0, read_stat("pages_mapped", &pm1));
+	ASSERT_EQ(c0, c1);
+	ASSERT_EQ(ROUNDS * CHAIN, pm1 - pm0);
 	for (r = 0; r < ROUNDS * CHAIN; r++)
-		EXPECT_EQ(query1(&f, &buf[r * WORDS]) & NVSVM_QUERY_VALID, 1);
-	ktap_note("%u walks of %u pages on %u GPCs: %llu duplicate faults",
-		  ROUNDS, CHAIN, n, (unsigned long long)(d1 - d0));
+		ASSERT_EQ(1, query1(f, &buf[r * WORDS]) & NVSVM_QUERY_VALID);
+	TH_LOG("%u walks of %u pages on %u GPCs: %llu duplicate faults",
+	       ROUNDS, CHAIN, n, (unsigned long long)(d1 - d0));
 	if (d1 == d0)
-		SKIP("no duplicate faults met in one batch (timing)");
-	return KTAP_PASS;
+		SKIP(return, "no duplicate faults met in one batch (timing)");
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE(migrate_move_pages),
-	KTAP_CASE_T(ksm_merge, 90),
-	KTAP_CASE(exit_with_mappings),
-	KTAP_CASE(mixed_rwa_one_page),
-	KTAP_CASE(batch_duplicates),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+	return test_harness_main(argc, argv, NVSVM_CAP_EXEC);
 }
