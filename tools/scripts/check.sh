@@ -142,6 +142,19 @@ fi
 kver=$("$scripts/kernelrelease.sh" "$KDIR" 2>/dev/null || true)
 echo "# stock kernel: ${kver:-none} (KDIR=$KDIR)"
 
+# The two debug kernels are the longest builds of a first run and need
+# nothing but deps: build them in the background at the lowest priority
+# while the steps below run (the VMs leave CPU idle between tests). Each
+# debug lane's own build step then waits on that kernel's cache lock and
+# reuses it; if the background build failed, the step builds and reports.
+prebuild=""
+if [[ -z $only ]]; then
+	(nice -n 19 "$scripts/build-debug-kernel.sh" &&
+		nice -n 19 "$scripts/build-debug-kernel.sh" --source 7.3) \
+		>"$out/prebuild-kernels.log" 2>&1 &
+	prebuild=$!
+fi
+
 stock_ok=0 dkms_ok=0
 nouveau_mods=()
 # tests/kmod/nvsvm_pascal_test.ko for tests/pascal (not in the package).
@@ -308,6 +321,7 @@ if [[ -z $only || $only == 7.3 ]]; then
 	debug_lane debug-7.3 7.3
 fi
 
+[[ -z $prebuild ]] || wait "$prebuild" || true
 echo "# make check took $((SECONDS - start_all))s"
 echo "$passed passed, $failed failed, $skipped skipped"
 ((failed == 0 && passed > 0))
