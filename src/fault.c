@@ -91,6 +91,8 @@ MODULE_PARM_DESC(prefetch_threshold,
  * @suspect_age: batches since each was found
  * @suspect_changes: @changes of each when it was found
  * @nsuspect: entries in @suspect
+ * @changed: serving this batch changed a valid GPU PTE (the area work
+ *	invalidates the TLB once when it is done)
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
  * @valid: prefetch: the pages of the block valid on the GPU
@@ -107,6 +109,7 @@ struct nvsvm_fault_batch {
 	u8 suspect_age[NVSVM_FAULT_BATCH];
 	unsigned int suspect_changes[NVSVM_FAULT_BATCH];
 	unsigned int nsuspect;
+	bool changed;
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
 	DECLARE_BITMAP(valid, NVSVM_RANGE_MAX_PAGES);
@@ -169,7 +172,7 @@ static unsigned long nvsvm_fault_hmm_flags(u8 access)
  */
 static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 			    struct nvsvm_fault_batch *b, unsigned int i,
-			    bool atomic, bool *changed)
+			    bool atomic)
 {
 	struct nvsvm_range_req req = {
 		.start = b->faults[i].addr,
@@ -183,7 +186,7 @@ static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 
 	b->req[0] = nvsvm_fault_hmm_flags(b->faults[i].access);
 	ret = nvsvm_mirror_range(svmm, &req);
-	*changed |= req.changed;
+	b->changed |= req.changed;
 	return ret;
 }
 
@@ -302,7 +305,7 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
  */
 static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 			     struct nvsvm_fault_batch *b,
-			     struct nvsvm_range_req *req, bool *changed)
+			     struct nvsvm_range_req *req)
 {
 	u64 start = req->start, end = req->end, mapped = 0;
 	unsigned long i = (start - req->base) >> PAGE_SHIFT;
@@ -320,7 +323,7 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 		req->grow_thp = thp && (!writes ||
 					(b->req[i] & HMM_PFN_REQ_WRITE));
 		ret = nvsvm_mirror_range(svmm, req);
-		*changed |= req->changed;
+		b->changed |= req->changed;
 		if (!ret)
 			mapped += req->mapped;
 		/* A span grown to its THP's block covers the rest. */
@@ -341,7 +344,7 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 static void nvsvm_fault_range(struct nvsvm_device *ndev,
 			      struct nvsvm_svmm *svmm,
 			      struct nvsvm_fault_batch *b, unsigned int first,
-			      unsigned int last, bool *changed)
+			      unsigned int last)
 {
 	u64 start = b->faults[first].addr;
 	u64 block = ALIGN_DOWN(start, NVSVM_RANGE_MAX_BYTES);
@@ -362,7 +365,7 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 
 	nvsvm_fault_req(b, block, first, last);
 	grown = nvsvm_fault_prefetch(svmm, b, block, &req.start, &req.end);
-	ret = nvsvm_fault_spans(svmm, b, &req, changed);
+	ret = nvsvm_fault_spans(svmm, b, &req);
 	if (grown && !ret)
 		nvsvm_stat_add(ndev, NVSVM_STAT_PREFETCH_RANGES, 1);
 	if (grown && (ret == -EFAULT || ret == -EPERM)) {
@@ -370,7 +373,7 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		nvsvm_fault_req(b, block, first, last);
 		req.start = start;
 		req.end = end;
-		ret = nvsvm_fault_spans(svmm, b, &req, changed);
+		ret = nvsvm_fault_spans(svmm, b, &req);
 	}
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
 	trace_nvsvm_fault_range(ndev->index, req.start, req.end, last - first,
@@ -390,7 +393,7 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		    !b->cancel[i - 1] && nvsvm_fault_priority(f[-1].access) >=
 		    nvsvm_fault_priority(f->access))
 			continue;
-		if (nvsvm_fault_page(svmm, b, i, false, changed))
+		if (nvsvm_fault_page(svmm, b, i, false))
 			b->cancel[i] = f->access != NVSVM_ACCESS_PREFETCH;
 	}
 }
@@ -406,7 +409,7 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 				struct nvsvm_svmm *svmm,
 				struct nvsvm_fault_batch *b, unsigned int first,
-				unsigned int last, bool *changed)
+				unsigned int last)
 {
 	unsigned int i;
 	int ret;
@@ -420,12 +423,12 @@ static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 		    (i > first && f->addr == f[-1].addr &&
 		     f[-1].access == NVSVM_ACCESS_ATOMIC))
 			continue;
-		ret = nvsvm_mirror_atomic(svmm, f->addr, changed);
+		ret = nvsvm_mirror_atomic(svmm, f->addr, &b->changed);
 		if (!ret) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_EXCLUSIVE, 1);
 		} else if (ret == -EAGAIN) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_SHARED, 1);
-			ret = nvsvm_fault_page(svmm, b, i, true, changed);
+			ret = nvsvm_fault_page(svmm, b, i, true);
 		}
 		if (ret == -EFAULT || ret == -EPERM)
 			b->cancel[i] = true;
@@ -439,7 +442,7 @@ static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 			     struct nvsvm_svmm *svmm,
 			     struct nvsvm_fault_batch *b, unsigned int first,
-			     unsigned int last, bool *changed)
+			     unsigned int last)
 {
 	struct nvsvm_svmm *now;
 	unsigned int i, j;
@@ -493,8 +496,8 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 			    !nvsvm_svmm_managed(svmm, addr, a + PAGE_SIZE))
 				break;
 		}
-		nvsvm_fault_range(ndev, svmm, b, i, j, changed);
-		nvsvm_fault_atomics(ndev, svmm, b, i, j, changed);
+		nvsvm_fault_range(ndev, svmm, b, i, j);
+		nvsvm_fault_atomics(ndev, svmm, b, i, j);
 	}
 	up_read(&svmm->use);
 	mmput(svmm->mm);
@@ -632,7 +635,6 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 	struct nvsvm_device *ndev = svmm->ndev;
 	struct nvsvm_fault_area *fa = svmm->fault;
 	struct nvsvm_fault_batch *b = &fa->b;
-	bool changed = false;
 	unsigned int i, j, n;
 
 	spin_lock(&svmm->fault_lock);
@@ -643,13 +645,14 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 
 	if (n) {
 		nvsvm_fault_sort(b, n);
+		b->changed = false;
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n; j++)
 				if (b->faults[j].inst != b->faults[i].inst)
 					break;
-			nvsvm_fault_inst(ndev, svmm, b, i, j, &changed);
+			nvsvm_fault_inst(ndev, svmm, b, i, j);
 		}
-		if (changed)
+		if (b->changed)
 			gp100_invalidate(ndev, nvsvm_vmm_pdb(&svmm->vmm));
 		nvsvm_fault_finish(ndev, b, n);
 	}
