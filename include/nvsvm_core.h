@@ -104,7 +104,7 @@ struct nvsvm_fault {
 };
 
 struct nvsvm_fault_area;
-struct nvsvm_fault_batch;
+struct nvsvm_fault_dev;
 struct nvsvm_dmem;
 
 /**
@@ -161,7 +161,7 @@ struct nvsvm_device {
 		spinlock_t lock;	/* protects wq against the interrupt */
 		struct workqueue_struct *wq;
 		struct workqueue_struct *area_wq;
-		struct nvsvm_fault_batch *batch;
+		struct nvsvm_fault_dev *dev;	/* the device work's */
 		atomic64_t intr_ns;	/* first interrupt not yet served */
 		atomic64_t latency[NVSVM_LATENCY_BUCKETS];
 	} fault;
