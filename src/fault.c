@@ -252,15 +252,12 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 {
 	unsigned int thr = READ_ONCE(prefetch_threshold);
 	unsigned long lo = ULONG_MAX, hi = 0, i;
-	struct vm_area_struct *vma;
 	unsigned int order;
+	u64 glo, ghi;
 
 	if (!thr || thr > 100)
 		return false;
-	bitmap_zero(b->valid, NVSVM_RANGE_MAX_PAGES);
-	mutex_lock(&svmm->mutex);
-	nvsvm_vmm_valid(&svmm->vmm, block, NVSVM_RANGE_MAX_PAGES, b->valid);
-	mutex_unlock(&svmm->mutex);
+	nvsvm_mirror_valid(svmm, block, b->valid);
 	b->dense[0] = 0;
 	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++)
 		b->dense[i + 1] = b->dense[i] +
@@ -281,39 +278,23 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	}
 	if (hi <= lo)
 		return false;
-	lo = min_t(u64, block + (lo << PAGE_SHIFT), *start);
-	hi = max_t(u64, block + (hi << PAGE_SHIFT), *end);
-
-	/*
-	 * The faults lie on one side of the window (nvsvm_fault_inst()), the
-	 * side nvsvm_mirror_notifier() picks for the range's start.
-	 */
-	if (*start >= svmm->unmanaged_end)
-		lo = max_t(u64, lo, svmm->unmanaged_end);
-	else
-		hi = min_t(u64, hi, svmm->unmanaged_start);
-	hi = min_t(u64, hi, svmm->limit);
-
-	mmap_read_lock(svmm->mm);
-	vma = vma_lookup(svmm->mm, *start);
-	lo = vma && (vma->vm_flags & VM_READ) ?
-	     max_t(u64, lo, vma->vm_start) : *start;
-	vma = vma_lookup(svmm->mm, *end - 1);
-	hi = vma && (vma->vm_flags & VM_READ) ?
-	     min_t(u64, hi, vma->vm_end) : *end;
-	mmap_read_unlock(svmm->mm);
-	if (lo >= *start && hi <= *end)
+	/* The faults lie on one side of the window (nvsvm_fault_inst()). */
+	glo = min_t(u64, block + (lo << PAGE_SHIFT), *start);
+	ghi = max_t(u64, block + (hi << PAGE_SHIFT), *end);
+	nvsvm_mirror_bounds(svmm, *start, *end, &glo, &ghi);
+	if (glo >= *start && ghi <= *end)
 		return false;
 
 	/*
 	 * Pages valid on the GPU are not asked again: a snapshot keeps them,
 	 * and asking would revoke a page a GPU atomic holds exclusively.
 	 */
-	for (i = (lo - block) >> PAGE_SHIFT; i < (hi - block) >> PAGE_SHIFT; i++)
+	for (i = (glo - block) >> PAGE_SHIFT; i < (ghi - block) >> PAGE_SHIFT;
+	     i++)
 		if (!b->req[i] && b->dense[i + 1] == b->dense[i])
 			b->req[i] = HMM_PFN_REQ_FAULT;
-	*start = lo;
-	*end = hi;
+	*start = glo;
+	*end = ghi;
 	return true;
 }
 
@@ -696,7 +677,7 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 			nvsvm_fault_inst(ndev, svmm, b, i, j);
 		}
 		if (b->changed)
-			gp100_invalidate(ndev, nvsvm_vmm_pdb(&svmm->vmm));
+			nvsvm_mirror_invalidate_tlb(svmm);
 		nvsvm_fault_finish(ndev, b, n);
 	}
 	/* The reference of this queueing; may be the last one. */
