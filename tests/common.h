@@ -773,6 +773,28 @@ static inline int test_main(const struct ktap_case *cases, size_t n,
 #define FX_OPEN(f) ASSERT_PASS(fx_open(f, FX_AREA, NVSVM_CHAN_JOIN_AREA))
 
 /*
+ * ASSERT_SYS(call): @call (returning -1 and setting errno on failure)
+ * succeeded; ASSERT_MAP(p): @p is a mapping, not NULL or MAP_FAILED. A
+ * failure logs errno's text.
+ */
+#define ASSERT_SYS(call) do {						\
+	long __r = (long)(call);					\
+	int __e = errno;						\
+									\
+	ASSERT_LE(0, __r) {						\
+		TH_LOG("%s failed: %s", #call, strerror(__e));		\
+	}								\
+} while (0)
+
+#define ASSERT_MAP(p) do {						\
+	int __e = errno;						\
+									\
+	ASSERT_TRUE((p) && (void *)(p) != MAP_FAILED) {			\
+		TH_LOG("%s failed: %s", #p, strerror(__e));		\
+	}								\
+} while (0)
+
+/*
  * A helper returning KTAP_PASS/KTAP_FAIL/KTAP_SKIP skips with
  * HELPER_SKIP(fmt, ...) (a note too); the case calls it with
  * ASSERT_PASS_SKIP(), which skips the case with that reason, or with
