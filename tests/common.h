@@ -562,7 +562,7 @@ static inline int test_device(uint32_t need_caps, char *why, size_t len)
  * Programs on the kernel's kselftest_harness.h. What it lacks, each kept
  * here with its reason:
  * - TEST_TIMEOUT_DEFAULT: 6.1's harness gives a case 30 s; under TCG and
- *   on the debug kernel the cases need 120 s (the older tests/ktap.h's).
+ *   on the debug kernel the cases need 120 s.
  *   TEST()/TEST_F() read the default where they are used, so redefining
  *   it here is enough (TEST_F_TIMEOUT for more).
  * - $KTAP_CASES: 6.1's harness has no option to run some cases only
