@@ -2,27 +2,48 @@
 /*
  * Internal declarations of nvsvm.ko shared between its files.
  *
- * Objects and their locks, outermost first:
+ * Objects and their locks, outermost first: a lock is taken only with
+ * none held of those below it (unplug and files_lock are never nested).
  *   nvsvm_device->unplug   (rwsem) read by every ioctl and by release;
  *                       unregister takes it for write to wait them out
  *   nvsvm_device->files_lock   the device's list of open files
- *   nvsvm_file->lock    the file's svmm pointer and channel table
+ *   nvsvm_file->lock    the file's svmm pointer and channel table; held
+ *                       through AREA_INIT (whose notifier insert may take
+ *                       the mmap lock for write) and area teardown
  *   nvsvm_pascal->lock  (src/pascal.c) a GPU's joined channels
  *   nvsvm_device->chan_lock   binds, unbinds and detaches in @chans
  *   nvsvm_svmm->use     (rwsem) read: MAP and the area's fault work use the
  *                       mirror; write: teardown marks the area dead
- *   mm's mmap lock      (read) hmm_range_fault() and VMA look-ups
+ *   mm's mmap lock      read: hmm_range_fault(), VMA look-ups and the
+ *                       exclusive take (src/mirror.c), MIGRATE (src/dmem.c,
+ *                       without use); the mm holds it when it calls the
+ *                       notifiers, which take svmm->mutex
+ *   page lock           a page being migrated (src/dmem.c, the kernel's
+ *                       migration, whose notifier takes svmm->mutex), the
+ *                       page of a GPU atomic while it is mapped
  *   nvsvm_svmm->mutex   the svmm's GPU page tables (struct nvsvm_vmm) and
- *                       the notifier sequence check before PTE writes
+ *                       the notifier sequence check before PTE writes:
+ *                       src/mirror.c (PTE writes, the notifier callback,
+ *                       nvsvm_mirror_valid()) and src/svmm.c (UNMAP, QUERY,
+ *                       teardown); nothing else takes it
+ * Spinlocks, innermost; none of them is held while another is taken:
+ *   nvsvm_vmm->cache_lock      the vmm's cache of free table frames
  *   nvsvm_svmm->fault_lock     faults handed to the area's fault work
  *   nvsvm_device->inval_lock   the invalidate/replay/cancel registers
  *   nvsvm_device->chans's xa_lock   a channel's svmm pointer
+ *   nvsvm_device->fault.lock   (irq) the fault workqueue, against the
+ *                       fault interrupt
+ *   nvsvm_dmem->lock    (irqsave, src/dmem.c) the VRAM page allocator
  * Fault workers (src/fault.c): the device's work (one ordered workqueue)
  * drains the fault buffer and takes only the xa_lock, fault_lock and
  * inval_lock: it never waits for memory. Each area's work (unbound
- * workqueue) serves that area's faults under use, the mmap lock and
- * svmm->mutex, and may wait for a page-in as long as it takes: only its
- * own area's accesses and teardown wait with it.
+ * workqueue) takes fault_lock for its pending faults and the xa_lock to
+ * check their channel's area, then serves them holding use for read
+ * through the mirror (src/mirror.c), which takes the mmap lock and, after
+ * dropping it, svmm->mutex (fault.c takes neither), and then writes the
+ * invalidate, cancels and replay under inval_lock. It may wait for a
+ * page-in as long as it takes: only its own area's accesses and teardown
+ * wait with it.
  */
 #ifndef _NVSVM_CORE_H
 #define _NVSVM_CORE_H
@@ -89,7 +110,6 @@ enum nvsvm_stat {
  * @access: NVSVM_ACCESS_*
  * @type: hardware fault type
  * @hub: a hub client faulted
- * @svmm: area of the channel, set by the fault worker (a reference)
  */
 struct nvsvm_fault {
 	u64 inst;
@@ -100,11 +120,10 @@ struct nvsvm_fault {
 	u8 access;
 	u8 type;
 	bool hub;
-	struct nvsvm_svmm *svmm;
 };
 
 struct nvsvm_fault_area;
-struct nvsvm_fault_batch;
+struct nvsvm_fault_dev;
 struct nvsvm_dmem;
 
 /**
@@ -161,7 +180,7 @@ struct nvsvm_device {
 		spinlock_t lock;	/* protects wq against the interrupt */
 		struct workqueue_struct *wq;
 		struct workqueue_struct *area_wq;
-		struct nvsvm_fault_batch *batch;
+		struct nvsvm_fault_dev *dev;	/* the device work's */
 		atomic64_t intr_ns;	/* first interrupt not yet served */
 		atomic64_t latency[NVSVM_LATENCY_BUCKETS];
 	} fault;
@@ -188,7 +207,7 @@ static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
  * @use: held for read while MAP or the fault worker use the mirror, for
  *	write by fini to wait them out before the notifiers go
  * @mutex: protects @vmm; PTEs are written only under it, after checking
- *	the notifier sequence
+ *	the notifier sequence, by src/mirror.c alone
  * @dead: set by fini under @use; the mirror is not used after it
  * @changes: bumped by every invalidation of the mirror; the fault worker
  *	cancels an access found unservable twice only if it did not move

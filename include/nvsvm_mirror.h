@@ -57,6 +57,11 @@ struct nvsvm_range_req {
 };
 
 int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req);
+void nvsvm_mirror_invalidate_tlb(struct nvsvm_svmm *svmm);
+void nvsvm_mirror_valid(struct nvsvm_svmm *svmm, u64 block,
+			unsigned long *valid);
+void nvsvm_mirror_bounds(struct nvsvm_svmm *svmm, u64 start, u64 end,
+			 u64 *lo, u64 *hi);
 bool nvsvm_mirror_exclusive_atomics(void);
 int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed);
 

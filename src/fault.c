@@ -80,16 +80,39 @@ MODULE_PARM_DESC(prefetch_threshold,
 		 "prefetch a region around a fault when more than this percentage of it is faulted or mapped (1-100, default 51; 0 = off)");
 
 /**
+ * struct nvsvm_fault_entry - one fault of a batch and what serving it found
+ * @f: the decoded fault
+ * @pdb: the PD3 its channel used when the cancel was decided
+ * @changes: its area's &nvsvm_svmm.changes before it was served
+ * @cancel: the access must be cancelled
+ * @unservable: found unservable (cancelled or a first sighting)
+ */
+struct nvsvm_fault_entry {
+	struct nvsvm_fault f;
+	dma_addr_t pdb;
+	unsigned int changes;
+	bool cancel;
+	bool unservable;
+};
+
+/**
+ * struct nvsvm_fault_suspect - an access a recent batch found unservable
+ *	and did not cancel
+ * @f: its fault
+ * @changes: &nvsvm_fault_entry.changes when it was found
+ * @age: batches since it was found
+ */
+struct nvsvm_fault_suspect {
+	struct nvsvm_fault f;
+	unsigned int changes;
+	u8 age;
+};
+
+/**
  * struct nvsvm_fault_batch - a fault worker's scratch space (the device's
  *	work, and each area's work, have one each)
- * @faults: decoded entries
- * @cancel: per entry: the access must be cancelled
- * @pdb: per entry: the PD3 its channel used when the cancel was decided
- * @unservable: per entry: found unservable (cancelled or a first sighting)
- * @changes: per entry: its area's &nvsvm_svmm.changes before it was served
+ * @e: the batch's entries, sorted (nvsvm_fault_sort())
  * @suspect: accesses recent batches found unservable and did not cancel
- * @suspect_age: batches since each was found
- * @suspect_changes: @changes of each when it was found
  * @nsuspect: entries in @suspect
  * @changed: serving this batch changed a valid GPU PTE (the area work
  *	invalidates the TLB once when it is done)
@@ -100,14 +123,8 @@ MODULE_PARM_DESC(prefetch_threshold,
  *	faulted or mapped before it
  */
 struct nvsvm_fault_batch {
-	struct nvsvm_fault faults[NVSVM_FAULT_BATCH];
-	bool cancel[NVSVM_FAULT_BATCH];
-	dma_addr_t pdb[NVSVM_FAULT_BATCH];
-	bool unservable[NVSVM_FAULT_BATCH];
-	unsigned int changes[NVSVM_FAULT_BATCH];
-	struct nvsvm_fault suspect[NVSVM_FAULT_BATCH];
-	u8 suspect_age[NVSVM_FAULT_BATCH];
-	unsigned int suspect_changes[NVSVM_FAULT_BATCH];
+	struct nvsvm_fault_entry e[NVSVM_FAULT_BATCH];
+	struct nvsvm_fault_suspect suspect[NVSVM_FAULT_BATCH];
 	unsigned int nsuspect;
 	bool changed;
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
@@ -128,6 +145,17 @@ struct nvsvm_fault_area {
 	struct nvsvm_fault_batch b;
 };
 
+/**
+ * struct nvsvm_fault_dev - the device work's share of the fault path
+ * @drained: the entries gp100_fault_drain() read
+ * @b: the device work's batch, with the suspects of channels without an
+ *	area
+ */
+struct nvsvm_fault_dev {
+	struct nvsvm_fault drained[NVSVM_FAULT_BATCH];
+	struct nvsvm_fault_batch b;
+};
+
 /* Higher serves more: one mapping that satisfies them all. */
 static int nvsvm_fault_priority(u8 access)
 {
@@ -145,7 +173,8 @@ static int nvsvm_fault_priority(u8 access)
 
 static int nvsvm_fault_cmp(const void *a, const void *b)
 {
-	const struct nvsvm_fault *fa = a, *fb = b;
+	const struct nvsvm_fault *fa = &((const struct nvsvm_fault_entry *)a)->f;
+	const struct nvsvm_fault *fb = &((const struct nvsvm_fault_entry *)b)->f;
 
 	if (fa->inst != fb->inst)
 		return fa->inst < fb->inst ? -1 : 1;
@@ -167,24 +196,24 @@ static unsigned long nvsvm_fault_hmm_flags(u8 access)
 }
 
 /*
- * Serve one page at the access of faults[i]; @atomic: with atomics enabled
- * in any mode. 0 or an hmm errno.
+ * Serve one page at the access of @f; @atomic: with atomics enabled in any
+ * mode. 0 or an hmm errno.
  */
 static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
-			    struct nvsvm_fault_batch *b, unsigned int i,
-			    bool atomic)
+			    struct nvsvm_fault_batch *b,
+			    const struct nvsvm_fault *f, bool atomic)
 {
 	struct nvsvm_range_req req = {
-		.start = b->faults[i].addr,
-		.end = b->faults[i].addr + PAGE_SIZE,
-		.base = b->faults[i].addr,
+		.start = f->addr,
+		.end = f->addr + PAGE_SIZE,
+		.base = f->addr,
 		.pfns = b->pfns,
 		.req = b->req,
 		.atomic = atomic,
 	};
 	int ret;
 
-	b->req[0] = nvsvm_fault_hmm_flags(b->faults[i].access);
+	b->req[0] = nvsvm_fault_hmm_flags(f->access);
 	ret = nvsvm_mirror_range(svmm, &req);
 	b->changed |= req.changed;
 	return ret;
@@ -198,8 +227,8 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
 
 	memset(b->req, 0, sizeof(b->req));
 	for (i = last; i-- > first;)
-		b->req[(b->faults[i].addr - block) >> PAGE_SHIFT] =
-			nvsvm_fault_hmm_flags(b->faults[i].access);
+		b->req[(b->e[i].f.addr - block) >> PAGE_SHIFT] =
+			nvsvm_fault_hmm_flags(b->e[i].f.access);
 }
 
 /*
@@ -223,15 +252,12 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 {
 	unsigned int thr = READ_ONCE(prefetch_threshold);
 	unsigned long lo = ULONG_MAX, hi = 0, i;
-	struct vm_area_struct *vma;
 	unsigned int order;
+	u64 glo, ghi;
 
 	if (!thr || thr > 100)
 		return false;
-	bitmap_zero(b->valid, NVSVM_RANGE_MAX_PAGES);
-	mutex_lock(&svmm->mutex);
-	nvsvm_vmm_valid(&svmm->vmm, block, NVSVM_RANGE_MAX_PAGES, b->valid);
-	mutex_unlock(&svmm->mutex);
+	nvsvm_mirror_valid(svmm, block, b->valid);
 	b->dense[0] = 0;
 	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++)
 		b->dense[i + 1] = b->dense[i] +
@@ -252,39 +278,23 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	}
 	if (hi <= lo)
 		return false;
-	lo = min_t(u64, block + (lo << PAGE_SHIFT), *start);
-	hi = max_t(u64, block + (hi << PAGE_SHIFT), *end);
-
-	/*
-	 * The faults lie on one side of the window (nvsvm_fault_inst()), the
-	 * side nvsvm_mirror_notifier() picks for the range's start.
-	 */
-	if (*start >= svmm->unmanaged_end)
-		lo = max_t(u64, lo, svmm->unmanaged_end);
-	else
-		hi = min_t(u64, hi, svmm->unmanaged_start);
-	hi = min_t(u64, hi, svmm->limit);
-
-	mmap_read_lock(svmm->mm);
-	vma = vma_lookup(svmm->mm, *start);
-	lo = vma && (vma->vm_flags & VM_READ) ?
-	     max_t(u64, lo, vma->vm_start) : *start;
-	vma = vma_lookup(svmm->mm, *end - 1);
-	hi = vma && (vma->vm_flags & VM_READ) ?
-	     min_t(u64, hi, vma->vm_end) : *end;
-	mmap_read_unlock(svmm->mm);
-	if (lo >= *start && hi <= *end)
+	/* The faults lie on one side of the window (nvsvm_fault_inst()). */
+	glo = min_t(u64, block + (lo << PAGE_SHIFT), *start);
+	ghi = max_t(u64, block + (hi << PAGE_SHIFT), *end);
+	nvsvm_mirror_bounds(svmm, *start, *end, &glo, &ghi);
+	if (glo >= *start && ghi <= *end)
 		return false;
 
 	/*
 	 * Pages valid on the GPU are not asked again: a snapshot keeps them,
 	 * and asking would revoke a page a GPU atomic holds exclusively.
 	 */
-	for (i = (lo - block) >> PAGE_SHIFT; i < (hi - block) >> PAGE_SHIFT; i++)
+	for (i = (glo - block) >> PAGE_SHIFT; i < (ghi - block) >> PAGE_SHIFT;
+	     i++)
 		if (!b->req[i] && b->dense[i + 1] == b->dense[i])
 			b->req[i] = HMM_PFN_REQ_FAULT;
-	*start = lo;
-	*end = hi;
+	*start = glo;
+	*end = ghi;
 	return true;
 }
 
@@ -346,11 +356,11 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 			      struct nvsvm_fault_batch *b, unsigned int first,
 			      unsigned int last)
 {
-	u64 start = b->faults[first].addr;
+	u64 start = b->e[first].f.addr;
 	u64 block = ALIGN_DOWN(start, NVSVM_RANGE_MAX_BYTES);
 	struct nvsvm_range_req req = {
 		.start = start,
-		.end = b->faults[last - 1].addr + PAGE_SIZE,
+		.end = b->e[last - 1].f.addr + PAGE_SIZE,
 		.base = block,
 		.pfns = b->pfns,
 		.req = b->req,
@@ -386,15 +396,15 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		return;	/* -EBUSY, -ENOMEM: the replay makes them fault again */
 
 	for (i = first; i < last; i++) {
-		struct nvsvm_fault *f = &b->faults[i];
+		struct nvsvm_fault_entry *e = &b->e[i];
 
 		/* Faults on one page are sorted by priority: first is best. */
-		if (i > first && f->addr == f[-1].addr &&
-		    !b->cancel[i - 1] && nvsvm_fault_priority(f[-1].access) >=
-		    nvsvm_fault_priority(f->access))
+		if (i > first && e->f.addr == e[-1].f.addr && !e[-1].cancel &&
+		    nvsvm_fault_priority(e[-1].f.access) >=
+		    nvsvm_fault_priority(e->f.access))
 			continue;
-		if (nvsvm_fault_page(svmm, b, i, false))
-			b->cancel[i] = f->access != NVSVM_ACCESS_PREFETCH;
+		if (nvsvm_fault_page(svmm, b, &e->f, false))
+			e->cancel = e->f.access != NVSVM_ACCESS_PREFETCH;
 	}
 }
 
@@ -417,21 +427,21 @@ static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 	if (!nvsvm_mirror_exclusive_atomics())
 		return;
 	for (i = first; i < last; i++) {
-		struct nvsvm_fault *f = &b->faults[i];
+		struct nvsvm_fault_entry *e = &b->e[i];
 
-		if (f->access != NVSVM_ACCESS_ATOMIC || b->cancel[i] ||
-		    (i > first && f->addr == f[-1].addr &&
-		     f[-1].access == NVSVM_ACCESS_ATOMIC))
+		if (e->f.access != NVSVM_ACCESS_ATOMIC || e->cancel ||
+		    (i > first && e->f.addr == e[-1].f.addr &&
+		     e[-1].f.access == NVSVM_ACCESS_ATOMIC))
 			continue;
-		ret = nvsvm_mirror_atomic(svmm, f->addr, &b->changed);
+		ret = nvsvm_mirror_atomic(svmm, e->f.addr, &b->changed);
 		if (!ret) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_EXCLUSIVE, 1);
 		} else if (ret == -EAGAIN) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_SHARED, 1);
-			ret = nvsvm_fault_page(svmm, b, i, true);
+			ret = nvsvm_fault_page(svmm, b, &e->f, true);
 		}
 		if (ret == -EFAULT || ret == -EPERM)
-			b->cancel[i] = true;
+			e->cancel = true;
 	}
 }
 
@@ -458,7 +468,7 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 	 * may be stalled on another process's live work by now. The replay
 	 * of the batch is all they need.
 	 */
-	now = nvsvm_chan_svmm_get(ndev, b->faults[first].inst, &pdb);
+	now = nvsvm_chan_svmm_get(ndev, b->e[first].f.inst, &pdb);
 	if (!IS_ERR_OR_NULL(now))
 		nvsvm_svmm_put(now);
 	if (now != svmm || !mmget_not_zero(svmm->mm)) {
@@ -467,13 +477,13 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 	}
 
 	for (i = first; i < last; i++) {
-		b->pdb[i] = pdb;
-		b->changes[i] = atomic_read(&svmm->changes);
+		b->e[i].pdb = pdb;
+		b->e[i].changes = atomic_read(&svmm->changes);
 	}
 	down_read(&svmm->use);
 	for (i = first; i < last; i = j) {
-		u64 block = ALIGN_DOWN(b->faults[i].addr, NVSVM_RANGE_MAX_BYTES);
-		u64 addr = b->faults[i].addr;
+		u64 addr = b->e[i].f.addr;
+		u64 block = ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES);
 
 		if (svmm->dead) {
 			/* Torn down: the channel is detached, the replay
@@ -483,14 +493,14 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 			break;
 		}
 		if (!nvsvm_svmm_managed(svmm, addr, addr + PAGE_SIZE)) {
-			b->cancel[i] = b->faults[i].access !=
-				       NVSVM_ACCESS_PREFETCH;
+			b->e[i].cancel = b->e[i].f.access !=
+					 NVSVM_ACCESS_PREFETCH;
 			j = i + 1;
 			continue;
 		}
 		/* Same block, and on the same side of the window. */
 		for (j = i + 1; j < last; j++) {
-			u64 a = b->faults[j].addr;
+			u64 a = b->e[j].f.addr;
 
 			if (ALIGN_DOWN(a, NVSVM_RANGE_MAX_BYTES) != block ||
 			    !nvsvm_svmm_managed(svmm, addr, a + PAGE_SIZE))
@@ -534,20 +544,24 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 	unsigned int i, k;
 
 	for (i = 0; i < n; i++) {
-		struct nvsvm_fault *f = &b->faults[i];
+		struct nvsvm_fault_entry *e = &b->e[i];
+		struct nvsvm_fault *f = &e->f;
 		bool done = false;
 
-		if (!b->cancel[i])
+		if (!e->cancel)
 			continue;
-		for (k = 0; k < b->nsuspect && !done; k++)
-			if (b->suspect_age[k] < NVSVM_SUSPECT_BATCHES &&
-			    b->suspect_changes[k] == b->changes[i] &&
-			    nvsvm_fault_same(&b->suspect[k], f)) {
-				b->suspect_age[k] = NVSVM_SUSPECT_BATCHES;
+		for (k = 0; k < b->nsuspect && !done; k++) {
+			struct nvsvm_fault_suspect *s = &b->suspect[k];
+
+			if (s->age < NVSVM_SUSPECT_BATCHES &&
+			    s->changes == e->changes &&
+			    nvsvm_fault_same(&s->f, f)) {
+				s->age = NVSVM_SUSPECT_BATCHES;
 				done = true;
 			}
+		}
 		if (!done) {
-			b->cancel[i] = false;	/* first sighting */
+			e->cancel = false;	/* first sighting */
 			continue;
 		}
 		done = false;
@@ -556,15 +570,14 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 		 * client's stalled accesses of that context.
 		 */
 		for (k = 0; k < i && !done; k++)
-			done = b->cancel[k] && b->faults[k].gpc == f->gpc &&
-			       b->faults[k].client == f->client &&
-			       b->faults[k].hub == f->hub &&
-			       b->pdb[k] == b->pdb[i];
+			done = b->e[k].cancel && b->e[k].f.gpc == f->gpc &&
+			       b->e[k].f.client == f->client &&
+			       b->e[k].f.hub == f->hub && b->e[k].pdb == e->pdb;
 		if (done)
 			continue;
 		trace_nvsvm_fault_cancel(ndev->index, f->addr, f->gpc, f->client,
 					 f->access);
-		gp100_cancel(ndev, f->gpc, f->client, f->hub, b->pdb[i]);
+		gp100_cancel(ndev, f->gpc, f->client, f->hub, e->pdb);
 	}
 }
 
@@ -578,18 +591,17 @@ static void nvsvm_fault_suspects(struct nvsvm_fault_batch *b, unsigned int n)
 	unsigned int i, k, m = 0;
 
 	for (k = 0; k < b->nsuspect; k++) {
-		if (b->suspect_age[k] + 1 >= NVSVM_SUSPECT_BATCHES)
+		if (b->suspect[k].age + 1 >= NVSVM_SUSPECT_BATCHES)
 			continue;
 		b->suspect[m] = b->suspect[k];
-		b->suspect_changes[m] = b->suspect_changes[k];
-		b->suspect_age[m++] = b->suspect_age[k] + 1;
+		b->suspect[m++].age++;
 	}
 	for (i = 0; i < n && m < NVSVM_FAULT_BATCH; i++) {
-		if (!b->unservable[i] || b->cancel[i])
+		if (!b->e[i].unservable || b->e[i].cancel)
 			continue;
-		b->suspect[m] = b->faults[i];
-		b->suspect_changes[m] = b->changes[i];
-		b->suspect_age[m++] = 0;
+		b->suspect[m].f = b->e[i].f;
+		b->suspect[m].changes = b->e[i].changes;
+		b->suspect[m++].age = 0;
 	}
 	b->nsuspect = m;
 }
@@ -608,19 +620,31 @@ static void nvsvm_fault_latency(struct nvsvm_device *ndev)
 	atomic64_inc(&ndev->fault.latency[bucket]);
 }
 
-/* Sort a batch; nothing to cancel yet. */
+/* The @n faults at @f as a new batch; nothing found about them yet. */
+static void nvsvm_fault_load(struct nvsvm_fault_batch *b,
+			     const struct nvsvm_fault *f, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		b->e[i] = (struct nvsvm_fault_entry){ .f = f[i] };
+}
+
+/* Sort a batch, moving whole entries. */
 static void nvsvm_fault_sort(struct nvsvm_fault_batch *b, unsigned int n)
 {
-	sort(b->faults, n, sizeof(b->faults[0]), nvsvm_fault_cmp, NULL);
-	memset(b->cancel, 0, n * sizeof(b->cancel[0]));
+	sort(b->e, n, sizeof(b->e[0]), nvsvm_fault_cmp, NULL);
 }
 
 /* The cancels of a served batch, its suspects, one replay. */
 static void nvsvm_fault_finish(struct nvsvm_device *ndev,
 			       struct nvsvm_fault_batch *b, unsigned int n)
 {
+	unsigned int i;
+
 	nvsvm_stat_add(ndev, NVSVM_STAT_BATCHES, 1);
-	memcpy(b->unservable, b->cancel, n * sizeof(b->cancel[0]));
+	for (i = 0; i < n; i++)
+		b->e[i].unservable = b->e[i].cancel;
 	nvsvm_fault_cancel(ndev, b, n);
 	nvsvm_fault_suspects(b, n);
 	gp100_replay(ndev);
@@ -639,7 +663,7 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 
 	spin_lock(&svmm->fault_lock);
 	n = fa->npending;
-	memcpy(b->faults, fa->pending, n * sizeof(b->faults[0]));
+	nvsvm_fault_load(b, fa->pending, n);
 	fa->npending = 0;
 	spin_unlock(&svmm->fault_lock);
 
@@ -648,12 +672,12 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 		b->changed = false;
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n; j++)
-				if (b->faults[j].inst != b->faults[i].inst)
+				if (b->e[j].f.inst != b->e[i].f.inst)
 					break;
 			nvsvm_fault_inst(ndev, svmm, b, i, j);
 		}
 		if (b->changed)
-			gp100_invalidate(ndev, nvsvm_vmm_pdb(&svmm->vmm));
+			nvsvm_mirror_invalidate_tlb(svmm);
 		nvsvm_fault_finish(ndev, b, n);
 	}
 	/* The reference of this queueing; may be the last one. */
@@ -661,15 +685,15 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 }
 
 /*
- * Hand the @n faults at @f to their area (the reference taken on @svmm
- * goes with them) and queue its work. An entry of an access that is
- * pending already is dropped (a replay made it fault again before its area
- * served it), and so is one that finds @pending full: the area work
- * replays when it is done, and what it has not served faults again.
+ * Hand the faults of the @n entries at @e to their area (the reference
+ * taken on @svmm goes with them) and queue its work. An entry of an access
+ * that is pending already is dropped (a replay made it fault again before
+ * its area served it), and so is one that finds @pending full: the area
+ * work replays when it is done, and what it has not served faults again.
  */
 static void nvsvm_fault_hand(struct nvsvm_device *ndev,
 			     struct nvsvm_svmm *svmm,
-			     const struct nvsvm_fault *f, unsigned int n)
+			     const struct nvsvm_fault_entry *e, unsigned int n)
 {
 	struct nvsvm_fault_area *fa = svmm->fault;
 	unsigned int i, k, dups = 0;
@@ -677,15 +701,15 @@ static void nvsvm_fault_hand(struct nvsvm_device *ndev,
 	spin_lock(&svmm->fault_lock);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < fa->npending; k++)
-			if (nvsvm_fault_same(&fa->pending[k], &f[i]) &&
-			    fa->pending[k].access == f[i].access)
+			if (nvsvm_fault_same(&fa->pending[k], &e[i].f) &&
+			    fa->pending[k].access == e[i].f.access)
 				break;
 		if (k < fa->npending) {
 			dups++;
 			continue;
 		}
 		if (fa->npending < NVSVM_FAULT_BATCH)
-			fa->pending[fa->npending++] = f[i];
+			fa->pending[fa->npending++] = e[i].f;
 	}
 	spin_unlock(&svmm->fault_lock);
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_DUPS, dups);
@@ -706,14 +730,14 @@ static bool nvsvm_fault_dispatch(struct nvsvm_device *ndev,
 	unsigned int i;
 	dma_addr_t pdb;
 
-	svmm = nvsvm_chan_svmm_get(ndev, b->faults[first].inst, &pdb);
+	svmm = nvsvm_chan_svmm_get(ndev, b->e[first].f.inst, &pdb);
 	if (!svmm) {
 		/* A live channel that has no area: its accesses fail. */
 		for (i = first; i < last; i++) {
-			b->cancel[i] = b->faults[i].access !=
-				       NVSVM_ACCESS_PREFETCH;
-			b->pdb[i] = pdb;
-			b->changes[i] = 0;
+			b->e[i].cancel = b->e[i].f.access !=
+					 NVSVM_ACCESS_PREFETCH;
+			b->e[i].pdb = pdb;
+			b->e[i].changes = 0;
 		}
 		return true;
 	}
@@ -722,28 +746,30 @@ static bool nvsvm_fault_dispatch(struct nvsvm_device *ndev,
 		nvsvm_stat_add(ndev, NVSVM_STAT_STALE, last - first);
 		return true;
 	}
-	nvsvm_fault_hand(ndev, svmm, &b->faults[first], last - first);
+	nvsvm_fault_hand(ndev, svmm, &b->e[first], last - first);
 	return false;
 }
 
 static void nvsvm_fault_service(struct nvsvm_device *ndev,
-				struct nvsvm_fault_batch *b, unsigned int n,
+				struct nvsvm_fault_dev *fd, unsigned int n,
 				bool overflow)
 {
+	struct nvsvm_fault_batch *b = &fd->b;
 	/* After an overflow, dropped accesses wait for a replay from here. */
 	bool replay = overflow;
 	unsigned int i, j, dups = 0;
 
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULTS, n);
+	nvsvm_fault_load(b, fd->drained, n);
 	nvsvm_fault_sort(b, n);
 	for (i = 1; i < n; i++)
-		dups += b->faults[i].inst == b->faults[i - 1].inst &&
-			b->faults[i].addr == b->faults[i - 1].addr;
+		dups += b->e[i].f.inst == b->e[i - 1].f.inst &&
+			b->e[i].f.addr == b->e[i - 1].f.addr;
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_DUPS, dups);
 	trace_nvsvm_fault_batch(ndev->index, n, dups, overflow);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n; j++)
-			if (b->faults[j].inst != b->faults[i].inst)
+			if (b->e[j].f.inst != b->e[i].f.inst)
 				break;
 		replay |= nvsvm_fault_dispatch(ndev, b, i, j);
 	}
@@ -755,17 +781,17 @@ static void nvsvm_fault_work(struct work_struct *work)
 {
 	struct nvsvm_device *ndev = container_of(work, struct nvsvm_device,
 						 fault.work);
-	struct nvsvm_fault_batch *b = ndev->fault.batch;
+	struct nvsvm_fault_dev *fd = ndev->fault.dev;
 	bool overflow;
 	unsigned int n;
 
 	for (;;) {
-		n = gp100_fault_drain(ndev, b->faults, NVSVM_FAULT_BATCH,
+		n = gp100_fault_drain(ndev, fd->drained, NVSVM_FAULT_BATCH,
 				      &overflow);
 		if (overflow)
 			nvsvm_stat_add(ndev, NVSVM_STAT_OVERFLOWS, 1);
 		if (n) {
-			nvsvm_fault_service(ndev, b, n, overflow);
+			nvsvm_fault_service(ndev, fd, n, overflow);
 		} else if (overflow) {
 			/*
 			 * Nothing read, but accesses were dropped: replay
@@ -840,8 +866,8 @@ int nvsvm_fault_init(struct nvsvm_device *ndev)
 
 	spin_lock_init(&ndev->fault.lock);
 	INIT_WORK(&ndev->fault.work, nvsvm_fault_work);
-	ndev->fault.batch = kvzalloc(sizeof(*ndev->fault.batch), GFP_KERNEL);
-	if (!ndev->fault.batch)
+	ndev->fault.dev = kvzalloc(sizeof(*ndev->fault.dev), GFP_KERNEL);
+	if (!ndev->fault.dev)
 		return -ENOMEM;
 	/* Unbound: an area work waiting for a page-in keeps its worker. */
 	ndev->fault.area_wq = alloc_workqueue("nvsvm_fault_area",
@@ -868,7 +894,7 @@ err_wq:
 err_area_wq:
 	destroy_workqueue(ndev->fault.area_wq);
 err_batch:
-	kvfree(ndev->fault.batch);
+	kvfree(ndev->fault.dev);
 	return ret;
 }
 
@@ -889,8 +915,8 @@ void nvsvm_fault_fini(struct nvsvm_device *ndev)
 		destroy_workqueue(wq);
 	destroy_workqueue(ndev->fault.area_wq);
 	gp100_fault_buffer_fini(ndev);
-	kvfree(ndev->fault.batch);
-	ndev->fault.batch = NULL;
+	kvfree(ndev->fault.dev);
+	ndev->fault.dev = NULL;
 }
 
 /**

@@ -10,6 +10,7 @@
  * nvsvm_mirror_invalidate(), which takes the same mutex, clears the PTEs,
  * invalidates the TLB and only then releases the DMA mappings and tables.
  */
+#include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/hmm.h>
 #include <linux/mm.h>
@@ -58,6 +59,19 @@ static u64 nvsvm_mirror_chunk(struct nvsvm_vmm *vmm, u64 addr, u64 end,
 	return addr;
 }
 
+/**
+ * nvsvm_mirror_invalidate_tlb() - make the GPU see changed valid PTEs
+ * @svmm: area
+ *
+ * Invalidates the GPU TLB for the area's page directory. New PTEs need
+ * none (the TLB never caches a missing translation); a valid PTE that
+ * changed, or one cleared, does.
+ */
+void nvsvm_mirror_invalidate_tlb(struct nvsvm_svmm *svmm)
+{
+	gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(&svmm->vmm));
+}
+
 static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			       bool resched)
 {
@@ -74,7 +88,7 @@ static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			cond_resched();
 	}
 	if (valid)
-		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
+		nvsvm_mirror_invalidate_tlb(svmm);
 	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
 	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
 		nvsvm_vmm_release(vmm, addr, next, nvsvm_mirror_release, svmm,
@@ -83,7 +97,7 @@ static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			cond_resched();
 	}
 	if (!list_empty(&freed)) {
-		gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(vmm));
+		nvsvm_mirror_invalidate_tlb(svmm);
 		nvsvm_vmm_free_tables(vmm, &freed, resched);
 	}
 }
@@ -185,6 +199,62 @@ bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end)
 	if (end > svmm->limit)
 		return false;
 	return end <= svmm->unmanaged_start || start >= svmm->unmanaged_end;
+}
+
+/**
+ * nvsvm_mirror_valid() - which pages of a 2 MiB block are valid on the GPU
+ * @svmm: area
+ * @block: address of the block, NVSVM_RANGE_MAX_BYTES aligned
+ * @valid: bitmap of NVSVM_RANGE_MAX_PAGES bits, written whole: bit i is
+ *	set when a valid PTE of any size maps @block + i pages
+ *
+ * A snapshot under @svmm->mutex, for a policy such as the fault path's
+ * prefetch: a page may become valid or invalid right after.
+ */
+void nvsvm_mirror_valid(struct nvsvm_svmm *svmm, u64 block,
+			unsigned long *valid)
+{
+	bitmap_zero(valid, NVSVM_RANGE_MAX_PAGES);
+	mutex_lock(&svmm->mutex);
+	nvsvm_vmm_valid(&svmm->vmm, block, NVSVM_RANGE_MAX_PAGES, valid);
+	mutex_unlock(&svmm->mutex);
+}
+
+/**
+ * nvsvm_mirror_bounds() - how far a range may grow
+ * @svmm: area; the caller holds a reference on the mm's users
+ * @start: first address of the range, mirrored
+ * @end: its end (exclusive), on the same side of the unmanaged window
+ * @lo: (in/out) start of the grown range, at or below @start
+ * @hi: (in/out) end of the grown range, at or above @end
+ *
+ * Shrinks [*@lo, *@hi) to what nvsvm_mirror_range() may serve together
+ * with [@start, @end): the mirrored part on the range's side of the
+ * unmanaged window (one notifier covers it, the one nvsvm_mirror_range()
+ * picks for the start; nothing is mapped in the window, where no notifier
+ * would unmap it), below the limit, and inside the readable VMAs that hold
+ * @start and @end - 1 (where one of those is missing or not readable, that
+ * side does not grow). Takes the mmap lock for read.
+ */
+void nvsvm_mirror_bounds(struct nvsvm_svmm *svmm, u64 start, u64 end,
+			 u64 *lo, u64 *hi)
+{
+	struct vm_area_struct *vma;
+
+	if (start >= svmm->unmanaged_end)
+		*lo = max_t(u64, *lo, svmm->unmanaged_end);
+	else
+		*hi = min_t(u64, *hi, svmm->unmanaged_start);
+	*hi = min_t(u64, *hi, svmm->limit);
+
+	mmap_read_lock(svmm->mm);
+	vma = vma_lookup(svmm->mm, start);
+	*lo = vma && (vma->vm_flags & VM_READ) ?
+	      max_t(u64, *lo, vma->vm_start) : start;
+	vma = vma_lookup(svmm->mm, end - 1);
+	*hi = vma && (vma->vm_flags & VM_READ) ?
+	      min_t(u64, *hi, vma->vm_end) : end;
+	mmap_read_unlock(svmm->mm);
 }
 
 /**
@@ -818,7 +888,7 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			break;
 		changed = req.changed;
 		if (changed)
-			gp100_invalidate(svmm->ndev, nvsvm_vmm_pdb(&svmm->vmm));
+			nvsvm_mirror_invalidate_tlb(svmm);
 		*mapped += req.mapped;
 		addr = next;
 	}

@@ -16,6 +16,11 @@
  * kernel's userfault handling needs FAULT_FLAG_ALLOW_RETRY, which
  * hmm_range_fault() does not pass, so the fault fails at once and the GPU
  * access is cancelled; uffd_unanswered checks that, and that B still works.
+ *
+ * Cases: TEST_F_TIMEOUT() on the empty fixture blocking (150 s each). A
+ * check made while the FUSE mount or A and B are still up does not end the
+ * case before they are gone: it fails after the clean-up (check_b()'s
+ * result) or cleans up in its ASSERT's failure block.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -30,7 +35,7 @@
 #include <sys/uio.h>
 #include <time.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define GPC_A		0
@@ -74,6 +79,8 @@ struct shared {
 	uint64_t b_ms;
 	char b_msg[256];
 };
+
+FIXTURE_EMPTY(blocking)
 
 static struct shared *sh;
 struct fuse_srv;
@@ -273,8 +280,8 @@ static void fuse_poke(struct fuse_srv *s, char c)
 }
 
 /*
- * Mount the server at a fresh directory; KTAP_SKIP when there is no FUSE
- * in this kernel.
+ * Mount the server at a fresh directory; KTAP_SKIP (HELPER_SKIP) when
+ * there is no FUSE in this kernel.
  */
 static int fuse_start(struct fuse_srv *s)
 {
@@ -284,11 +291,11 @@ static int fuse_start(struct fuse_srv *s)
 	s->dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (s->dev < 0) {
 		if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
-			SKIP("/dev/fuse: %s (no FUSE in this kernel)",
-			     strerror(errno));
+			HELPER_SKIP("/dev/fuse: %s (no FUSE in this kernel)",
+				    strerror(errno));
 		KTAP_FAIL_MSG("open /dev/fuse: %s", strerror(errno));
 	}
-	ASSERT_SYS(pipe2(s->ctl, O_CLOEXEC));
+	CHK_SYS(pipe2(s->ctl, O_CLOEXEC));
 	snprintf(s->dir, sizeof(s->dir), "/tmp/nvsvm-fuse-XXXXXX");
 	if (!mkdtemp(s->dir))
 		KTAP_FAIL_MSG("mkdtemp: %s", strerror(errno));
@@ -298,7 +305,7 @@ static int fuse_start(struct fuse_srv *s)
 		  opts) < 0)
 		KTAP_FAIL_MSG("mount fuse: %s", strerror(errno));
 	s->mounted = 1;
-	EXPECT_EQ(pthread_create(&s->th, NULL, fuse_thread, s), 0);
+	CHK_EQ(pthread_create(&s->th, NULL, fuse_thread, s), 0);
 	s->running = 1;
 	return KTAP_PASS;
 }
@@ -516,11 +523,12 @@ static volatile uint64_t *uffd_area(unsigned int pages)
 
 static int need_two_gpcs(void)
 {
-	NEED_CAP(NVSVM_CAP_EXEC);
+	if (!(info.caps & NVSVM_CAP_EXEC))
+		HELPER_SKIP("no NVSVM_CAP_EXEC");
 	if (info.gpc_count < 2)
-		SKIP("one GPC only: A and B need a GPC each");
+		HELPER_SKIP("one GPC only: A and B need a GPC each");
 	sh = ktap_shared(sizeof(*sh));
-	ASSERT_MAP(sh);
+	CHK_MAP(sh);
 	return KTAP_PASS;
 }
 
@@ -545,9 +553,10 @@ static int check_b(int status)
 /*
  * The FUSE cases. @abort: the server dies instead of answering. A's
  * expected outcome: the file's word (answer), or a cancelled read of the
- * page (abort).
+ * page (abort). The server, its mount, A and B are gone before any check
+ * ends the case.
  */
-static int fuse_case(int abort)
+static void fuse_case(struct __test_metadata *_metadata, int abort)
 {
 	uint64_t pm0 = 0, pt0 = 0;
 	int b_status, a_status, a_stage, fd, ret = KTAP_PASS;
@@ -556,39 +565,35 @@ static int fuse_case(int abort)
 	volatile uint64_t *p;
 	pid_t a, b = -1;
 
-	ret = need_two_gpcs();
-	if (ret != KTAP_PASS)
-		return ret;
-	EXPECT_OK(nvsvm_stat_read(dev_index, "pages_mapped", &pm0));
-	EXPECT_OK(nvsvm_stat_read(dev_index, "pt_bytes", &pt0));
-	ret = fuse_start(&srv);
-	if (ret != KTAP_PASS)
-		return ret;
+	ASSERT_PASS_SKIP(need_two_gpcs());
+	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "pages_mapped", &pm0));
+	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "pt_bytes", &pt0));
+	ASSERT_PASS_SKIP(fuse_start(&srv));
 	srv_of_case = &srv;
 	snprintf(path, sizeof(path), "%s/slow", srv.dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	ASSERT_LE(0, fd) {
+		TH_LOG("open %s: %s", path, strerror(errno));
 		fuse_stop(&srv, 1);
-		KTAP_FAIL_MSG("open %s: %s", path, strerror(errno));
 	}
 	p = mmap(NULL, FILE_PAGES * PAGE, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
-	if (p == MAP_FAILED) {
+	ASSERT_NE(MAP_FAILED, p) {
+		TH_LOG("mmap %s: %s", path, strerror(errno));
 		fuse_stop(&srv, 1);
-		KTAP_FAIL_MSG("mmap %s: %s", path, strerror(errno));
 	}
 
 	a = fork();
 	if (!a)
 		run_a(p + WORDS + 5);
 	/* The fault path is now waiting for the server's READ answer. */
-	if (wait_atomic(&sh->read_seen, 1, 10000)) {
+	ASSERT_EQ(0, wait_atomic(&sh->read_seen, 1, 10000)) {
 		atomic_store(&sh->answer, 1);
 		fuse_poke(&srv, 'a');
 		wait_child_ms(a, A_WAIT_MS);
 		fuse_stop(&srv, 1);
-		KTAP_FAIL_MSG("no READ of the file reached the server in 10 s (A stage %d)",
-			      atomic_load(&sh->a_stage));
+		TH_LOG("no READ of the file reached the server in 10 s (A stage %d)",
+		       atomic_load(&sh->a_stage));
 	}
 
 	b = start_b();
@@ -617,59 +622,61 @@ static int fuse_case(int abort)
 	a_status = wait_child_ms(a, A_WAIT_MS);
 	fuse_stop(&srv, 1);
 	munmap((void *)p, FILE_PAGES * PAGE);
-	if (ret != KTAP_PASS)
-		return ret;
-	if (a_stage != 1)
-		KTAP_FAIL_MSG("A's read ended before the server answered (A stage %d)",
-			      a_stage);
-	if (a_status == -1)
-		KTAP_FAIL_MSG("A did not finish (stage %d)",
-			      atomic_load(&sh->a_stage));
-	EXPECT_EQ(a_status, 0);
-	EXPECT_OK(sh->a_ret);
+	/* Cleaned up: from here on a check may end the case. */
+	ASSERT_PASS(ret);
+	ASSERT_EQ(1, a_stage) {
+		TH_LOG("A's read ended before the server answered (A stage %d)",
+		       a_stage);
+	}
+	ASSERT_NE(-1, a_status) {
+		TH_LOG("A did not finish (stage %d)",
+		       atomic_load(&sh->a_stage));
+	}
+	ASSERT_EQ(0, a_status);
+	ASSERT_EQ(0, sh->a_ret);
 	if (abort) {
-		if (sh->a_exec.status != NVSVM_EXEC_FAULT)
-			KTAP_FAIL_MSG("A: status %s, expected FAULT (server gone)",
-				      nvsvm_status_name(sh->a_exec.status));
-		EXPECT_EQ(sh->a_exec.fault_addr & ~(PAGE - 1),
-			  nvsvm_ptr(p) + PAGE);
+		ASSERT_EQ(NVSVM_EXEC_FAULT, sh->a_exec.status) {
+			TH_LOG("A: status %s, expected FAULT (server gone)",
+			       nvsvm_status_name(sh->a_exec.status));
+		}
+		ASSERT_EQ(nvsvm_ptr(p) + PAGE,
+			  sh->a_exec.fault_addr & ~(PAGE - 1));
 	} else {
-		if (sh->a_exec.status != NVSVM_EXEC_OK)
-			KTAP_FAIL_MSG("A: status %s, expected OK once answered",
-				      nvsvm_status_name(sh->a_exec.status));
-		EXPECT_EQ(sh->a_result, file_word(PAGE + 8 * 5));
+		ASSERT_EQ(NVSVM_EXEC_OK, sh->a_exec.status) {
+			TH_LOG("A: status %s, expected OK once answered",
+			       nvsvm_status_name(sh->a_exec.status));
+		}
+		ASSERT_EQ(file_word(PAGE + 8 * 5), sh->a_result);
 	}
 	/* Every table and mapping of A and B is given back. */
-	CHECK(stats_become(dev_index, "pages_mapped", pm0, "pt_bytes", pt0));
-	return KTAP_PASS;
+	ASSERT_PASS(stats_become(dev_index, "pages_mapped", pm0, "pt_bytes",
+				 pt0));
 }
 
-static int fuse_read_unanswered(void)
+TEST_F_TIMEOUT(blocking, fuse_read_unanswered, 150)
 {
-	return fuse_case(0);
+	fuse_case(_metadata, 0);
 }
 
-static int fuse_server_dies(void)
+TEST_F_TIMEOUT(blocking, fuse_server_dies, 150)
 {
-	return fuse_case(1);
+	fuse_case(_metadata, 1);
 }
 
 /*
  * A's GPU read hits a userfaultfd-registered page that nobody serves: it
  * is cancelled (the fault path cannot wait for a userfault), B works.
  */
-static int uffd_unanswered(void)
+TEST_F_TIMEOUT(blocking, uffd_unanswered, 150)
 {
-	int uffd, b_status, a_status, ret;
+	int uffd, b_status, a_status;
 	uint64_t page;
 	pid_t a, b;
 
-	ret = need_two_gpcs();
-	if (ret != KTAP_PASS)
-		return ret;
+	ASSERT_PASS_SKIP(need_two_gpcs());
 	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
 	if (uffd < 0)
-		SKIP("userfaultfd: %s", strerror(errno));
+		SKIP(return, "userfaultfd: %s", strerror(errno));
 	close(uffd);
 
 	a = fork();
@@ -686,27 +693,22 @@ static int uffd_unanswered(void)
 		wait_child_ms(b, B_WAIT_MS);
 		wait_child_ms(a, A_WAIT_MS);
 	}
-	CHECK(check_b(b_status));
-	if (a_status == -1)
-		KTAP_FAIL_MSG("A did not finish (stage %d)",
-			      atomic_load(&sh->a_stage));
-	EXPECT_EQ(a_status, 0);
-	EXPECT_OK(sh->a_ret);
-	if (sh->a_exec.status != NVSVM_EXEC_FAULT)
-		KTAP_FAIL_MSG("A: status %s, expected FAULT",
-			      nvsvm_status_name(sh->a_exec.status));
+	ASSERT_PASS(check_b(b_status));
+	ASSERT_NE(-1, a_status) {
+		TH_LOG("A did not finish (stage %d)",
+		       atomic_load(&sh->a_stage));
+	}
+	ASSERT_EQ(0, a_status);
+	ASSERT_EQ(0, sh->a_ret);
+	ASSERT_EQ(NVSVM_EXEC_FAULT, sh->a_exec.status) {
+		TH_LOG("A: status %s, expected FAULT",
+		       nvsvm_status_name(sh->a_exec.status));
+	}
 	page = sh->a_exec.fault_addr & ~(PAGE - 1);
-	EXPECT_EQ(page, sh->a_base + 2 * PAGE);
-	return KTAP_PASS;
+	ASSERT_EQ(sh->a_base + 2 * PAGE, page);
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE_T(fuse_read_unanswered, 150),
-	KTAP_CASE_T(fuse_server_dies, 150),
-	KTAP_CASE_T(uffd_unanswered, 150),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
+	return test_harness_main(argc, argv, 0);
 }

@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Checks for helper functions (tests/common.h and a program's own), the
- * same under either case runner: the kernel's kselftest_harness.h or the
- * older tests/ktap.h. A helper returns KTAP_PASS or KTAP_FAIL and says why
- * in a note; the case asserts on what it returned (ASSERT_EQ(KTAP_PASS, ...)
- * under the harness, CHECK() under ktap.h).
+ * Checks for helper functions (tests/common.h and a program's own). A
+ * helper returns KTAP_PASS or KTAP_FAIL and says why in a note; the case
+ * asserts on what it returned: ASSERT_EQ(KTAP_PASS, helper(...)).
  *
  * Why not the harness's own ASSERT_*: those need the case's _metadata and
- * jump out of the case, so a helper using them could not be shared with
- * the programs still on ktap.h.
+ * jump out of the case, so a helper using them could not be called from
+ * another helper, from a child process or from a thread.
  *
- * Notes: under ktap.h (ktap_msg set) they are kept and printed after the
- * case's result; under the harness they go at once to stderr as "# " lines,
- * as the harness's TH_LOG does.
+ * Notes go at once to stderr as "# " lines, as the harness's TH_LOG does.
  */
 #ifndef NVSVM_TESTS_CHECK_H
 #define NVSVM_TESTS_CHECK_H
@@ -24,32 +20,17 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define KTAP_MSG_SIZE	4096
-
 enum { KTAP_PASS = 0, KTAP_FAIL = 1, KTAP_SKIP = 2 };
-
-/* ktap.h: shared with the case's process, diagnostics and skip reason. */
-static char *ktap_msg;
 
 static inline void __attribute__((format(printf, 1, 2)))
 ktap_note(const char *fmt, ...)
 {
-	size_t len;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (!ktap_msg) {
-		fputs("# ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-		va_end(ap);
-		return;
-	}
-	len = strlen(ktap_msg);
-	if (len && len < KTAP_MSG_SIZE - 1)
-		ktap_msg[len++] = '\n';
-	if (len < KTAP_MSG_SIZE - 1)
-		vsnprintf(ktap_msg + len, KTAP_MSG_SIZE - len, fmt, ap);
+	fputs("# ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
 	va_end(ap);
 }
 
@@ -125,8 +106,8 @@ static inline void *ktap_shared(size_t size)
 
 /*
  * $KTAP_CASES, when set: a comma-separated list of the case names to run;
- * the others are reported as skipped (to iterate on a few cases). Both
- * runners use it: 6.1's kselftest_harness.h has no such option.
+ * the others are reported as skipped (to iterate on a few cases): 6.1's
+ * kselftest_harness.h has no such option.
  */
 static inline int ktap_selected(const char *name)
 {

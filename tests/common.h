@@ -5,12 +5,11 @@
  * run EXEC programs and check their status, and the main() every program
  * has (skip the whole program when the device or a capability is missing).
  *
- * A program converted to the kernel's kselftest_harness.h includes it
+ * Every program is on the kernel's kselftest_harness.h: it includes it
  * before this file and gets the fixtures below (FIXTURE_FX ...) and
- * test_harness_main(); one still on tests/ktap.h gets the OPEN_* and FX_OPEN
- * macros and test_main(). The helpers (check.h) work under both. A
- * program that needs its own timeout defines TIMEOUT_MS before including
- * this file.
+ * test_harness_main(). The helpers return check.h's KTAP_* results; a case
+ * asserts them (ASSERT_PASS). A program that needs its own timeout defines
+ * TIMEOUT_MS before including this file.
  */
 #ifndef NVSVM_TESTS_COMMON_H
 #define NVSVM_TESTS_COMMON_H
@@ -30,9 +29,6 @@
 
 #include "libnvsvm.h"
 #include "check.h"
-#ifndef __KSELFTEST_HARNESS_H
-#include "ktap.h"
-#endif
 
 #define WIN_ADDR	(1ULL << 36)
 #define WIN_SIZE	(1ULL << 30)
@@ -44,13 +40,13 @@
 #endif
 
 /*
- * The device under test, /dev/nvsvm<dev_index>: 0, or $NVSVM_DEVICE (set by
- * test_main()), to point the suite at another GPU, e.g. a real one while
- * nvsvm_vgpu is loaded too.
+ * The device under test, /dev/nvsvm<dev_index>: 0, or $NVSVM_DEVICE (set
+ * by test_harness_main()), to point the suite at another GPU, e.g. a real
+ * one while nvsvm_vgpu is loaded too.
  */
 static unsigned int dev_index;
 
-/* GET_INFO of that device, filled by test_main() before the cases run. */
+/* GET_INFO of that device, filled before the cases run. */
 static struct nvsvm_get_info info;
 
 /* ioctl(2) with the kernel's errno as a negative return value. */
@@ -566,7 +562,7 @@ static inline int test_device(uint32_t need_caps, char *why, size_t len)
  * Programs on the kernel's kselftest_harness.h. What it lacks, each kept
  * here with its reason:
  * - TEST_TIMEOUT_DEFAULT: 6.1's harness gives a case 30 s; under TCG and
- *   on the debug kernel the cases need the 120 s ktap.h gave them.
+ *   on the debug kernel the cases need 120 s.
  *   TEST()/TEST_F() read the default where they are used, so redefining
  *   it here is enough (TEST_F_TIMEOUT for more).
  * - $KTAP_CASES: 6.1's harness has no option to run some cases only
@@ -682,72 +678,6 @@ static inline int test_harness_main(int argc, char **argv,
 	return test_harness_run(argc, argv);
 }
 
-#else /* tests/ktap.h */
-
-/* A bare int descriptor of device 0, and one with an area. */
-#define OPEN_DEV(fd) do {						\
-	fd = nvsvm_open(dev_index);					\
-	if (fd < 0)							\
-		KTAP_FAIL_MSG("open /dev/nvsvm%u: %s", dev_index,	\
-			      strerror(-fd));				\
-} while (0)
-
-#define OPEN_AREA(fd) do {						\
-	OPEN_DEV(fd);							\
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
-} while (0)
-
-#define FX_OPEN_DEV(f) do {						\
-	(f)->fd = nvsvm_open(dev_index);				\
-	if ((f)->fd < 0)						\
-		KTAP_FAIL_MSG("open /dev/nvsvm%u: %s", dev_index,	\
-			      strerror(-(f)->fd));			\
-} while (0)
-
-/* Open device 0, init an area, create a channel with @cflags. */
-#define FX_OPEN_FLAGS(f, cflags) do {					\
-	FX_OPEN_DEV(f);							\
-	EXPECT_OK(nvsvm_area_init((f)->fd, WIN_ADDR, WIN_SIZE));	\
-	EXPECT_OK(nvsvm_chan_create((f)->fd, cflags, &(f)->chan));	\
-} while (0)
-#define FX_OPEN(f)	FX_OPEN_FLAGS(f, NVSVM_CHAN_JOIN_AREA)
-
-#define NEED_CAP(cap) do {						\
-	if (!(info.caps & (cap)))					\
-		SKIP("no " #cap);					\
-} while (0)
-
-#define NEED_VGPU() do {						\
-	if (!is_vgpu())							\
-		SKIP("not the virtual GP100 (nvsvm_vgpu)");		\
-} while (0)
-
-/*
- * What follows in a case makes the GPU access memory: without
- * NVSVM_CAP_EXEC, end the case here, having checked what came before (the
- * mirror side, through MAP and QUERY), and say so in a note.
- */
-#define GPU_PART() do {							\
-	if (!(info.caps & NVSVM_CAP_EXEC)) {				\
-		ktap_note("no NVSVM_CAP_EXEC: GPU half not run");	\
-		return KTAP_PASS;					\
-	}								\
-} while (0)
-
-/*
- * main() of a test program: skip the whole program if the device is
- * missing or lacks @need_caps (test_device()), then run @cases.
- */
-static inline int test_main(const struct ktap_case *cases, size_t n,
-			    uint32_t need_caps)
-{
-	char why[128];
-
-	if (test_device(need_caps, why, sizeof(why)))
-		ktap_skip_all("%s", why);
-	return ktap_run(cases, n);
-}
-
 #endif /* __KSELFTEST_HARNESS_H */
 
 /* harness3 */
@@ -771,6 +701,28 @@ static inline int test_main(const struct ktap_case *cases, size_t n,
 } while (0)
 
 #define FX_OPEN(f) ASSERT_PASS(fx_open(f, FX_AREA, NVSVM_CHAN_JOIN_AREA))
+
+/*
+ * ASSERT_SYS(call): @call (returning -1 and setting errno on failure)
+ * succeeded; ASSERT_MAP(p): @p is a mapping, not NULL or MAP_FAILED. A
+ * failure logs errno's text.
+ */
+#define ASSERT_SYS(call) do {						\
+	long __r = (long)(call);					\
+	int __e = errno;						\
+									\
+	ASSERT_LE(0, __r) {						\
+		TH_LOG("%s failed: %s", #call, strerror(__e));		\
+	}								\
+} while (0)
+
+#define ASSERT_MAP(p) do {						\
+	int __e = errno;						\
+									\
+	ASSERT_TRUE((p) && (void *)(p) != MAP_FAILED) {			\
+		TH_LOG("%s failed: %s", #p, strerror(__e));		\
+	}								\
+} while (0)
 
 /*
  * A helper returning KTAP_PASS/KTAP_FAIL/KTAP_SKIP skips with

@@ -4,6 +4,9 @@
  * and the driver serves its faults. Zero page, file-backed, THP, stack and
  * heap memory; many GPCs at once; a fault storm; a cancel for each cause
  * that cannot be served; the LWN linked list; one replay per batch.
+ *
+ * Cases: TEST(); each opens the device itself (FX_OPEN) after its memory
+ * is set up. The long ones: TEST_F_TIMEOUT() on the empty fixture slow.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -11,7 +14,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 static uint64_t pat(uint64_t i)
@@ -19,20 +22,21 @@ static uint64_t pat(uint64_t i)
 	return 0x5a5a000000000000ULL | i;
 }
 
-static int first_read_zero_page(void)
+FIXTURE_EMPTY(slow)
+
+TEST(first_read_zero_page)
 {
 	volatile uint64_t *buf = anon(4 * PAGE);
 	struct fx f;
 
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
-	CHECK(gpu_read_eq(&f, &buf[5], 0));
-	CHECK(gpu_read_eq(&f, &buf[3 * WORDS + 7], 0));
-	EXPECT_EQ(buf[5], 0);
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_read_eq(&f, &buf[5], 0));
+	ASSERT_PASS(gpu_read_eq(&f, &buf[3 * WORDS + 7], 0));
+	ASSERT_EQ(0, buf[5]);
 }
 
-static int zero_page_write_breaks(void)
+TEST(zero_page_write_breaks)
 {
 	volatile uint64_t *buf = anon(4 * PAGE);
 	struct nvsvm_op w;
@@ -41,21 +45,20 @@ static int zero_page_write_breaks(void)
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
 	/* Both pages read first: the GPU maps the shared zero page. */
-	CHECK(gpu_read_eq(&f, &buf[1], 0));
-	CHECK(gpu_read_eq(&f, &buf[WORDS + 1], 0));
+	ASSERT_PASS(gpu_read_eq(&f, &buf[1], 0));
+	ASSERT_PASS(gpu_read_eq(&f, &buf[WORDS + 1], 0));
 	w = nvsvm_op_write(nvsvm_ptr(&buf[1]), 0xabcdef);
-	CHECK(gpu_ok(&f, &w, 1));
-	EXPECT_EQ(buf[1], 0xabcdef);
-	EXPECT_EQ(buf[0], 0);
+	ASSERT_PASS(gpu_ok(&f, &w, 1));
+	ASSERT_EQ(0xabcdef, buf[1]);
+	ASSERT_EQ(0, buf[0]);
 	/* The zero page itself was not written. */
-	CHECK(gpu_read_eq(&f, &buf[WORDS + 1], 0));
-	EXPECT_EQ(buf[WORDS + 1], 0);
-	EXPECT_EQ(buf[2 * WORDS + 1], 0);	/* never touched by the GPU */
-	CHECK(gpu_read_eq(&f, &buf[1], 0xabcdef));
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_read_eq(&f, &buf[WORDS + 1], 0));
+	ASSERT_EQ(0, buf[WORDS + 1]);
+	ASSERT_EQ(0, buf[2 * WORDS + 1]);	/* never touched by the GPU */
+	ASSERT_PASS(gpu_read_eq(&f, &buf[1], 0xabcdef));
 }
 
-static int anon_shared_fill(void)
+TEST(anon_shared_fill)
 {
 	volatile uint64_t *buf = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE,
 				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -66,9 +69,8 @@ static int anon_shared_fill(void)
 	FX_OPEN(&f);
 	op.addr = nvsvm_ptr(buf);
 	op.len = 8 * PAGE;
-	CHECK(gpu_ok(&f, &op, 1));
-	CHECK(cpu_check(buf, 8 * WORDS, 0x77));
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	ASSERT_PASS(cpu_check(buf, 8 * WORDS, 0x77));
 }
 
 static int tmp_file(size_t npages, uint64_t *sum)
@@ -97,7 +99,7 @@ static int tmp_file(size_t npages, uint64_t *sum)
 	return fd;
 }
 
-static int file_shared_sum(void)
+TEST(file_shared_sum)
 {
 	uint64_t sum;
 	struct nvsvm_op op;
@@ -111,12 +113,11 @@ static int file_shared_sum(void)
 	ASSERT_MAP(map);
 	FX_OPEN(&f);
 	op = nvsvm_op_sum(nvsvm_ptr(map), 16 * PAGE);
-	CHECK(gpu_ok(&f, &op, 1));
-	EXPECT_EQ(op.result, sum);
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	ASSERT_EQ(sum, op.result);
 }
 
-static int file_private_sum(void)
+TEST(file_private_sum)
 {
 	uint64_t sum, v = 0;
 	volatile uint64_t *map;
@@ -131,16 +132,15 @@ static int file_private_sum(void)
 	FX_OPEN(&f);
 	op[0] = nvsvm_op_sum(nvsvm_ptr(map), 16 * PAGE);
 	op[1] = nvsvm_op_write(nvsvm_ptr(&map[WORDS + 2]), 0x99);
-	CHECK(gpu_ok(&f, op, 2));
-	EXPECT_EQ(op[0].result, sum);
+	ASSERT_PASS(gpu_ok(&f, op, 2));
+	ASSERT_EQ(sum, op[0].result);
 	/* The write went to a private copy, never to the file. */
-	EXPECT_EQ(map[WORDS + 2], 0x99);
-	EXPECT_EQ(pread(fd, &v, 8, PAGE + 16), 8);
-	EXPECT_EQ(v, pat(WORDS + 2));
-	return KTAP_PASS;
+	ASSERT_EQ(0x99, map[WORDS + 2]);
+	ASSERT_EQ(8, pread(fd, &v, 8, PAGE + 16));
+	ASSERT_EQ(pat(WORDS + 2), v);
 }
 
-static int file_shared_write_msync(void)
+TEST(file_shared_write_msync)
 {
 	uint64_t sum, v = 0;
 	struct nvsvm_op op;
@@ -154,13 +154,12 @@ static int file_shared_write_msync(void)
 	ASSERT_MAP(map);
 	FX_OPEN(&f);
 	op = nvsvm_op_write(nvsvm_ptr(map) + 2 * PAGE + 24, 0x4242);
-	CHECK(gpu_ok(&f, &op, 1));
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
 	ASSERT_SYS(msync(map, 4 * PAGE, MS_SYNC));
-	EXPECT_EQ(pread(fd, &v, 8, 2 * PAGE + 24), 8);
-	EXPECT_EQ(v, 0x4242);
-	EXPECT_EQ(pread(fd, &v, 8, 2 * PAGE + 32), 8);
-	EXPECT_EQ(v, pat(2 * WORDS + 4));
-	return KTAP_PASS;
+	ASSERT_EQ(8, pread(fd, &v, 8, 2 * PAGE + 24));
+	ASSERT_EQ(0x4242, v);
+	ASSERT_EQ(8, pread(fd, &v, 8, 2 * PAGE + 32));
+	ASSERT_EQ(pat(2 * WORDS + 4), v);
 }
 
 static uint64_t *thp_buf(void)
@@ -174,7 +173,7 @@ static uint64_t *thp_buf(void)
 	return (uint64_t *)p;
 }
 
-static int thp_gpu_first_touch(void)
+TEST(thp_gpu_first_touch)
 {
 	uint64_t *buf = thp_buf();
 	struct nvsvm_op op;
@@ -183,12 +182,11 @@ static int thp_gpu_first_touch(void)
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
 	op = nvsvm_op_fill(nvsvm_ptr(buf), 4 * MiB, 0x1111);
-	CHECK(gpu_ok(&f, &op, 1));
-	CHECK(cpu_check(buf, 4 * MiB / 8, 0x1111));
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	ASSERT_PASS(cpu_check(buf, 4 * MiB / 8, 0x1111));
 }
 
-static int thp_cpu_populated(void)
+TEST(thp_cpu_populated)
 {
 	uint64_t *buf = thp_buf(), sum = 0;
 	struct nvsvm_op op[2];
@@ -203,15 +201,14 @@ static int thp_cpu_populated(void)
 	FX_OPEN(&f);
 	op[0] = nvsvm_op_sum(nvsvm_ptr(buf), 4 * MiB);
 	op[1] = nvsvm_op_fill(nvsvm_ptr(buf) + MiB, 2 * MiB, 0x2222);
-	CHECK(gpu_ok(&f, op, 2));
-	EXPECT_EQ(op[0].result, sum);
-	EXPECT_EQ(buf[MiB / 8 - 1], pat(MiB / 8 - 1));
-	CHECK(cpu_check(buf + MiB / 8, 2 * MiB / 8, 0x2222));
-	EXPECT_EQ(buf[3 * MiB / 8], pat(3 * MiB / 8));
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_ok(&f, op, 2));
+	ASSERT_EQ(sum, op[0].result);
+	ASSERT_EQ(pat(MiB / 8 - 1), buf[MiB / 8 - 1]);
+	ASSERT_PASS(cpu_check(buf + MiB / 8, 2 * MiB / 8, 0x2222));
+	ASSERT_EQ(pat(3 * MiB / 8), buf[3 * MiB / 8]);
 }
 
-static int stack_pointer(void)
+TEST(stack_pointer)
 {
 	volatile uint64_t a[1024];
 	struct nvsvm_op op[2];
@@ -226,21 +223,22 @@ static int stack_pointer(void)
 	FX_OPEN(&f);
 	op[0] = nvsvm_op_sum(nvsvm_ptr(a), sizeof(a));
 	op[1] = nvsvm_op_write(nvsvm_ptr(&a[700]), 0x5757);
-	CHECK(gpu_ok(&f, op, 2));
-	EXPECT_EQ(op[0].result, sum);
-	EXPECT_EQ(a[700], 0x5757);
-	EXPECT_EQ(a[699], pat(699));
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_ok(&f, op, 2));
+	ASSERT_EQ(sum, op[0].result);
+	ASSERT_EQ(0x5757, a[700]);
+	ASSERT_EQ(pat(699), a[699]);
 }
 
-static int heap_pointer(void)
+TEST(heap_pointer)
 {
 	uint64_t *small = malloc(64), *big = malloc(MiB), *big2 = malloc(MiB);
 	struct nvsvm_op op[2];
 	struct fx f;
 	size_t i;
 
-	EXPECT_TRUE(small && big && big2, "malloc");
+	ASSERT_TRUE(small && big && big2) {
+		TH_LOG("malloc");
+	}
 	for (i = 0; i < MiB / 8; i++) {
 		big[i] = pat(i);
 		big2[i] = 0;
@@ -249,15 +247,17 @@ static int heap_pointer(void)
 	FX_OPEN(&f);
 	op[0] = nvsvm_op_copy(nvsvm_ptr(big2), nvsvm_ptr(big), MiB);
 	op[1] = nvsvm_op_copy(nvsvm_ptr(small), nvsvm_ptr(big) + 8 * 100, 64);
-	CHECK(gpu_ok(&f, op, 2));
-	for (i = 0; i < MiB / 8; i++)
-		if (big2[i] != pat(i))
-			KTAP_FAIL_MSG("big2[%zu] = %#llx, expected %#llx", i,
-				      (unsigned long long)big2[i],
-				      (unsigned long long)pat(i));
-	for (i = 0; i < 8; i++)
-		EXPECT_EQ(small[i], pat(100 + i));
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_ok(&f, op, 2));
+	for (i = 0; i < MiB / 8; i++) {
+		ASSERT_EQ(pat(i), big2[i]) {
+			TH_LOG("big2[%zu] = %#llx, expected %#llx", i,
+			       (unsigned long long)big2[i],
+			       (unsigned long long)pat(i));
+		}
+	}
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(pat(100 + i), small[i]);
+	}
 }
 
 /* Many GPCs at once: one thread and one channel per GPC. */
@@ -277,7 +277,7 @@ static int run_gpcs(struct fx *f, struct gpu_job *jobs)
 	return gpu_jobs_run(jobs, GPCS);
 }
 
-static int many_gpcs(void)
+TEST(many_gpcs)
 {
 	static struct gpu_job jobs[GPCS];
 	volatile uint64_t *buf = anon(16 * PAGE);
@@ -286,7 +286,9 @@ static int many_gpcs(void)
 	int i;
 
 	ASSERT_MAP(buf);
-	EXPECT_TRUE(info.gpc_count >= GPCS, "gpc_count %u", info.gpc_count);
+	ASSERT_TRUE(info.gpc_count >= GPCS) {
+		TH_LOG("gpc_count %u", info.gpc_count);
+	}
 	FX_OPEN(&f);
 	for (i = 0; i < GPCS; i++) {
 		struct nvsvm_op *o = jobs[i].ops;
@@ -297,18 +299,17 @@ static int many_gpcs(void)
 		o[3] = nvsvm_op_read(wr + 8 * (8 + i));
 		jobs[i].nops = 4;
 	}
-	CHECK(run_gpcs(&f, jobs));
+	ASSERT_PASS(run_gpcs(&f, jobs));
 	for (i = 0; i < GPCS; i++) {
-		EXPECT_EQ(jobs[i].ops[0].result, 0);
-		EXPECT_EQ(jobs[i].ops[3].result, 0);
-		EXPECT_EQ(buf[4 * WORDS + i], 100 + i);
-		CHECK(cpu_check(&buf[(8 + i) * WORDS], WORDS, i + 1));
+		ASSERT_EQ(0, jobs[i].ops[0].result);
+		ASSERT_EQ(0, jobs[i].ops[3].result);
+		ASSERT_EQ(100 + i, buf[4 * WORDS + i]);
+		ASSERT_PASS(cpu_check(&buf[(8 + i) * WORDS], WORDS, i + 1));
 	}
-	EXPECT_EQ(buf[12 * WORDS], 0);
-	return KTAP_PASS;
+	ASSERT_EQ(0, buf[12 * WORDS]);
 }
 
-static int many_gpcs_atomic(void)
+TEST(many_gpcs_atomic)
 {
 	static struct gpu_job jobs[GPCS];
 	static unsigned char seen[GPCS * ADDS];
@@ -317,7 +318,7 @@ static int many_gpcs_atomic(void)
 	int i, k;
 
 	if (!(info.caps & NVSVM_CAP_ATOMICS))
-		SKIP("no NVSVM_CAP_ATOMICS");
+		SKIP(return, "no NVSVM_CAP_ATOMICS");
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
 	for (i = 0; i < GPCS; i++) {
@@ -325,13 +326,13 @@ static int many_gpcs_atomic(void)
 			jobs[i].ops[k] = nvsvm_op_atomic_add(nvsvm_ptr(buf), 1);
 		jobs[i].nops = ADDS;
 	}
-	CHECK(run_gpcs(&f, jobs));
-	EXPECT_EQ(buf[0], GPCS * ADDS);
+	ASSERT_PASS(run_gpcs(&f, jobs));
+	ASSERT_EQ(GPCS * ADDS, buf[0]);
 	/* Every old value was returned exactly once. */
-	return gpu_jobs_adds_once(jobs, GPCS, GPCS * ADDS, seen);
+	ASSERT_PASS(gpu_jobs_adds_once(jobs, GPCS, GPCS * ADDS, seen));
 }
 
-static int storm_64m(void)
+TEST_F_TIMEOUT(slow, storm_64m, 150)
 {
 	uint64_t *buf = anon(64 * MiB), o0 = 0, o1 = 0;
 	int have = !nvsvm_stat_read(dev_index, "overflows", &o0);
@@ -341,19 +342,18 @@ static int storm_64m(void)
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
 	op = nvsvm_op_fill(nvsvm_ptr(buf), 64 * MiB, 0xdeadbeefcafeULL);
-	CHECK(gpu_ok(&f, &op, 1));
-	CHECK(cpu_check(buf, 64 * MiB / 8, 0xdeadbeefcafeULL));
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	ASSERT_PASS(cpu_check(buf, 64 * MiB / 8, 0xdeadbeefcafeULL));
 	if (have && !nvsvm_stat_read(dev_index, "overflows", &o1))
-		ktap_note("fault buffer overflows during the storm: %llu",
-			  (unsigned long long)(o1 - o0));
-	return KTAP_PASS;
+		TH_LOG("fault buffer overflows during the storm: %llu",
+		       (unsigned long long)(o1 - o0));
 }
 
 /*
  * The storm again from all GPCs at once, so that batches can hold several
  * faults: every quarter filled, and still at most one replay per batch.
  */
-static int storm_4_gpcs(void)
+TEST_F_TIMEOUT(slow, storm_4_gpcs, 150)
 {
 	static const char *const names[] = { "batches", "replays", "faults",
 					     "fault_dups", "overflows" };
@@ -373,21 +373,24 @@ static int storm_4_gpcs(void)
 					       quarter, 0x7000 + i);
 		jobs[i].nops = 1;
 	}
-	CHECK(run_gpcs(&f, jobs));
+	ASSERT_PASS(run_gpcs(&f, jobs));
 	for (i = 0; i < 5; i++)
 		nvsvm_stat_read(dev_index, names[i], &after[i]);
-	for (i = 0; i < GPCS; i++)
-		CHECK(cpu_check(buf + i * quarter / 8, quarter / 8, 0x7000 + i));
-	ktap_note("batches +%llu, replays +%llu, faults +%llu, dups +%llu, overflows +%llu",
-		  (unsigned long long)(after[0] - before[0]),
-		  (unsigned long long)(after[1] - before[1]),
-		  (unsigned long long)(after[2] - before[2]),
-		  (unsigned long long)(after[3] - before[3]),
-		  (unsigned long long)(after[4] - before[4]));
-	if (have)
-		EXPECT_TRUE(after[1] - before[1] <= after[0] - before[0],
-			    "more replays than batches");
-	return KTAP_PASS;
+	for (i = 0; i < GPCS; i++) {
+		ASSERT_PASS(cpu_check(buf + i * quarter / 8, quarter / 8,
+				      0x7000 + i));
+	}
+	TH_LOG("batches +%llu, replays +%llu, faults +%llu, dups +%llu, overflows +%llu",
+	       (unsigned long long)(after[0] - before[0]),
+	       (unsigned long long)(after[1] - before[1]),
+	       (unsigned long long)(after[2] - before[2]),
+	       (unsigned long long)(after[3] - before[3]),
+	       (unsigned long long)(after[4] - before[4]));
+	if (have) {
+		ASSERT_TRUE(after[1] - before[1] <= after[0] - before[0]) {
+			TH_LOG("more replays than batches");
+		}
+	}
 }
 
 /*
@@ -406,27 +409,27 @@ static int expect_cancel(struct fx *f, struct nvsvm_op bad, uint64_t page,
 	var = 0;
 	ops[0] = nvsvm_op_write(nvsvm_ptr(&var), 77);
 	ops[1] = bad;
-	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, 2, 60000, &e));
+	CHK_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, 2, 60000, &e));
 	if (e.status != NVSVM_EXEC_FAULT)
 		KTAP_FAIL_MSG("status %s, expected FAULT",
 			      nvsvm_status_name(e.status));
-	EXPECT_EQ(e.done, 1);
-	EXPECT_EQ(var, 77);
-	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), page);
+	CHK_EQ(e.done, 1);
+	CHK_EQ(var, 77);
+	CHK_EQ(e.fault_addr & ~(PAGE - 1), page);
 	if (e.fault_access != access)
 		KTAP_FAIL_MSG("fault_access %s, expected %s",
 			      nvsvm_access_name(e.fault_access),
 			      nvsvm_access_name(access));
 	if (have && !nvsvm_stat_read(dev_index, "cancels", &c1))
-		EXPECT_TRUE(c1 > c0, "cancels %llu -> %llu",
-			    (unsigned long long)c0, (unsigned long long)c1);
+		CHK_TRUE(c1 > c0, "cancels %llu -> %llu",
+			 (unsigned long long)c0, (unsigned long long)c1);
 	/* The channel is now in the error state. */
-	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, 1, 60000, &e));
-	EXPECT_EQ(e.status, NVSVM_EXEC_CHANNEL_ERROR);
+	CHK_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, ops, 1, 60000, &e));
+	CHK_EQ(e.status, NVSVM_EXEC_CHANNEL_ERROR);
 	return KTAP_PASS;
 }
 
-static int cancel_no_vma(void)
+TEST(cancel_no_vma)
 {
 	char *p = anon(2 * PAGE);
 	struct fx f;
@@ -434,11 +437,11 @@ static int cancel_no_vma(void)
 	ASSERT_MAP(p);
 	ASSERT_SYS(munmap(p, 2 * PAGE));
 	FX_OPEN(&f);
-	return expect_cancel(&f, nvsvm_op_read(nvsvm_ptr(p) + PAGE + 8),
-			     nvsvm_ptr(p) + PAGE, NVSVM_ACCESS_READ);
+	ASSERT_PASS(expect_cancel(&f, nvsvm_op_read(nvsvm_ptr(p) + PAGE + 8),
+				  nvsvm_ptr(p) + PAGE, NVSVM_ACCESS_READ));
 }
 
-static int cancel_prot_none(void)
+TEST(cancel_prot_none)
 {
 	char *p = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
@@ -446,11 +449,11 @@ static int cancel_prot_none(void)
 
 	ASSERT_MAP(p);
 	FX_OPEN(&f);
-	return expect_cancel(&f, nvsvm_op_read(nvsvm_ptr(p)), nvsvm_ptr(p),
-			     NVSVM_ACCESS_READ);
+	ASSERT_PASS(expect_cancel(&f, nvsvm_op_read(nvsvm_ptr(p)), nvsvm_ptr(p),
+				  NVSVM_ACCESS_READ));
 }
 
-static int cancel_write_readonly(void)
+TEST(cancel_write_readonly)
 {
 	volatile uint64_t *p = mmap(NULL, PAGE, PROT_READ,
 				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -458,16 +461,15 @@ static int cancel_write_readonly(void)
 
 	ASSERT_MAP(p);
 	FX_OPEN(&f);
-	CHECK(expect_cancel(&f, nvsvm_op_write(nvsvm_ptr(p) + 64, 5),
-			    nvsvm_ptr(p), NVSVM_ACCESS_WRITE));
-	EXPECT_EQ(p[8], 0);
+	ASSERT_PASS(expect_cancel(&f, nvsvm_op_write(nvsvm_ptr(p) + 64, 5),
+				  nvsvm_ptr(p), NVSVM_ACCESS_WRITE));
+	ASSERT_EQ(0, p[8]);
 	/* Reading it is fine, on a fresh channel. */
-	EXPECT_OK(nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
-	CHECK(gpu_read_eq(&f, &p[8], 0));
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	ASSERT_PASS(gpu_read_eq(&f, &p[8], 0));
 }
 
-static int cancel_unmanaged(void)
+TEST(cancel_unmanaged)
 {
 	volatile uint64_t *w;
 	struct fx f;
@@ -477,26 +479,26 @@ static int cancel_unmanaged(void)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	ASSERT_MAP(w);
 	w[0] = 1;
-	return expect_cancel(&f, nvsvm_op_read(WIN_ADDR), WIN_ADDR,
-			     NVSVM_ACCESS_READ);
+	ASSERT_PASS(expect_cancel(&f, nvsvm_op_read(WIN_ADDR), WIN_ADDR,
+				  NVSVM_ACCESS_READ));
 }
 
-static int cancel_no_join(void)
+TEST(cancel_no_join)
 {
 	static volatile uint64_t var = 3;
 	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(&var));
 	struct nvsvm_exec e;
 	struct fx f;
 
-	FX_OPEN_FLAGS(&f, 0);
-	EXPECT_OK(nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, &op, 1, 60000, &e));
-	if (e.status != NVSVM_EXEC_FAULT)
-		KTAP_FAIL_MSG("status %s, expected FAULT",
-			      nvsvm_status_name(e.status));
-	EXPECT_EQ(e.done, 0);
-	EXPECT_EQ(e.fault_addr & ~(PAGE - 1), nvsvm_ptr(&var) & ~(PAGE - 1));
-	EXPECT_EQ(e.fault_access, NVSVM_ACCESS_READ);
-	return KTAP_PASS;
+	ASSERT_PASS(fx_open(&f, FX_AREA, 0));
+	ASSERT_EQ(0, nvsvm_exec(f.fd, f.chan, NVSVM_GPC_ANY, &op, 1, 60000, &e));
+	ASSERT_EQ(NVSVM_EXEC_FAULT, e.status) {
+		TH_LOG("status %s, expected FAULT",
+		       nvsvm_status_name(e.status));
+	}
+	ASSERT_EQ(0, e.done);
+	ASSERT_EQ(nvsvm_ptr(&var) & ~(PAGE - 1), e.fault_addr & ~(PAGE - 1));
+	ASSERT_EQ(NVSVM_ACCESS_READ, e.fault_access);
 }
 
 struct node {
@@ -507,39 +509,47 @@ struct node {
 
 #define NODES	10000
 
-static int linked_list_chase(void)
+TEST_F_TIMEOUT(slow, linked_list_chase, 240)
 {
 	struct node **nodes = calloc(NODES, sizeof(*nodes));
 	struct nvsvm_op op;
 	struct fx f;
 	int i;
 
-	EXPECT_TRUE(nodes != NULL, "calloc");
+	ASSERT_TRUE(nodes != NULL) {
+		TH_LOG("calloc");
+	}
 	for (i = 0; i < NODES; i++) {
 		nodes[i] = malloc(sizeof(struct node));
-		EXPECT_TRUE(nodes[i] != NULL, "malloc");
+		ASSERT_TRUE(nodes[i] != NULL) {
+			TH_LOG("malloc");
+		}
 		nodes[i]->data = 3ULL * i;
 		nodes[i]->next = 0;
 		if (i)
 			nodes[i - 1]->next = nvsvm_ptr(nodes[i]);
-		if (i % 7 == 0)		/* scatter the nodes a little */
-			EXPECT_TRUE(malloc(40 + i % 200) != NULL, "malloc");
+		if (i % 7 == 0) {	/* scatter the nodes a little */
+			ASSERT_TRUE(malloc(40 + i % 200) != NULL) {
+				TH_LOG("malloc");
+			}
+		}
 	}
 	FX_OPEN(&f);
 	op = nvsvm_op_chase(nvsvm_ptr(nodes[0]), 2 * NODES, 1,
 			    offsetof(struct node, next),
 			    offsetof(struct node, data));
-	CHECK(gpu_ok(&f, &op, 1));
-	EXPECT_EQ(op.result, NODES);
-	for (i = 0; i < NODES; i++)
-		if (nodes[i]->data != 3ULL * i + 1)
-			KTAP_FAIL_MSG("node %d: data %llu, expected %llu", i,
-				      (unsigned long long)nodes[i]->data,
-				      3ULL * i + 1);
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	ASSERT_EQ(NODES, op.result);
+	for (i = 0; i < NODES; i++) {
+		ASSERT_EQ(3ULL * i + 1, nodes[i]->data) {
+			TH_LOG("node %d: data %llu, expected %llu", i,
+			       (unsigned long long)nodes[i]->data,
+			       3ULL * i + 1);
+		}
+	}
 }
 
-static int replays_per_batch(void)
+TEST_F_TIMEOUT(slow, replays_per_batch, 240)
 {
 	static const char *const names[] = { "faults", "batches", "replays" };
 	uint64_t before[3], after[3], *buf = anon(16 * MiB);
@@ -551,24 +561,31 @@ static int replays_per_batch(void)
 	for (i = 0; i < 3; i++) {
 		ret = nvsvm_stat_read(dev_index, names[i], &before[i]);
 		if (ret)
-			SKIP("debugfs %s: %s", names[i], strerror(-ret));
+			SKIP(return, "debugfs %s: %s", names[i], strerror(-ret));
 	}
 	FX_OPEN(&f);
 	op = nvsvm_op_fill(nvsvm_ptr(buf), 16 * MiB, 0x3131);
-	CHECK(gpu_ok(&f, &op, 1));
-	for (i = 0; i < 3; i++)
-		EXPECT_OK(nvsvm_stat_read(dev_index, names[i], &after[i]));
-	CHECK(cpu_check(buf, 16 * MiB / 8, 0x3131));
-	ktap_note("faults +%llu, batches +%llu, replays +%llu",
-		  (unsigned long long)(after[0] - before[0]),
-		  (unsigned long long)(after[1] - before[1]),
-		  (unsigned long long)(after[2] - before[2]));
-	EXPECT_TRUE(after[0] > before[0], "no fault counted");
-	EXPECT_TRUE(after[1] > before[1], "no batch counted");
-	EXPECT_TRUE(after[2] > before[2], "no replay counted");
-	EXPECT_TRUE(after[2] - before[2] <= after[1] - before[1],
-		    "more replays than batches");
-	return KTAP_PASS;
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, nvsvm_stat_read(dev_index, names[i], &after[i]));
+	}
+	ASSERT_PASS(cpu_check(buf, 16 * MiB / 8, 0x3131));
+	TH_LOG("faults +%llu, batches +%llu, replays +%llu",
+	       (unsigned long long)(after[0] - before[0]),
+	       (unsigned long long)(after[1] - before[1]),
+	       (unsigned long long)(after[2] - before[2]));
+	ASSERT_TRUE(after[0] > before[0]) {
+		TH_LOG("no fault counted");
+	}
+	ASSERT_TRUE(after[1] > before[1]) {
+		TH_LOG("no batch counted");
+	}
+	ASSERT_TRUE(after[2] > before[2]) {
+		TH_LOG("no replay counted");
+	}
+	ASSERT_TRUE(after[2] - before[2] <= after[1] - before[1]) {
+		TH_LOG("more replays than batches");
+	}
 }
 
 /*
@@ -580,7 +597,7 @@ static int replays_per_batch(void)
  * (a cancel aimed at another GPC would otherwise show only as the 10 s
  * EXEC timeout of the access it left stalled).
  */
-static int cancel_every_gpc(void)
+TEST(cancel_every_gpc)
 {
 	static struct gpu_job jobs[2];
 	const uint64_t chunk = 256 * 1024;
@@ -614,37 +631,38 @@ static int cancel_every_gpc(void)
 						  chunk - 8, 0xb0 + g);
 		bystander->ops[1] = nvsvm_op_sum(nvsvm_ptr(&by[1]), chunk - 8);
 		bystander->nops = 2;
-		CHECK(gpu_jobs_chans(jobs, njobs));
-		EXPECT_OK(vgpu_stat_read("cancel_misses", &m0));
+		ASSERT_PASS(gpu_jobs_chans(jobs, njobs));
+		ASSERT_EQ(0, vgpu_stat_read("cancel_misses", &m0));
 		pthread_barrier_init(&bar, NULL, njobs);
-		CHECK(gpu_jobs_start(jobs, njobs, &bar));
+		ASSERT_PASS(gpu_jobs_start(jobs, njobs, &bar));
 		/*
 		 * A cancel that found no stalled access of its target fails
 		 * the case at once, without waiting for the EXEC timeout.
 		 */
 		while (pthread_tryjoin_np(bad->th, NULL)) {
-			EXPECT_OK(vgpu_stat_read("cancel_misses", &m1));
-			if (m1 != m0)
-				KTAP_FAIL_MSG("GPC %u: %llu cancels hit no stalled access (aimed at the wrong GPC, client or PDB)",
-					      g, (unsigned long long)(m1 - m0));
+			ASSERT_EQ(0, vgpu_stat_read("cancel_misses", &m1));
+			ASSERT_EQ(m0, m1) {
+				TH_LOG("GPC %u: %llu cancels hit no stalled access (aimed at the wrong GPC, client or PDB)",
+				       g, (unsigned long long)(m1 - m0));
+			}
 			usleep(10000);
 		}
-		EXPECT_OK(bad->ret);
-		if (bad->e.status != NVSVM_EXEC_FAULT)
-			KTAP_FAIL_MSG("GPC %u: PROT_NONE read: status %s, expected FAULT (cancelled)",
-				      g, nvsvm_status_name(bad->e.status));
-		EXPECT_EQ(bad->e.done, 1);
-		EXPECT_EQ(bad->e.fault_addr & ~(PAGE - 1), nvsvm_ptr(hole));
-		EXPECT_EQ(by[0], 0x5eed);
+		ASSERT_EQ(0, bad->ret);
+		ASSERT_EQ(NVSVM_EXEC_FAULT, bad->e.status) {
+			TH_LOG("GPC %u: PROT_NONE read: status %s, expected FAULT (cancelled)",
+			       g, nvsvm_status_name(bad->e.status));
+		}
+		ASSERT_EQ(1, bad->e.done);
+		ASSERT_EQ(nvsvm_ptr(hole), bad->e.fault_addr & ~(PAGE - 1));
+		ASSERT_EQ(0x5eed, by[0]);
 		if (njobs > 1) {
-			CHECK(gpu_jobs_finish(bystander, 1));
-			EXPECT_EQ(bystander->ops[1].result,
-				  (chunk / 8 - 1) * (0xb0 + g));
-			CHECK(cpu_check(&by[1], chunk / 8 - 1, 0xb0 + g));
+			ASSERT_PASS(gpu_jobs_finish(bystander, 1));
+			ASSERT_EQ((chunk / 8 - 1) * (0xb0 + g),
+				  bystander->ops[1].result);
+			ASSERT_PASS(cpu_check(&by[1], chunk / 8 - 1, 0xb0 + g));
 		}
 		pthread_barrier_destroy(&bar);
 	}
-	return KTAP_PASS;
 }
 
 /*
@@ -653,7 +671,7 @@ static int cancel_every_gpc(void)
  * makes the access fault again. 16 reads of untouched pages 64 KiB apart,
  * one program each on one GPC: 16 faults, none again.
  */
-static int replay_after_pte(void)
+TEST(replay_after_pte)
 {
 	uint64_t *buf = anon(MiB), f0 = 0, f1 = 0, r0 = 0, r1 = 0;
 	struct nvsvm_op op;
@@ -664,23 +682,24 @@ static int replay_after_pte(void)
 	NEED_VGPU();
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
-	EXPECT_OK(vgpu_stat_read("faults", &f0));
-	EXPECT_OK(vgpu_stat_read("refaults", &r0));
+	ASSERT_EQ(0, vgpu_stat_read("faults", &f0));
+	ASSERT_EQ(0, vgpu_stat_read("refaults", &r0));
 	for (i = 0; i < 16; i++) {
 		op = nvsvm_op_read(nvsvm_ptr(buf) + i * 64 * 1024 + 8 * i);
-		CHECK(gpu_run_on(&f, 0, 10000, &op, 1, &e));
-		if (e.status != NVSVM_EXEC_OK)
-			KTAP_FAIL_MSG("read %d: status %s", i,
-				      nvsvm_status_name(e.status));
-		EXPECT_EQ(op.result, 0);
+		ASSERT_PASS(gpu_run_on(&f, 0, 10000, &op, 1, &e));
+		ASSERT_EQ(NVSVM_EXEC_OK, e.status) {
+			TH_LOG("read %d: status %s", i,
+			       nvsvm_status_name(e.status));
+		}
+		ASSERT_EQ(0, op.result);
 	}
-	EXPECT_OK(vgpu_stat_read("faults", &f1));
-	EXPECT_OK(vgpu_stat_read("refaults", &r1));
-	EXPECT_TRUE(r1 == r0 && f1 - f0 <= 16,
-		    "%llu faults for 16 accesses, %llu of them again at a replay",
-		    (unsigned long long)(f1 - f0),
-		    (unsigned long long)(r1 - r0));
-	return KTAP_PASS;
+	ASSERT_EQ(0, vgpu_stat_read("faults", &f1));
+	ASSERT_EQ(0, vgpu_stat_read("refaults", &r1));
+	ASSERT_TRUE(r1 == r0 && f1 - f0 <= 16) {
+		TH_LOG("%llu faults for 16 accesses, %llu of them again at a replay",
+		       (unsigned long long)(f1 - f0),
+		       (unsigned long long)(r1 - r0));
+	}
 }
 
 /*
@@ -689,7 +708,7 @@ static int replay_after_pte(void)
  * (the driver cleared it), and GET is written back up to PUT once the
  * faults are served. Faults from every GPC at once on fresh memory.
  */
-static int fault_buffer_protocol(void)
+TEST(fault_buffer_protocol)
 {
 	static const char *const names[] = { "early_gets", "valid_uncleared" };
 	static struct gpu_job jobs[GPCS];
@@ -701,9 +720,12 @@ static int fault_buffer_protocol(void)
 
 	NEED_VGPU();
 	ASSERT_MAP(buf);
-	EXPECT_TRUE(info.gpc_count >= GPCS, "gpc_count %u", info.gpc_count);
-	for (i = 0; i < 2; i++)
-		EXPECT_OK(vgpu_stat_read(names[i], &before[i]));
+	ASSERT_TRUE(info.gpc_count >= GPCS) {
+		TH_LOG("gpc_count %u", info.gpc_count);
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, vgpu_stat_read(names[i], &before[i]));
+	}
 	FX_OPEN(&f);
 	for (i = 0; i < GPCS; i++) {
 		jobs[i].fd = f.fd;
@@ -713,56 +735,33 @@ static int fault_buffer_protocol(void)
 					       quarter, 0x900 + i);
 		jobs[i].nops = 1;
 	}
-	CHECK(gpu_jobs_chans(jobs, GPCS));
-	CHECK(gpu_jobs_run(jobs, GPCS));
+	ASSERT_PASS(gpu_jobs_chans(jobs, GPCS));
+	ASSERT_PASS(gpu_jobs_run(jobs, GPCS));
 	for (i = 0; i < 2; i++) {
-		EXPECT_OK(vgpu_stat_read(names[i], &after[i]));
-		EXPECT_TRUE(after[i] == before[i], "model: %s +%llu", names[i],
-			    (unsigned long long)(after[i] - before[i]));
+		ASSERT_EQ(0, vgpu_stat_read(names[i], &after[i]));
+		ASSERT_TRUE(after[i] == before[i]) {
+			TH_LOG("model: %s +%llu", names[i],
+			       (unsigned long long)(after[i] - before[i]));
+		}
 	}
-	for (i = 0; i < GPCS; i++)
-		CHECK(cpu_check(buf + i * quarter / 8, quarter / 8, 0x900 + i));
+	for (i = 0; i < GPCS; i++) {
+		ASSERT_PASS(cpu_check(buf + i * quarter / 8, quarter / 8,
+				      0x900 + i));
+	}
 	/* Served means read: GET is back at PUT (bounded wait, ~5 s). */
 	for (i = 0; i < 500; i++) {
-		EXPECT_OK(vgpu_stat_read("fault_pending", &pend));
+		ASSERT_EQ(0, vgpu_stat_read("fault_pending", &pend));
 		if (!pend)
 			break;
 		usleep(10000);
 	}
-	EXPECT_TRUE(!pend, "%llu fault entries never released by GET",
-		    (unsigned long long)pend);
-	return KTAP_PASS;
+	ASSERT_TRUE(!pend) {
+		TH_LOG("%llu fault entries never released by GET",
+		       (unsigned long long)pend);
+	}
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE(first_read_zero_page),
-	KTAP_CASE(zero_page_write_breaks),
-	KTAP_CASE(anon_shared_fill),
-	KTAP_CASE(file_shared_sum),
-	KTAP_CASE(file_private_sum),
-	KTAP_CASE(file_shared_write_msync),
-	KTAP_CASE(thp_gpu_first_touch),
-	KTAP_CASE(thp_cpu_populated),
-	KTAP_CASE(stack_pointer),
-	KTAP_CASE(heap_pointer),
-	KTAP_CASE(many_gpcs),
-	KTAP_CASE(many_gpcs_atomic),
-	KTAP_CASE(cancel_no_vma),
-	KTAP_CASE(cancel_prot_none),
-	KTAP_CASE(cancel_write_readonly),
-	KTAP_CASE(cancel_unmanaged),
-	KTAP_CASE(cancel_no_join),
-	KTAP_CASE(cancel_every_gpc),
-	KTAP_CASE(replay_after_pte),
-	KTAP_CASE(fault_buffer_protocol),
-	KTAP_CASE_T(linked_list_chase, 240),
-	KTAP_CASE_T(replays_per_batch, 240),
-	/* Last, and bounded: the runner gives a whole program 600 s. */
-	KTAP_CASE_T(storm_64m, 150),
-	KTAP_CASE_T(storm_4_gpcs, 150),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+	return test_harness_main(argc, argv, NVSVM_CAP_EXEC);
 }

@@ -19,6 +19,9 @@
  * or NVSVM_FUZZ_SEED, NVSVM_FUZZ_ITERS, NVSVM_FUZZ_SECONDS. The default (no
  * arguments, as tests/run.sh runs it) is a fixed seed and a short run; the
  * seed is printed so that a failure can be replayed.
+ *
+ * Cases: all on the empty fixture fuzz (TEST_F_TIMEOUT() for the fuzzing
+ * ones), so that they run in this order and still_works comes last.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -26,7 +29,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define DEF_SEED	0x5eed2026ULL
@@ -39,6 +42,8 @@
 #define MAX_CHANS	16
 #define OPS_MAX		(NVSVM_EXEC_MAX_OPS + 1)
 #define KPTR		0xffff888000000000ULL
+
+FIXTURE_EMPTY(fuzz)
 
 static uint64_t seed = DEF_SEED;
 static unsigned long iters = DEF_ITERS;
@@ -157,7 +162,7 @@ static uint64_t faddr(struct fz *z)
 		return ((rnd(z) % ((1ULL << 46) - (8ULL << 30))) + (8ULL << 30)) &
 		       ~0xffffffffULL;
 	default:
-		return pick(z, v, KTAP_ARRAY_SIZE(v));
+		return pick(z, v, ARRAY_SIZE(v));
 	}
 }
 
@@ -173,7 +178,7 @@ static uint64_t fsize(struct fz *z)
 		return (1 + below(z, TGT_PAGES + 4)) * PAGE;
 	if (chance(z, 20))
 		return rnd(z);
-	return pick(z, v, KTAP_ARRAY_SIZE(v));
+	return pick(z, v, ARRAY_SIZE(v));
 }
 
 static uint32_t fu32(struct fz *z, uint32_t usual)
@@ -184,7 +189,7 @@ static uint32_t fu32(struct fz *z, uint32_t usual)
 		return usual;
 	if (chance(z, 50))
 		return rnd(z);
-	return v[below(z, KTAP_ARRAY_SIZE(v))];
+	return v[below(z, ARRAY_SIZE(v))];
 }
 
 static uint32_t fhandle(struct fz *z)
@@ -541,7 +546,7 @@ static void fuzz_one(struct fz *z)
 	static const unsigned int w[] = { 4, 6, 3, 16, 8, 10, 6, 5, 24, 4, 14 };
 	unsigned int i, r = below(z, 100);
 
-	for (i = 0; i < KTAP_ARRAY_SIZE(w); i++) {
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
 		if (r < w[i]) {
 			fns[i](z);
 			return;
@@ -614,23 +619,23 @@ static int fz_report(struct fz *z, const char *who)
 		KTAP_FAIL_MSG("%s: %lu bad results (seed %#llx); first: %s",
 			      who, z->bad, (unsigned long long)seed,
 			      z->first_bad);
-	EXPECT_TRUE(z->calls > 0, "%s: no call made", who);
+	CHK_TRUE(z->calls > 0, "%s: no call made", who);
 	return KTAP_PASS;
 }
 
 /* The opener fuzzes its own descriptor; sometimes it reopens. */
-static int fuzz_owner(void)
+TEST_F_TIMEOUT(fuzz, fuzz_owner, 300)
 {
 	struct fz z;
 	int fd;
 
 	OPEN_DEV(fd);
 	ASSERT_SYS(fz_init(&z, fd, 0, seed));
-	ktap_note("seed %#llx, %lu iterations, %u s", (unsigned long long)seed,
-		  iters, seconds);
+	TH_LOG("seed %#llx, %lu iterations, %u s", (unsigned long long)seed,
+	       iters, seconds);
 	fz_loop(&z, iters, seconds);
 	close(fd);
-	return fz_report(&z, "owner");
+	ASSERT_PASS(fz_report(&z, "owner"));
 }
 
 /* Two threads of the opener on one descriptor at once. */
@@ -647,7 +652,7 @@ static void *fuzz_thread(void *arg)
 	return NULL;
 }
 
-static int fuzz_two_threads(void)
+TEST_F_TIMEOUT(fuzz, fuzz_two_threads, 300)
 {
 	static struct thr t[2];
 	int fd, i;
@@ -657,15 +662,16 @@ static int fuzz_two_threads(void)
 		ASSERT_SYS(fz_init(&t[i].z, fd, 0, seed * 3 + i));
 		/* Start with an area and a channel so EXEC gets far. */
 	}
-	EXPECT_OK(nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
-	for (i = 0; i < 2; i++)
-		EXPECT_EQ(pthread_create(&t[i].t, NULL, fuzz_thread, &t[i]), 0);
+	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_create(&t[i].t, NULL, fuzz_thread, &t[i]));
+	}
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i].t, NULL);
 	close(fd);
-	for (i = 0; i < 2; i++)
-		CHECK(fz_report(&t[i].z, i ? "thread 1" : "thread 0"));
-	return KTAP_PASS;
+	for (i = 0; i < 2; i++) {
+		ASSERT_PASS(fz_report(&t[i].z, i ? "thread 1" : "thread 0"));
+	}
 }
 
 /* Fuzz @fd as a process other than its opener, from seed @s. */
@@ -684,14 +690,14 @@ static int owner_intact(struct fx *f, volatile uint64_t *buf, uint64_t v)
 {
 	uint64_t mapped = 0;
 
-	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(buf), PAGE,
-			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	EXPECT_EQ(mapped, 1);
+	CHK_OK(nvsvm_map(f->fd, nvsvm_ptr(buf), PAGE,
+			 NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	CHK_EQ(mapped, 1);
 	CHECK(gpu_read_eq(f, buf, v));
 	return KTAP_PASS;
 }
 
-static int fuzz_forked_child(void)
+TEST_F_TIMEOUT(fuzz, fuzz_forked_child, 300)
 {
 	volatile uint64_t *buf = anon(PAGE);
 	struct fx f;
@@ -704,11 +710,11 @@ static int fuzz_forked_child(void)
 	ASSERT_SYS(pid);
 	if (!pid)
 		_exit(foreign_fuzz(f.fd, "forked child", seed * 7 + 1));
-	EXPECT_EQ(wait_child(pid), 0);
-	return owner_intact(&f, buf, 0x666f726bULL);
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_PASS(owner_intact(&f, buf, 0x666f726bULL));
 }
 
-static int fuzz_scm_rights(void)
+TEST_F_TIMEOUT(fuzz, fuzz_scm_rights, 300)
 {
 	volatile uint64_t *buf = anon(PAGE);
 	int sv[2], rfd;
@@ -732,34 +738,37 @@ static int fuzz_scm_rights(void)
 	close(sv[1]);
 	FX_OPEN(&f);
 	ASSERT_SYS(send_fd(sv[0], f.fd, "F", 1));
-	EXPECT_EQ(wait_child(pid), 0);
-	return owner_intact(&f, buf, 0x73636dULL);
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_PASS(owner_intact(&f, buf, 0x73636dULL));
 }
 
 /*
  * Found by this fuzzer: CHAN_DESTROY of handle 0 made index 0 free in the
  * file's channel table, and a later CHAN_CREATE returned handle 0.
  */
-static int destroy_zero_then_create(void)
+TEST_F(fuzz, destroy_zero_then_create)
 {
 	uint32_t h[4];
 	int fd, i;
 
 	OPEN_AREA(fd);
-	EXPECT_ERR(nvsvm_chan_destroy(fd, 0), ENOENT);
+	ASSERT_EQ(-ENOENT, nvsvm_chan_destroy(fd, 0));
 	for (i = 0; i < 4; i++) {
-		EXPECT_OK(nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &h[i]));
-		EXPECT_TRUE(h[i] >= 1, "handle %u", h[i]);
+		ASSERT_EQ(0, nvsvm_chan_create(fd, NVSVM_CHAN_JOIN_AREA, &h[i]));
+		ASSERT_TRUE(h[i] >= 1) {
+			TH_LOG("handle %u", h[i]);
+		}
 	}
-	EXPECT_OK(nvsvm_chan_destroy(fd, h[0]));
-	EXPECT_ERR(nvsvm_chan_destroy(fd, 0), ENOENT);
-	EXPECT_OK(nvsvm_chan_create(fd, 0, &h[0]));
-	EXPECT_TRUE(h[0] >= 1, "handle %u", h[0]);
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_chan_destroy(fd, h[0]));
+	ASSERT_EQ(-ENOENT, nvsvm_chan_destroy(fd, 0));
+	ASSERT_EQ(0, nvsvm_chan_create(fd, 0, &h[0]));
+	ASSERT_TRUE(h[0] >= 1) {
+		TH_LOG("handle %u", h[0]);
+	}
 }
 
 /* After all that: a real MAP + EXEC + CPU check, and no table left over. */
-static int still_works(void)
+TEST_F(fuzz, still_works)
 {
 	volatile uint64_t *buf = anon(64 * PAGE);
 	uint64_t mapped = 0, pt = 0, pm = 0;
@@ -769,33 +778,24 @@ static int still_works(void)
 
 	ASSERT_MAP(buf);
 	if (have_stats) {
-		EXPECT_OK(nvsvm_stat_read(0, "pt_bytes", &pt));
-		EXPECT_OK(nvsvm_stat_read(0, "pages_mapped", &pm));
-		EXPECT_EQ(pt, pt_base);
-		EXPECT_EQ(pm, pm_base);
+		ASSERT_EQ(0, nvsvm_stat_read(0, "pt_bytes", &pt));
+		ASSERT_EQ(0, nvsvm_stat_read(0, "pages_mapped", &pm));
+		ASSERT_EQ(pt_base, pt);
+		ASSERT_EQ(pm_base, pm);
 	}
 	for (i = 0; i < 64 * WORDS; i++)
 		buf[i] = i;
 	FX_OPEN(&f);
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(buf), 64 * PAGE, NVSVM_MAP_FAULT,
-			    &mapped));
-	EXPECT_EQ(mapped, 64);
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(buf), 64 * PAGE, NVSVM_MAP_FAULT,
+			       &mapped));
+	ASSERT_EQ(64, mapped);
 	op = nvsvm_op_sum(nvsvm_ptr(buf), 64 * PAGE);
-	CHECK(gpu_ok(&f, &op, 1));
-	EXPECT_EQ(op.result, (64 * WORDS - 1) * 64 * WORDS / 2);
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	ASSERT_EQ((64 * WORDS - 1) * 64 * WORDS / 2, op.result);
 	op = nvsvm_op_fill(nvsvm_ptr(buf), 64 * PAGE, 0x6f6b);
-	CHECK(gpu_ok(&f, &op, 1));
-	return cpu_check(buf, 64 * WORDS, 0x6f6b);
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	ASSERT_PASS(cpu_check(buf, 64 * WORDS, 0x6f6b));
 }
-
-static const struct ktap_case cases[] = {
-	KTAP_CASE_T(fuzz_owner, 300),
-	KTAP_CASE_T(fuzz_two_threads, 300),
-	KTAP_CASE_T(fuzz_forked_child, 300),
-	KTAP_CASE_T(fuzz_scm_rights, 300),
-	KTAP_CASE(destroy_zero_then_create),
-	KTAP_CASE(still_works),
-};
 
 static unsigned long long arg_or_env(int argc, char **argv, int i,
 				     const char *env, unsigned long long def)
@@ -812,5 +812,5 @@ int main(int argc, char **argv)
 	seconds = arg_or_env(argc, argv, 3, "NVSVM_FUZZ_SECONDS", DEF_SECONDS);
 	have_stats = !nvsvm_stat_read(0, "pt_bytes", &pt_base) &&
 		     !nvsvm_stat_read(0, "pages_mapped", &pm_base);
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), 0);
+	return test_harness_main(argc, argv, 0);
 }

@@ -8,6 +8,10 @@
  *
  * Needs root for /proc/self/pagemap pfns and /proc/kpageflags (to know
  * whether the kernel really gave a THP; a case skips when it did not).
+ *
+ * Cases: TEST(); each opens the device itself (FX_OPEN) after setting up
+ * its memory. collapse_followed and huge_teardown_reschedules keep their
+ * own timeouts: TEST_F_TIMEOUT() on the empty fixture slow.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -18,7 +22,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "ktap.h"
+#include "kselftest_harness.h"
 #include "common.h"
 
 #define BLOCK		(2 * MiB)
@@ -29,19 +33,24 @@ static uint64_t pat(uint64_t i)
 	return 0x4c41524745000000ULL | i;
 }
 
-/* Write a pattern over the block; skip unless it is one PMD-mapped THP. */
-#define POPULATE_THP(buf) do {						\
-	size_t i_;							\
-	for (i_ = 0; i_ < BLOCK / 8; i_++)				\
-		(buf)[i_] = pat(i_);					\
-	if (is_thp(buf) != 1 || anon_huge_kb(buf) < 2048)		\
-		SKIP("the kernel gave no THP for the block");		\
-} while (0)
+FIXTURE_EMPTY(slow)
 
-/* @buf from thp_block(): check it, POPULATE_THP() it, then open @f. */
+/* Write a pattern over the block; skip unless it is one PMD-mapped THP. */
+static int populate_thp(uint64_t *buf)
+{
+	size_t i;
+
+	for (i = 0; i < BLOCK / 8; i++)
+		buf[i] = pat(i);
+	if (is_thp(buf) != 1 || anon_huge_kb(buf) < 2048)
+		HELPER_SKIP("the kernel gave no THP for the block");
+	return KTAP_PASS;
+}
+
+/* @buf from thp_block(): check it, populate_thp() it, then open @f. */
 #define THP_OPEN(f, buf) do {						\
 	ASSERT_MAP(buf);						\
-	POPULATE_THP(buf);						\
+	ASSERT_PASS_SKIP(populate_thp(buf));				\
 	FX_OPEN(f);							\
 } while (0)
 
@@ -57,7 +66,7 @@ static uint64_t pat_sum(uint64_t first, uint64_t n)
 
 static int query(struct fx *f, const void *p, uint64_t n, uint32_t *e)
 {
-	EXPECT_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, e));
+	CHK_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, e));
 	return KTAP_PASS;
 }
 
@@ -107,7 +116,7 @@ static int block_entries(struct fx *f, const void *p, uint32_t *e,
 	return expect_entries(e, 0, BLOCK_PAGES, shift, NVSVM_QUERY_WRITE);
 }
 
-static int map_thp_one_pte(void)
+TEST(map_thp_one_pte)
 {
 	static uint32_t e[BLOCK_PAGES];
 	uint64_t *buf = thp_block(), before, after, mapped;
@@ -117,22 +126,21 @@ static int map_thp_one_pte(void)
 	THP_OPEN(&f, buf);
 	ret = nvsvm_stat_read(0, "pt_bytes", &before);
 	if (ret)
-		SKIP("debugfs pt_bytes: %s", strerror(-ret));
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(buf), BLOCK, 0, &mapped));
-	EXPECT_EQ(mapped, BLOCK_PAGES);
-	EXPECT_OK(nvsvm_stat_read(0, "pt_bytes", &after));
-	CHECK(block_entries(&f, buf, e, 21));
+		SKIP(return, "debugfs pt_bytes: %s", strerror(-ret));
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(buf), BLOCK, 0, &mapped));
+	ASSERT_EQ(BLOCK_PAGES, mapped);
+	ASSERT_EQ(0, nvsvm_stat_read(0, "pt_bytes", &after));
+	ASSERT_PASS(block_entries(&f, buf, e, 21));
 	/* PD2, PD1 and PD0 below the root; no 4 KiB or 64 KiB table. */
-	EXPECT_EQ(after - before, 3 * 4096);
-	CHECK(gpu_sum_eq(&f, buf, BLOCK, pat_sum(0, BLOCK / 8)));
-	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[BLOCK / 8 - 1]),
-					 0xfeed), NULL));
-	EXPECT_EQ(buf[BLOCK / 8 - 1], 0xfeed);
-	EXPECT_EQ(buf[BLOCK / 8 - 2], pat(BLOCK / 8 - 2));
-	return KTAP_PASS;
+	ASSERT_EQ(3 * 4096, after - before);
+	ASSERT_PASS(gpu_sum_eq(&f, buf, BLOCK, pat_sum(0, BLOCK / 8)));
+	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[BLOCK / 8 - 1]),
+					       0xfeed), NULL));
+	ASSERT_EQ(0xfeed, buf[BLOCK / 8 - 1]);
+	ASSERT_EQ(pat(BLOCK / 8 - 2), buf[BLOCK / 8 - 2]);
 }
 
-static int fault_maps_whole_block(void)
+TEST(fault_maps_whole_block)
 {
 	static uint32_t e[BLOCK_PAGES];
 	uint64_t *buf = thp_block();
@@ -142,17 +150,16 @@ static int fault_maps_whole_block(void)
 	ASSERT_MAP(buf);
 	FX_OPEN(&f);
 	/* The GPU touches the block first; one write fault. */
-	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[w]), 0x77), NULL));
+	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[w]), 0x77), NULL));
 	if (is_thp(&buf[w]) != 1 || anon_huge_kb(buf) < 2048)
-		SKIP("the kernel gave no THP for the block");
-	CHECK(block_entries(&f, buf, e, 21));
-	EXPECT_EQ(buf[w], 0x77);
-	CHECK(cpu_check(buf, w, 0));
-	CHECK(gpu_read_eq(&f, &buf[BLOCK / 8 - 1], 0));
-	return KTAP_PASS;
+		SKIP(return, "the kernel gave no THP for the block");
+	ASSERT_PASS(block_entries(&f, buf, e, 21));
+	ASSERT_EQ(0x77, buf[w]);
+	ASSERT_PASS(cpu_check(buf, w, 0));
+	ASSERT_PASS(gpu_read_eq(&f, &buf[BLOCK / 8 - 1], 0));
 }
 
-static int partial_map_64k(void)
+TEST(partial_map_64k)
 {
 	static uint32_t e[BLOCK_PAGES];
 	uint64_t *buf = thp_block(), mapped;
@@ -162,17 +169,16 @@ static int partial_map_64k(void)
 	THP_OPEN(&f, buf);
 	b = (char *)buf;
 	/* Not the whole block: 64 KiB pages of the THP, 4 KiB at the edge. */
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b + 64 * 1024),
-			    MiB + 3 * PAGE, 0, &mapped));
-	EXPECT_EQ(mapped, MiB / PAGE + 3);
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_invalid(e, 0, 16));
-	CHECK(expect_entries(e, 16, 16 + MiB / PAGE, 16, NVSVM_QUERY_WRITE));
-	CHECK(expect_entries(e, 16 + MiB / PAGE, 19 + MiB / PAGE, 12,
-			     NVSVM_QUERY_WRITE));
-	CHECK(expect_invalid(e, 19 + MiB / PAGE, BLOCK_PAGES));
-	CHECK(gpu_sum_eq(&f, b + 64 * 1024, MiB, pat_sum(8192, MiB / 8)));
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b + 64 * 1024),
+			       MiB + 3 * PAGE, 0, &mapped));
+	ASSERT_EQ(MiB / PAGE + 3, mapped);
+	ASSERT_PASS(query(&f, buf, BLOCK_PAGES, e));
+	ASSERT_PASS(expect_invalid(e, 0, 16));
+	ASSERT_PASS(expect_entries(e, 16, 16 + MiB / PAGE, 16, NVSVM_QUERY_WRITE));
+	ASSERT_PASS(expect_entries(e, 16 + MiB / PAGE, 19 + MiB / PAGE, 12,
+				   NVSVM_QUERY_WRITE));
+	ASSERT_PASS(expect_invalid(e, 19 + MiB / PAGE, BLOCK_PAGES));
+	ASSERT_PASS(gpu_sum_eq(&f, b + 64 * 1024, MiB, pat_sum(8192, MiB / 8)));
 }
 
 /*
@@ -180,7 +186,7 @@ static int partial_map_64k(void)
  * whole; mapped again, the block gets 64 KiB pages where the run is
  * uniform, 4 KiB pages in the run of the read-only page.
  */
-static int split_followed(void)
+TEST(split_followed)
 {
 	static uint32_t e[BLOCK_PAGES];
 	uint64_t *buf = thp_block(), mapped;
@@ -189,29 +195,28 @@ static int split_followed(void)
 
 	THP_OPEN(&f, buf);
 	b = (char *)buf;
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
-	CHECK(block_entries(&f, buf, e, 21));
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
+	ASSERT_PASS(block_entries(&f, buf, e, 21));
 
 	ASSERT_SYS(mprotect(b + 37 * PAGE, PAGE, PROT_READ));
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_invalid(e, 0, BLOCK_PAGES));
-	EXPECT_EQ(anon_huge_kb(b), 0);
+	ASSERT_PASS(query(&f, buf, BLOCK_PAGES, e));
+	ASSERT_PASS(expect_invalid(e, 0, BLOCK_PAGES));
+	ASSERT_EQ(0, anon_huge_kb(b));
 
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
-	EXPECT_EQ(mapped, BLOCK_PAGES);
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_entries(e, 0, 32, 16, NVSVM_QUERY_WRITE));
-	CHECK(expect_entries(e, 32, 37, 12, NVSVM_QUERY_WRITE));
-	CHECK(expect_entries(e, 37, 38, 12, 0));
-	EXPECT_EQ(e[37] & NVSVM_QUERY_WRITE, 0);
-	CHECK(expect_entries(e, 38, 48, 12, NVSVM_QUERY_WRITE));
-	CHECK(expect_entries(e, 48, BLOCK_PAGES, 16, NVSVM_QUERY_WRITE));
-	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8)));
-	CHECK(gpu_fault(&f, nvsvm_op_write(nvsvm_ptr(b + 37 * PAGE), 1),
-			nvsvm_ptr(b + 37 * PAGE), NVSVM_ACCESS_WRITE));
-	CHECK(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(b + 36 * PAGE), 5), NULL));
-	EXPECT_EQ(buf[36 * WORDS], 5);
-	return KTAP_PASS;
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
+	ASSERT_EQ(BLOCK_PAGES, mapped);
+	ASSERT_PASS(query(&f, buf, BLOCK_PAGES, e));
+	ASSERT_PASS(expect_entries(e, 0, 32, 16, NVSVM_QUERY_WRITE));
+	ASSERT_PASS(expect_entries(e, 32, 37, 12, NVSVM_QUERY_WRITE));
+	ASSERT_PASS(expect_entries(e, 37, 38, 12, 0));
+	ASSERT_EQ(0, e[37] & NVSVM_QUERY_WRITE);
+	ASSERT_PASS(expect_entries(e, 38, 48, 12, NVSVM_QUERY_WRITE));
+	ASSERT_PASS(expect_entries(e, 48, BLOCK_PAGES, 16, NVSVM_QUERY_WRITE));
+	ASSERT_PASS(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8)));
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_write(nvsvm_ptr(b + 37 * PAGE), 1),
+			      nvsvm_ptr(b + 37 * PAGE), NVSVM_ACCESS_WRITE));
+	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(b + 36 * PAGE), 5), NULL));
+	ASSERT_EQ(5, buf[36 * WORDS]);
 }
 
 static int write_sysfs(const char *path, const char *val, char *old,
@@ -236,7 +241,7 @@ static int write_sysfs(const char *path, const char *val, char *old,
  * khugepaged collapse the block again: the GPU mapping goes with the old
  * page tables, and the next map is one 2 MiB PTE.
  */
-static int collapse_followed(void)
+TEST_F_TIMEOUT(slow, collapse_followed, 60)
 {
 	static const char sleep_ms[] =
 		"/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs";
@@ -249,31 +254,30 @@ static int collapse_followed(void)
 	int i;
 
 	ASSERT_MAP(buf);
-	POPULATE_THP(buf);
+	ASSERT_PASS_SKIP(populate_thp(buf));
 	b = (char *)buf;
 	ASSERT_SYS(mprotect(b + PAGE, PAGE, PROT_READ));
 	ASSERT_SYS(mprotect(b + PAGE, PAGE, PROT_READ | PROT_WRITE));
-	EXPECT_EQ(anon_huge_kb(b), 0);
+	ASSERT_EQ(0, anon_huge_kb(b));
 	FX_OPEN(&f);
 	/* Ask for write: mprotect may have left page 1 read-only. */
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK,
-			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	CHECK(block_entries(&f, buf, e, 16));
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK,
+			       NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	ASSERT_PASS(block_entries(&f, buf, e, 16));
 
 	if (write_sysfs(sleep_ms, "10", old, sizeof(old)))
-		SKIP("cannot set %s", sleep_ms);
+		SKIP(return, "cannot set %s", sleep_ms);
 	for (i = 0; i < 1500 && anon_huge_kb(b) < 2048; i++)
 		nanosleep(&ts, NULL);
 	write_sysfs(sleep_ms, old, NULL, 0);
 	if (anon_huge_kb(b) < 2048)
-		SKIP("khugepaged did not collapse the block in 30 s");
+		SKIP(return, "khugepaged did not collapse the block in 30 s");
 
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_invalid(e, 0, BLOCK_PAGES));
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
-	CHECK(block_entries(&f, buf, e, 21));
-	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8)));
-	return KTAP_PASS;
+	ASSERT_PASS(query(&f, buf, BLOCK_PAGES, e));
+	ASSERT_PASS(expect_invalid(e, 0, BLOCK_PAGES));
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
+	ASSERT_PASS(block_entries(&f, buf, e, 21));
+	ASSERT_PASS(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8)));
 }
 
 /*
@@ -283,7 +287,7 @@ static int collapse_followed(void)
  * then a GPU fill of one block that leaves the others alone.
  */
 #define NBLOCKS	4
-static int lpts_side_by_side(void)
+TEST(lpts_side_by_side)
 {
 	static uint32_t e[NBLOCKS * BLOCK_PAGES];
 	char *raw = anon((NBLOCKS + 1) * BLOCK), *b;
@@ -298,36 +302,37 @@ static int lpts_side_by_side(void)
 		buf[i] = pat(i);
 	for (k = 0; k < NBLOCKS; k++) {
 		if (is_thp(b + k * BLOCK) != 1)
-			SKIP("the kernel gave no THP for block %llu",
+			SKIP(return, "the kernel gave no THP for block %llu",
 			     (unsigned long long)k);
 		/* Split the PMD: 4 KiB PTEs over contiguous pages. */
 		ASSERT_SYS(mprotect(b + k * BLOCK, PAGE, PROT_READ));
 		ASSERT_SYS(mprotect(b + k * BLOCK, PAGE,
 				    PROT_READ | PROT_WRITE));
 	}
-	EXPECT_EQ(anon_huge_kb(b), 0);
+	ASSERT_EQ(0, anon_huge_kb(b));
 	FX_OPEN(&f);
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b), NBLOCKS * BLOCK,
-			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	EXPECT_EQ(mapped, NBLOCKS * BLOCK_PAGES);
-	CHECK(query(&f, buf, NBLOCKS * BLOCK_PAGES, e));
-	CHECK(expect_entries(e, 0, NBLOCKS * BLOCK_PAGES, 16,
-			     NVSVM_QUERY_WRITE));
-	for (k = 0; k < NBLOCKS; k++)
-		CHECK(gpu_sum_eq(&f, b + k * BLOCK, BLOCK,
-				 pat_sum(k * BLOCK / 8, BLOCK / 8)));
-	CHECK(gpu_ok1(&f, nvsvm_op_fill(nvsvm_ptr(b + 2 * BLOCK), BLOCK,
-					0x10b), NULL));
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b), NBLOCKS * BLOCK,
+			       NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	ASSERT_EQ(NBLOCKS * BLOCK_PAGES, mapped);
+	ASSERT_PASS(query(&f, buf, NBLOCKS * BLOCK_PAGES, e));
+	ASSERT_PASS(expect_entries(e, 0, NBLOCKS * BLOCK_PAGES, 16,
+				   NVSVM_QUERY_WRITE));
+	for (k = 0; k < NBLOCKS; k++) {
+		ASSERT_PASS(gpu_sum_eq(&f, b + k * BLOCK, BLOCK,
+				       pat_sum(k * BLOCK / 8, BLOCK / 8)));
+	}
+	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_fill(nvsvm_ptr(b + 2 * BLOCK), BLOCK,
+					      0x10b), NULL));
 	for (i = 0; i < NBLOCKS * BLOCK / 8; i++) {
 		uint64_t want = i / (BLOCK / 8) == 2 ? 0x10b : pat(i);
 
-		if (buf[i] != want)
-			KTAP_FAIL_MSG("word %llu: %#llx, expected %#llx",
-				      (unsigned long long)i,
-				      (unsigned long long)buf[i],
-				      (unsigned long long)want);
+		ASSERT_EQ(want, buf[i]) {
+			TH_LOG("word %llu: %#llx, expected %#llx",
+			       (unsigned long long)i,
+			       (unsigned long long)buf[i],
+			       (unsigned long long)want);
+		}
 	}
-	return KTAP_PASS;
 }
 
 /*
@@ -341,14 +346,14 @@ static int lpts_side_by_side(void)
  */
 static int thp_wrprotect(char *b, int split)
 {
-	ASSERT_SYS(mprotect(b, BLOCK, PROT_READ));
-	ASSERT_SYS(mprotect(b, BLOCK, PROT_READ | PROT_WRITE));
+	CHK_SYS(mprotect(b, BLOCK, PROT_READ));
+	CHK_SYS(mprotect(b, BLOCK, PROT_READ | PROT_WRITE));
 	if (split) {
-		ASSERT_SYS(mprotect(b, PAGE, PROT_READ));
-		ASSERT_SYS(mprotect(b, PAGE, PROT_READ | PROT_WRITE));
-		EXPECT_EQ(anon_huge_kb(b), 0);
+		CHK_SYS(mprotect(b, PAGE, PROT_READ));
+		CHK_SYS(mprotect(b, PAGE, PROT_READ | PROT_WRITE));
+		CHK_EQ(anon_huge_kb(b), 0);
 		/* khugepaged must not collapse it back meanwhile. */
-		ASSERT_SYS(madvise(b, BLOCK, MADV_NOHUGEPAGE));
+		CHK_SYS(madvise(b, BLOCK, MADV_NOHUGEPAGE));
 	}
 	return KTAP_PASS;
 }
@@ -362,11 +367,11 @@ static int map_ro(struct fx *f, char *b, uint32_t *e, uint64_t from,
 {
 	uint64_t mapped;
 
-	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
-	EXPECT_EQ(mapped, BLOCK_PAGES);
+	CHK_OK(nvsvm_map(f->fd, nvsvm_ptr(b), BLOCK, 0, &mapped));
+	CHK_EQ(mapped, BLOCK_PAGES);
 	CHECK(query(f, b, BLOCK_PAGES, e));
 	if (e[from] & NVSVM_QUERY_WRITE)
-		SKIP("the CPU maps the block writable: nothing read-only to test");
+		HELPER_SKIP("the CPU maps the block writable: nothing read-only to test");
 	CHECK(expect_entries(e, from, to, shift, 0));
 	return expect_ro(e, from, to);
 }
@@ -377,10 +382,14 @@ static int map_ro(struct fx *f, char *b, uint32_t *e, uint64_t from,
  */
 static int ro_64k_open(struct fx *f, uint64_t *buf, uint32_t *e)
 {
-	ASSERT_MAP(buf);
-	POPULATE_THP(buf);
+	int ret;
+
+	CHK_MAP(buf);
+	ret = populate_thp(buf);
+	if (ret != KTAP_PASS)
+		return ret;
 	CHECK(thp_wrprotect((char *)buf, 1));
-	FX_OPEN(f);
+	CHECK(fx_open(f, FX_AREA, NVSVM_CHAN_JOIN_AREA));
 	return map_ro(f, (char *)buf, e, 16, BLOCK_PAGES, 16);
 }
 
@@ -394,9 +403,9 @@ static int map_write_37(struct fx *f, char *b, uint32_t *e)
 {
 	uint64_t mapped;
 
-	EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(b + 37 * PAGE), PAGE,
-			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	EXPECT_EQ(mapped, 1);
+	CHK_OK(nvsvm_map(f->fd, nvsvm_ptr(b + 37 * PAGE), PAGE,
+			 NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	CHK_EQ(mapped, 1);
 	CHECK(query(f, b, BLOCK_PAGES, e));
 	CHECK(expect_entries(e, 37, 38, 12, NVSVM_QUERY_WRITE));
 	CHECK(expect_entries(e, 32, 37, 12, 0));
@@ -410,20 +419,20 @@ static int gpu_write_within(struct fx *f, volatile uint64_t *p, uint64_t v,
 	struct nvsvm_op op = nvsvm_op_write(nvsvm_ptr(p), v);
 	struct nvsvm_exec x;
 
-	EXPECT_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, &op, 1, ms, &x));
+	CHK_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, &op, 1, ms, &x));
 	if (x.status != NVSVM_EXEC_OK)
 		KTAP_FAIL_MSG("GPU write at %p: status %s (fault at %#llx, %s), expected OK within %u ms",
 			      (void *)p, nvsvm_status_name(x.status),
 			      (unsigned long long)x.fault_addr,
 			      nvsvm_access_name(x.fault_access), ms);
-	EXPECT_EQ(*p, v);
+	CHK_EQ(*p, v);
 	return KTAP_PASS;
 }
 
 /* Close the area: no GPU mapping or table may be left behind. */
 static int close_no_leak(struct fx *f)
 {
-	EXPECT_OK(nvsvm_close(f->fd));
+	CHK_OK(nvsvm_close(f->fd));
 	return stats_become(0, "pages_mapped", 0, "pt_bytes", 0);
 }
 
@@ -434,37 +443,38 @@ static int close_no_leak(struct fx *f)
  * would be shadowed by it), the others of the 64 KiB page stay mapped
  * read-only, as the CPU maps them; the other 64 KiB pages are untouched.
  */
-static int write_under_ro_64k(void)
+TEST(write_under_ro_64k)
 {
 	static uint32_t e[BLOCK_PAGES];
 	uint64_t *buf = thp_block(), i;
 	char *b = (char *)buf;
 	struct fx f;
-	int ret;
 
-	ret = ro_64k_open(&f, buf, e);
-	if (ret != KTAP_PASS)
-		return ret;
+	ASSERT_PASS_SKIP(ro_64k_open(&f, buf, e));
 
-	CHECK(map_write_37(&f, b, e));
-	CHECK(expect_ro(e, 32, 37));
-	CHECK(expect_ro(e, 38, 48));
-	CHECK(expect_entries(e, 16, 32, 16, 0));
-	CHECK(expect_entries(e, 48, BLOCK_PAGES, 16, 0));
-	CHECK(expect_ro(e, 48, BLOCK_PAGES));
+	ASSERT_PASS(map_write_37(&f, b, e));
+	ASSERT_PASS(expect_ro(e, 32, 37));
+	ASSERT_PASS(expect_ro(e, 38, 48));
+	ASSERT_PASS(expect_entries(e, 16, 32, 16, 0));
+	ASSERT_PASS(expect_entries(e, 48, BLOCK_PAGES, 16, 0));
+	ASSERT_PASS(expect_ro(e, 48, BLOCK_PAGES));
 
-	CHECK(gpu_write_within(&f, &buf[37 * WORDS + 5], 0x3737, 10000));
-	for (i = 0; i < BLOCK / 8; i++)
-		if (i != 37 * WORDS + 5 && buf[i] != pat(i))
-			KTAP_FAIL_MSG("word %llu: %#llx, expected %#llx",
-				      (unsigned long long)i,
-				      (unsigned long long)buf[i],
-				      (unsigned long long)pat(i));
-	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8) -
-			 pat(37 * WORDS + 5) + 0x3737));
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_ro(e, 38, 48));
-	return close_no_leak(&f);
+	ASSERT_PASS(gpu_write_within(&f, &buf[37 * WORDS + 5], 0x3737, 10000));
+	for (i = 0; i < BLOCK / 8; i++) {
+		if (i == 37 * WORDS + 5)
+			continue;
+		ASSERT_EQ(pat(i), buf[i]) {
+			TH_LOG("word %llu: %#llx, expected %#llx",
+			       (unsigned long long)i,
+			       (unsigned long long)buf[i],
+			       (unsigned long long)pat(i));
+		}
+	}
+	ASSERT_PASS(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8) -
+			       pat(37 * WORDS + 5) + 0x3737));
+	ASSERT_PASS(query(&f, buf, BLOCK_PAGES, e));
+	ASSERT_PASS(expect_ro(e, 38, 48));
+	ASSERT_PASS(close_no_leak(&f));
 }
 
 /*
@@ -473,30 +483,27 @@ static int write_under_ro_64k(void)
  * again and again, as the new 4 KiB PTE stayed shadowed, until the EXEC
  * timed out). A bounded EXEC timeout: the write takes milliseconds.
  */
-static int gpu_write_under_ro_64k(void)
+TEST(gpu_write_under_ro_64k)
 {
 	static uint32_t e[BLOCK_PAGES];
 	uint64_t *buf = thp_block();
 	char *b = (char *)buf;
 	struct fx f;
-	int ret;
 
-	ret = ro_64k_open(&f, buf, e);
-	if (ret != KTAP_PASS)
-		return ret;
+	ASSERT_PASS_SKIP(ro_64k_open(&f, buf, e));
 
-	CHECK(gpu_write_within(&f, &buf[40 * WORDS], 0x4040, 10000));
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_entries(e, 40, 41, 12, NVSVM_QUERY_WRITE));
+	ASSERT_PASS(gpu_write_within(&f, &buf[40 * WORDS], 0x4040, 10000));
+	ASSERT_PASS(query(&f, buf, BLOCK_PAGES, e));
+	ASSERT_PASS(expect_entries(e, 40, 41, 12, NVSVM_QUERY_WRITE));
 	/*
 	 * hmm_range_fault() write-faults from the first page asked to the
 	 * end of the range: the CPU grants pages 41 and up; not those below.
 	 */
-	CHECK(expect_entries(e, 32, 40, 12, 0));
-	CHECK(expect_ro(e, 32, 40));
-	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8) -
-			 pat(40 * WORDS) + 0x4040));
-	return close_no_leak(&f);
+	ASSERT_PASS(expect_entries(e, 32, 40, 12, 0));
+	ASSERT_PASS(expect_ro(e, 32, 40));
+	ASSERT_PASS(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8) -
+			       pat(40 * WORDS) + 0x4040));
+	ASSERT_PASS(close_no_leak(&f));
 }
 
 /*
@@ -506,45 +513,42 @@ static int gpu_write_under_ro_64k(void)
  * becomes writable at its size; every other page stays mapped, with its
  * data.
  */
-static int write_under_ro_2m(void)
+TEST(write_under_ro_2m)
 {
 	static uint32_t e[BLOCK_PAGES];
 	uint64_t *buf = thp_block(), mapped;
 	struct fx f;
 	pid_t pid;
-	int ret;
 	char *b;
 
 	ASSERT_MAP(buf);
-	POPULATE_THP(buf);
+	ASSERT_PASS_SKIP(populate_thp(buf));
 	b = (char *)buf;
 	pid = fork();
 	ASSERT_SYS(pid);
 	if (!pid)
 		_exit(0);
-	EXPECT_EQ(wait_child(pid), 0);
-	EXPECT_EQ(anon_huge_kb(b) >= 2048, 1);
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(1, anon_huge_kb(b) >= 2048);
 	FX_OPEN(&f);
-	ret = map_ro(&f, b, e, 0, BLOCK_PAGES, 21);
-	if (ret != KTAP_PASS)
-		return ret;
+	ASSERT_PASS_SKIP(map_ro(&f, b, e, 0, BLOCK_PAGES, 21));
 
-	CHECK(map_write_37(&f, b, e));
-	CHECK(expect_entries(e, 0, 32, 16, 0));
-	CHECK(expect_entries(e, 48, BLOCK_PAGES, 16, 0));
+	ASSERT_PASS(map_write_37(&f, b, e));
+	ASSERT_PASS(expect_entries(e, 0, 32, 16, 0));
+	ASSERT_PASS(expect_entries(e, 48, BLOCK_PAGES, 16, 0));
 
-	EXPECT_OK(nvsvm_map(f.fd, nvsvm_ptr(b + 64 * PAGE), 16 * PAGE,
-			    NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
-	EXPECT_EQ(mapped, 16);
-	CHECK(query(&f, buf, BLOCK_PAGES, e));
-	CHECK(expect_entries(e, 64, 80, 16, NVSVM_QUERY_WRITE));
-	CHECK(expect_entries(e, 37, 38, 12, NVSVM_QUERY_WRITE));
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b + 64 * PAGE), 16 * PAGE,
+			       NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, &mapped));
+	ASSERT_EQ(16, mapped);
+	ASSERT_PASS(query(&f, buf, BLOCK_PAGES, e));
+	ASSERT_PASS(expect_entries(e, 64, 80, 16, NVSVM_QUERY_WRITE));
+	ASSERT_PASS(expect_entries(e, 37, 38, 12, NVSVM_QUERY_WRITE));
 
-	CHECK(gpu_write_within(&f, &buf[37 * WORDS], 0x37, 10000));
-	CHECK(gpu_write_within(&f, &buf[70 * WORDS], 0x70, 10000));
-	CHECK(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8) -
-			 pat(37 * WORDS) + 0x37 - pat(70 * WORDS) + 0x70));
-	return close_no_leak(&f);
+	ASSERT_PASS(gpu_write_within(&f, &buf[37 * WORDS], 0x37, 10000));
+	ASSERT_PASS(gpu_write_within(&f, &buf[70 * WORDS], 0x70, 10000));
+	ASSERT_PASS(gpu_sum_eq(&f, b, BLOCK, pat_sum(0, BLOCK / 8) -
+			       pat(37 * WORDS) + 0x37 - pat(70 * WORDS) + 0x70));
+	ASSERT_PASS(close_no_leak(&f));
 }
 
 /*
@@ -621,9 +625,9 @@ static int sparse_mirror(struct fx *f, char *p, uint64_t *gib)
 			break;
 		for (off = 0; off < (1ULL << 30); off += BLOCK)
 			(void)*(volatile char *)(q + off);
-		EXPECT_OK(nvsvm_map(f->fd, nvsvm_ptr(q), 1ULL << 30, 0,
-				    &mapped));
-		EXPECT_EQ(mapped, (1ULL << 30) / BLOCK);
+		CHK_OK(nvsvm_map(f->fd, nvsvm_ptr(q), 1ULL << 30, 0,
+				 &mapped));
+		CHK_EQ(mapped, (1ULL << 30) / BLOCK);
 		total += mapped;
 	}
 	*gib = g;
@@ -639,26 +643,26 @@ static int timed_teardown(struct fx *f, char *p, uint64_t size, int unmap)
 	uint64_t t0;
 	int ret;
 
-	EXPECT_EQ(pthread_create(&t.th, NULL, ticker_thread, &t), 0);
+	CHK_EQ(pthread_create(&t.th, NULL, ticker_thread, &t), 0);
 	usleep(20000);
 	t0 = now_ns();
 	ret = unmap ? munmap(p, size) : nvsvm_close(f->fd);
 	t0 = now_ns() - t0;
 	t.stop = 1;
 	pthread_join(t.th, NULL);
-	EXPECT_EQ(ret, 0);
+	CHK_EQ(ret, 0);
 	ktap_note("%s: %llu ms, longest wait of a thread on the same CPU %llu ms",
 		  unmap ? "munmap" : "close", (unsigned long long)t0 / 1000000,
 		  (unsigned long long)t.max_gap_ns / 1000000);
-	EXPECT_TRUE(t.max_gap_ns < t0 / 2 ||
-		    t.max_gap_ns < TEARDOWN_MIN_GAP_MS * 1000000ULL,
-		    "a thread on the teardown's CPU waited %llu ms of %llu",
-		    (unsigned long long)t.max_gap_ns / 1000000,
-		    (unsigned long long)t0 / 1000000);
+	CHK_TRUE(t.max_gap_ns < t0 / 2 ||
+		 t.max_gap_ns < TEARDOWN_MIN_GAP_MS * 1000000ULL,
+		 "a thread on the teardown's CPU waited %llu ms of %llu",
+		 (unsigned long long)t.max_gap_ns / 1000000,
+		 (unsigned long long)t0 / 1000000);
 	return KTAP_PASS;
 }
 
-static int huge_teardown_reschedules(void)
+TEST_F_TIMEOUT(slow, huge_teardown_reschedules, 600)
 {
 	const uint64_t size = (uint64_t)TEARDOWN_GIB << 30;
 	uint64_t gib = TEARDOWN_GIB;
@@ -675,7 +679,7 @@ static int huge_teardown_reschedules(void)
 	if (TEARDOWN_WATCHDOG) {
 		snprintf(val, sizeof(val), "%d", TEARDOWN_WATCHDOG);
 		if (write_sysfs(WATCHDOG_THRESH, val, old, sizeof(old)))
-			ktap_note("cannot lower %s", WATCHDOG_THRESH);
+			TH_LOG("cannot lower %s", WATCHDOG_THRESH);
 	}
 	FX_OPEN(&f);
 	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
@@ -701,24 +705,11 @@ static int huge_teardown_reschedules(void)
 		ret = timed_teardown(&f, p, size, 0);
 	if (old[0])
 		write_sysfs(WATCHDOG_THRESH, old, NULL, 0);
-	CHECK(ret);
-	return stats_become(0, "pages_mapped", 0, "pt_bytes", 0);
+	ASSERT_PASS(ret);
+	ASSERT_PASS(stats_become(0, "pages_mapped", 0, "pt_bytes", 0));
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE(map_thp_one_pte),
-	KTAP_CASE(fault_maps_whole_block),
-	KTAP_CASE(partial_map_64k),
-	KTAP_CASE(split_followed),
-	KTAP_CASE_T(collapse_followed, 60),
-	KTAP_CASE(lpts_side_by_side),
-	KTAP_CASE(write_under_ro_64k),
-	KTAP_CASE(gpu_write_under_ro_64k),
-	KTAP_CASE(write_under_ro_2m),
-	KTAP_CASE_T(huge_teardown_reschedules, 600),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-	return test_main(cases, KTAP_ARRAY_SIZE(cases), NVSVM_CAP_EXEC);
+	return test_harness_main(argc, argv, NVSVM_CAP_EXEC);
 }

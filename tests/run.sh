@@ -14,7 +14,7 @@
 #
 # Each program prints KTAP (`1..N`, `ok N name`, `not ok N name`,
 # `ok N name # SKIP reason`) and exits 4 when a capability is missing:
-# tests/ktap.h's, or the kernel's kselftest_harness.h's (TAP version 13,
+# the kernel's kselftest_harness.h's (TAP version 13,
 # `# Totals:`, `# PASSED: N / N tests passed.`, shown as comments; 6.1's
 # prints a skipped case as `ok N # SKIP reason` without its name, which
 # ktap() takes from the harness's `#  OK  fixture.name` line before it).

@@ -8,7 +8,7 @@
 # usage: build-modules.sh KDIR OUTDIR [extra kbuild arguments, e.g. C=2]
 #
 # Copies Kbuild, src/, include/, uapi/ to OUTDIR and runs
-# `make -C KDIR M=OUTDIR W=1 modules`, output in OUTDIR/build.log.
+# `make -jNPROC -C KDIR M=OUTDIR W=1 modules`, output in OUTDIR/build.log.
 # Exit status 1 when the build fails or prints any compiler warning, or,
 # with C=1/C=2, any sparse warning or error.
 set -euo pipefail
@@ -25,7 +25,7 @@ rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' \
 cp "$top/Kbuild" "$out/Kbuild"
 
 status=0
-make -C "$kdir" M="$out" W=1 "$@" modules >"$out/build.log" 2>&1 || status=$?
+make -j"$(nproc)" -C "$kdir" M="$out" W=1 "$@" modules >"$out/build.log" 2>&1 || status=$?
 
 # Compiler and sparse diagnostics look like "file:line:col: warning: ...",
 # modpost's like "WARNING: modpost: ...".

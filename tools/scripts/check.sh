@@ -5,36 +5,38 @@
 # per test as it goes, and one last line "N passed, N failed, N skipped".
 #
 #   1. deps           Debian packages (tools/scripts/deps.sh)
-#   2. build-stock    nvsvm.ko, nvsvm_vgpu.ko with W=1 against KDIR, no warnings;
-#                     then the TEST-ONLY tests/kmod module against them
+#   2. build-stock    nvsvm.ko, nvsvm_vgpu.ko with W=1 and sparse (C=2)
+#                     against KDIR, no compiler or sparse warning; then the
+#                     TEST-ONLY tests/kmod module against them
 #                     (build-test-kmod), for the stock VM's tests/pascal
-#   3. sparse         the same with C=2, no sparse warnings
-#   4. checkpatch     checkpatch.pl --strict (tools/scripts/style.sh)
-#   5. dkms           DKMS build + install in a throwaway tree, the installed
-#                     tree kept for 9.
-#   6. nouveau        the nvsvm-patched nouveau.ko (tools/nouveau/build.sh:
+#                     (every lane's module build is W=1 C=2 the same way)
+#   3. checkpatch     checkpatch.pl --strict (tools/scripts/style.sh)
+#   4. dkms           DKMS build + install in a throwaway tree, the installed
+#                     tree kept for 8.
+#   5. nouveau        the nvsvm-patched nouveau.ko (tools/nouveau/build.sh:
 #                     checkpatch on the patch, applied without fuzz, built
 #                     against the stock headers, cached in /var/cache/nvsvm)
 #                     and the stock drm modules it needs
-#   7. tests-build    tests/*.c into build/tests/, on 6.1's
+#   6. tests-build    tests/*.c into build/tests/, on 6.1's
 #                     kselftest_harness.h (a lane on another series
 #                     builds its own: build/tests-6.12, build/tests-7.3)
-#      first-run      the first run of make check and make demo on a bare
+#   7. stock VM       the tests in QEMU on the stock kernel, with 5's modules
+#                     for tests/guest-nouveau.sh; meanwhile, in the
+#                     background at the lowest priority, first-run: the
+#                     first run of make check and make demo on a bare
 #                     machine, rehearsed (tools/scripts/first-run.sh)
-#   8. stock VM       the tests in QEMU on the stock kernel, with 6's modules
-#                     for tests/guest-nouveau.sh
-#   9. dkms VM        the stock kernel with only what DKMS installed
+#   8. dkms VM        the stock kernel with only what DKMS installed
 #                     (updates/dkms): modprobe by name, load cycles, GET_INFO
 #                     (tools/scripts/dkms-guest.sh)
+#   9. stock-6.12     bookworm-backports' 6.12 (Debian 13's kernel too), as
+#                     make deps unpacked it: modules against its headers,
+#                     the tests in QEMU on its vmlinuz
+#      dkms-6.12      as 8, on 6.12 (DKMS against the unpacked tree)
 #  10. debug-kernel   build or reuse the cached debug kernel, our modules
 #                     against it, and the tests in QEMU on it (no nouveau:
 #                     guest-nouveau skips there)
-#  11. stock-6.12     bookworm-backports' 6.12 (Debian 13's kernel too), as
-#                     make deps unpacked it: modules (W=1, C=2) against its
-#                     headers, the tests in QEMU on its vmlinuz
-#      dkms-6.12      as 9, on 6.12 (DKMS against the unpacked tree)
-#  12. debug-7.3      as 10, from trixie-backports' linux-source-7.3
-#                     (tools/kconfig/debug-7.3.config), with sparse
+#  11. debug-7.3      as 10, from trixie-backports' linux-source-7.3
+#                     (tools/kconfig/debug-7.3.config)
 #
 # usage: check.sh [--only stock|6.12|debug|7.3|dkms|setup]
 #   --only: that VM run and its builds; setup: deps, the kernel build
@@ -160,7 +162,7 @@ nouveau_mods=()
 # tests/kmod/nvsvm_pascal_test.ko for tests/pascal (not in the package).
 stock_test_mods=()
 if [[ -z $only || $only == stock || $only == setup ]]; then
-	step build-stock "$scripts/build-modules.sh" "$KDIR" build/stock && stock_ok=1
+	step build-stock "$scripts/build-modules.sh" "$KDIR" build/stock C=2 && stock_ok=1
 fi
 if ((stock_ok)) && [[ $only != setup ]] &&
 	step build-test-kmod "$scripts/build-test-kmod.sh" "$KDIR" build/stock build/stock-kmod; then
@@ -172,7 +174,6 @@ if [[ $only == setup ]]; then
 	exit
 fi
 if [[ -z $only ]]; then
-	step sparse "$scripts/build-modules.sh" "$KDIR" build/sparse C=2 || true
 	step checkpatch "$scripts/style.sh" || true
 fi
 if [[ -z $only || $only == dkms ]]; then
@@ -188,14 +189,19 @@ fi
 tests_build() {
 	local ksrc
 	ksrc=$("$scripts/linux-source.sh" "$1") || return 1
-	make -k -C tests OUT="$top/$2" KSRC="$ksrc"
+	make -k -j"$(nproc)" -C tests OUT="$top/$2" KSRC="$ksrc"
 }
 step tests-build tests_build 6.1 build/tests || true
+firstrun=""
 if [[ -z $only ]]; then
 	# The README's commands on a bare machine (issue 15): a failing
 	# install, make check's set-up and make demo, in a namespace where
-	# nothing is installed yet.
-	step first-run "$scripts/first-run.sh" || true
+	# nothing is installed yet. It needs only the host, so it runs beside
+	# the stock VM, which leaves CPU idle between its tests.
+	echo "# first-run: $scripts/first-run.sh (in the background, beside the stock VM)"
+	firstrun_t0=$SECONDS
+	nice -n 19 "$scripts/first-run.sh" >"$out/first-run.log" 2>&1 &
+	firstrun=$!
 fi
 
 if [[ -z $only || $only == stock ]]; then
@@ -211,6 +217,15 @@ if [[ -z $only || $only == stock ]]; then
 			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
 	else
 		not_run stock/vm "no module build or no /boot/vmlinuz-$kver"
+	fi
+fi
+
+if [[ -n $firstrun ]]; then
+	if wait "$firstrun"; then
+		result "ok host/first-run ($((SECONDS - firstrun_t0))s, beside the stock VM)"
+	else
+		tail -n 40 "$out/first-run.log" | sed 's/^/#   /'
+		result "not ok host/first-run ($((SECONDS - firstrun_t0))s, log: build/check/first-run.log)"
 	fi
 fi
 
@@ -232,12 +247,11 @@ fi
 
 if [[ -z $only || $only == 6.12 ]]; then
 	# bookworm-backports' 6.12 (also Debian 13's kernel), unpacked by
-	# make deps (tools/scripts/debian-kernels.sh): build, sparse, tests.
+	# make deps (tools/scripts/debian-kernels.sh): build, tests.
 	k612=$("$scripts/kdir.sh" 6.12 2>/dev/null || true)
 	ok612=0
-	if [[ -n $k612 ]] && step build-6.12 "$scripts/build-modules.sh" "$k612" build/stock-6.12; then
+	if [[ -n $k612 ]] && step build-6.12 "$scripts/build-modules.sh" "$k612" build/stock-6.12 C=2; then
 		ok612=1
-		[[ -n $only ]] || step sparse-6.12 "$scripts/build-modules.sh" "$k612" build/sparse-6.12 C=2 || true
 	fi
 	if ((ok612)); then
 		kv612=$("$scripts/kernelrelease.sh" "$k612")
@@ -293,7 +307,7 @@ debug_lane() {
 	if step "$name-kernel" "$scripts/build-debug-kernel.sh" ${series:+--source "$series"}; then
 		dk=$(tail -n 1 "$out/$name-kernel.log")
 	fi
-	if [[ -n $dk ]] && step "build-$name" "$scripts/build-modules.sh" "$dk" "build/$name"; then
+	if [[ -n $dk ]] && step "build-$name" "$scripts/build-modules.sh" "$dk" "build/$name" C=2; then
 		dkver=$("$scripts/kernelrelease.sh" "$dk")
 		# The lane's own kselftest_harness.h (6.1's is build/tests).
 		if [[ -n $series ]] && step "tests-build-$series" tests_build "$series" "build/tests-$series"; then
@@ -302,8 +316,6 @@ debug_lane() {
 		if step "build-$name-test-kmod" "$scripts/build-test-kmod.sh" "$dk" "build/$name" "build/$name-kmod"; then
 			test_mods=(--module "build/$name-kmod/nvsvm_pascal_test.ko")
 		fi
-		[[ -z $series || -n $only ]] ||
-			step "sparse-$name" "$scripts/build-modules.sh" "$dk" "build/sparse-$name" C=2 || true
 		vm "$name" --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
 			--kmods "$dk/modinst/lib/modules/$dkver" \
 			--module "build/$name/nvsvm.ko" --module "build/$name/nvsvm_vgpu.ko" \
