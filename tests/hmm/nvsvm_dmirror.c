@@ -7,7 +7,9 @@
  *
  * It keeps no mirror of its own. Each open file opens /dev/nvsvmN (N the
  * dmirror unit; nvsvm0 when there is no such GPU) for the caller and makes
- * an SVM area of the caller's address space, as a user of nvsvm would.
+ * an SVM area of the caller's address space, as a user of nvsvm would: at
+ * its first command, as open() runs under the misc device lock that
+ * opening /dev/nvsvmN takes too.
  * Every command then goes through nvsvm's user interface, from the
  * caller's own context:
  *  READ/WRITE       one GPU COPY between the mirrored range and the
@@ -24,7 +26,15 @@
  *  RELEASE          MIGRATE of the command's range to system memory.
  *  EXCLUSIVE        a GPU ATOMIC_ADD of 0 on each page (a GPU atomic takes
  *                   the page for exclusive access), then a GPU COPY.
- *  CHECK_EXCLUSIVE  EPERM while QUERY shows an atomic mapping.
+ *  CHECK_EXCLUSIVE  EPERM while QUERY shows an atomic mapping, where nvsvm
+ *                   takes pages for exclusive access (NVSVM_CAP_ATOMICS_
+ *                   EXCLUSIVE); without it GPU atomics follow write access
+ *                   and never hold a page exclusively: 0.
+ *  FLAGS            (where the uapi has it) FAIL_ALLOC makes dmirror's next
+ *                   huge device page allocation fail; nvsvm's VRAM pages
+ *                   are base pages only, so there is nothing to fail.
+ *  READ_UNLOCKED    (where the uapi has it) as READ: the GPU never waits
+ *                   for a userfaultfd handler, such a page is EFAULT.
  * nvsvm's ioctls take user pointers: each command maps a scratch area in
  * the caller's address space (vm_mmap) for their arguments and unmaps it
  * before it returns.
@@ -50,7 +60,11 @@
 #define DM_PUD_SHIFT	30
 
 struct dm_file {
-	struct file *nv;	/* /dev/nvsvmN, opened by the caller */
+	struct mutex lock;	/* guards the opening of @nv */
+	struct file *nv;	/* /dev/nvsvmN, opened by the caller, or NULL */
+	struct mm_struct *mm;	/* the opener's */
+	unsigned int unit;
+	u32 caps;		/* NVSVM_CAP_* of @nv */
 };
 
 /* Argument memory in the caller's address space, for nvsvm's ioctls. */
@@ -103,6 +117,45 @@ static long dm_nv_call(struct dm_file *df, unsigned int cmd, void *arg,
 		return ret;
 	ret = dm_nv(df, cmd, s.base, arg, size);
 	dm_scratch_unmap(&s);
+	return ret;
+}
+
+/*
+ * At the first command: /dev/nvsvmN for the opener, with an area of its
+ * whole address space (no unmanaged window).
+ */
+static long dm_nv_open(struct dm_file *df)
+{
+	struct nvsvm_area_init ai = { };
+	struct nvsvm_get_info info = { };
+	struct file *nv;
+	char path[24];
+	long ret = 0;
+
+	if (current->mm != df->mm)
+		return -EINVAL;
+	mutex_lock(&df->lock);
+	if (df->nv)
+		goto out;
+	snprintf(path, sizeof(path), "/dev/nvsvm%u", df->unit);
+	nv = filp_open(path, O_RDWR, 0);
+	if (IS_ERR(nv) && df->unit)
+		nv = filp_open("/dev/nvsvm0", O_RDWR, 0);
+	if (IS_ERR(nv)) {
+		ret = PTR_ERR(nv);
+		goto out;
+	}
+	df->nv = nv;
+	ret = dm_nv_call(df, NVSVM_IOCTL_GET_INFO, &info, sizeof(info));
+	if (!ret)
+		ret = dm_nv_call(df, NVSVM_IOCTL_AREA_INIT, &ai, sizeof(ai));
+	df->caps = info.caps;
+	if (ret) {
+		df->nv = NULL;
+		fput(nv);
+	}
+out:
+	mutex_unlock(&df->lock);
 	return ret;
 }
 
@@ -394,6 +447,8 @@ static long dm_check_exclusive(struct dm_file *df,
 	bool atomic;
 	long ret;
 
+	if (!(df->caps & NVSVM_CAP_ATOMICS_EXCLUSIVE))
+		return 0;
 	ret = dm_query_find(df, cmd, NVSVM_QUERY_ATOMIC, 0, &atomic);
 	if (!ret && atomic)
 		ret = -EPERM;
@@ -470,8 +525,15 @@ static long dm_ioctl(struct file *file, unsigned int command,
 	struct hmm_dmirror_cmd cmd;
 	long ret;
 
+	ret = dm_nv_open(df);
+	if (ret)
+		return ret;
 	if (copy_from_user(&cmd, uarg, sizeof(cmd)))
 		return -EFAULT;
+#ifdef HMM_DMIRROR_FLAGS
+	if (command == HMM_DMIRROR_FLAGS)
+		return cmd.npages & ~HMM_DMIRROR_FLAG_FAIL_ALLOC ? -EINVAL : 0;
+#endif
 	if (!PAGE_ALIGNED(cmd.addr) || !cmd.npages ||
 	    cmd.npages > (U64_MAX >> PAGE_SHIFT) ||
 	    cmd.addr + (cmd.npages << PAGE_SHIFT) <= cmd.addr)
@@ -480,6 +542,9 @@ static long dm_ioctl(struct file *file, unsigned int command,
 	cmd.faults = 0;
 
 	switch (command) {
+#ifdef HMM_DMIRROR_READ_UNLOCKED
+	case HMM_DMIRROR_READ_UNLOCKED:
+#endif
 	case HMM_DMIRROR_READ:
 		ret = dm_read_write(df, &cmd, false);
 		break;
@@ -517,42 +582,28 @@ static struct miscdevice dm_misc[DM_UNITS];
 static int dm_open(struct inode *inode, struct file *file)
 {
 	struct miscdevice *misc = file->private_data;
-	struct nvsvm_area_init ai = { };
-	unsigned int unit = misc - dm_misc;
 	struct dm_file *df;
-	char path[24];
-	long ret;
 
+	if (!current->mm)
+		return -EINVAL;
 	df = kzalloc(sizeof(*df), GFP_KERNEL);
 	if (!df)
 		return -ENOMEM;
-	snprintf(path, sizeof(path), "/dev/nvsvm%u", unit);
-	df->nv = filp_open(path, O_RDWR, 0);
-	if (IS_ERR(df->nv) && unit)
-		df->nv = filp_open("/dev/nvsvm0", O_RDWR, 0);
-	if (IS_ERR(df->nv)) {
-		ret = PTR_ERR(df->nv);
-		goto err_free;
-	}
-	/* The whole address space, no unmanaged window. */
-	ret = dm_nv_call(df, NVSVM_IOCTL_AREA_INIT, &ai, sizeof(ai));
-	if (ret)
-		goto err_put;
+	mutex_init(&df->lock);
+	df->unit = misc - dm_misc;
+	df->mm = current->mm;
+	mmgrab(df->mm);
 	file->private_data = df;
 	return 0;
-
-err_put:
-	fput(df->nv);
-err_free:
-	kfree(df);
-	return ret;
 }
 
 static int dm_release(struct inode *inode, struct file *file)
 {
 	struct dm_file *df = file->private_data;
 
-	fput(df->nv);
+	if (df->nv)
+		fput(df->nv);
+	mmdrop(df->mm);
 	kfree(df);
 	return 0;
 }
