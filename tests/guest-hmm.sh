@@ -4,11 +4,12 @@
 # The kernel's own hmm-tests (built unmodified from this kernel's source by
 # tests/hmm/build.sh, in the run as /tests/bin/hmm-tests, which run.sh
 # leaves to this script) against nvsvm, in the test VM. Prints KTAP.
-#  1. nvsvm: nvsvm_vgpu count=2 and the TEST-ONLY front end nvsvm_dmirror
+#  1. test_hmm: where this kernel has lib/test_hmm.ko (TEST_HMM=m, the
+#     debug kernels), the binary against it, "test_hmm:NAME". First: it is
+#     quick, and the peer's figure then stands even if nvsvm's run is cut.
+#  2. nvsvm: nvsvm_vgpu count=2 and the TEST-ONLY front end nvsvm_dmirror
 #     (tests/hmm/), whose /dev/hmm_dmirror0 and 1 are served by /dev/nvsvm0
 #     and 1. Each hmm-tests case is one result "nvsvm:NAME".
-#  2. test_hmm: where this kernel has lib/test_hmm.ko (TEST_HMM=m, the
-#     debug kernels), the same binary against it, "test_hmm:NAME".
 # As the kernel's run_vmtests.sh does, a few huge pages are reserved for
 # the run (anon_write_hugetlbfs, compound), and released after.
 # The last line is "# hmm-tests: N of M pass on nvsvm, N' of M on test_hmm",
@@ -132,16 +133,6 @@ if [ -w $hugepages ]; then
 fi
 secs=
 
-if modprobe nvsvm_vgpu count=2 && modprobe nvsvm_dmirror; then
-	suite nvsvm
-else
-	not_ok "nvsvm # modprobe nvsvm_vgpu count=2, nvsvm_dmirror failed"
-	echo "0 0" >"$tmp/nvsvm"
-fi
-for m in nvsvm_dmirror nvsvm_vgpu nvsvm; do
-	! loaded $m || rmmod $m || not_ok "rmmod $m"
-done
-
 other="no test_hmm.ko"
 if has test_hmm; then
 	if modprobe test_hmm; then
@@ -153,6 +144,16 @@ if has test_hmm; then
 		not_ok "test_hmm # modprobe test_hmm failed"
 	fi
 fi
+if modprobe nvsvm_vgpu count=2 && modprobe nvsvm_dmirror; then
+	suite nvsvm
+else
+	not_ok "nvsvm # modprobe nvsvm_vgpu count=2, nvsvm_dmirror failed"
+	echo "0 0" >"$tmp/nvsvm"
+fi
+for m in nvsvm_dmirror nvsvm_vgpu nvsvm; do
+	! loaded $m || rmmod $m || not_ok "rmmod $m"
+done
+
 [ -z "$huge0" ] || echo "$huge0" >$hugepages
 read -r p t <"$tmp/nvsvm"
 echo "1..$n"
