@@ -20,6 +20,9 @@
 #   6. tests-build    tests/*.c into build/tests/, on 6.1's
 #                     kselftest_harness.h (a lane on another series
 #                     builds its own: build/tests-6.12, build/tests-7.3)
+#      opencl-build   the OpenCL ICD (make -C tools cl), which every test
+#                     VM gets with clinfo (run.sh --opencl): tests/opencl
+#                     and tests/guest-opencl.sh run in every lane
 #   7. stock VM       the tests in QEMU on the stock kernel, with 5's modules
 #                     for tests/guest-nouveau.sh; meanwhile, in the
 #                     background at the lowest priority, first-run: the
@@ -192,6 +195,10 @@ tests_build() {
 	make -k -j"$(nproc)" -C tests OUT="$top/$2" KSRC="$ksrc"
 }
 step tests-build tests_build 6.1 build/tests || true
+opencl=()
+if step opencl-build make -C tools cl; then
+	opencl=(--opencl build/tools/cl)
+fi
 firstrun=""
 if [[ -z $only ]]; then
 	# The README's commands on a bare machine (issue 15): a failing
@@ -214,6 +221,7 @@ if [[ -z $only || $only == stock ]]; then
 		vm stock --kernel "/boot/vmlinuz-$kver" --kver "$kver" \
 			--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
 			"${stock_test_mods[@]}" "${nouveau_mods[@]}" "${fuse_mod[@]}" \
+			"${opencl[@]}" \
 			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
 	else
 		not_run stock/vm "no module build or no /boot/vmlinuz-$kver"
@@ -266,7 +274,7 @@ if [[ -z $only || $only == 6.12 ]]; then
 		fi
 		vm stock-6.12 --kernel "$("$scripts/debian-kernels.sh" --get 6.12-vmlinuz)" --kver "$kv612" \
 			--module build/stock-6.12/nvsvm.ko --module build/stock-6.12/nvsvm_vgpu.ko \
-			"${test_mods_612[@]}" \
+			"${test_mods_612[@]}" "${opencl[@]}" \
 			--tests "$tests612" --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
 	else
 		not_run stock-6.12/vm "no 6.12 headers (make deps) or module build"
@@ -319,7 +327,7 @@ debug_lane() {
 		vm "$name" --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
 			--kmods "$dk/modinst/lib/modules/$dkver" \
 			--module "build/$name/nvsvm.ko" --module "build/$name/nvsvm_vgpu.ko" \
-			"${test_mods[@]}" \
+			"${test_mods[@]}" "${opencl[@]}" \
 			--tests "$tests" --timeout "${NVSVM_VM_TIMEOUT_DEBUG:-1500}"
 	else
 		not_run "$name/vm" "no debug kernel or module build"
