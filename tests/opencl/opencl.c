@@ -108,6 +108,26 @@ static cl_int task(cl_command_queue q, cl_kernel k, cl_event *ev)
 	return clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, ev);
 }
 
+/* An nvsvm_chase kernel over struct node lists, its arguments set. */
+static cl_kernel chase_kernel(struct __test_metadata *_metadata,
+			      cl_program prog, struct node *head,
+			      cl_ulong max, cl_ulong inc, uint64_t *visited)
+{
+	cl_uint off_next = offsetof(struct node, next);
+	cl_uint off_data = offsetof(struct node, data);
+	cl_kernel k = kernel(_metadata, prog, "nvsvm_chase");
+
+	if (!k)
+		return NULL;
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, head));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(max), &max));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(inc), &inc));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(off_next), &off_next));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 4, sizeof(off_data), &off_data));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 5, visited));
+	return k;
+}
+
 /*
  * What clinfo shows, asserted on the API: type, profile, SVM (atomics as
  * GET_INFO's NVSVM_CAP_ATOMICS says), kernels.
@@ -161,9 +181,6 @@ TEST_F(ocl, chase_malloc_list)
 {
 	struct node *head = NULL, *nd, **all;
 	uint64_t *visited = malloc(sizeof(*visited));
-	cl_ulong max = 1 << 20, inc = INC;
-	cl_uint off_next = offsetof(struct node, next);
-	cl_uint off_data = offsetof(struct node, data);
 	cl_event ev;
 	cl_kernel k;
 	int i, bad = 0;
@@ -180,14 +197,8 @@ TEST_F(ocl, chase_malloc_list)
 		head = nd;
 		all[i] = nd;
 	}
-	k = kernel(_metadata, self->prog, "nvsvm_chase");
+	k = chase_kernel(_metadata, self->prog, head, 1 << 20, INC, visited);
 	ASSERT_NE(NULL, k);
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, head));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(max), &max));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(inc), &inc));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(off_next), &off_next));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 4, sizeof(off_data), &off_data));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 5, visited));
 	ASSERT_EQ(CL_SUCCESS, task(self->q, k, &ev));
 	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
 	ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &ev));
@@ -290,9 +301,7 @@ TEST_F(ocl, cancelled_fault_fails_event)
 {
 	struct node *nd = malloc(sizeof(*nd));
 	uint64_t *word = malloc(8);
-	cl_ulong max = 10, inc = 1, pattern = 0x55;
-	cl_uint off_next = offsetof(struct node, next);
-	cl_uint off_data = offsetof(struct node, data);
+	cl_ulong pattern = 0x55;
 	void *hole;
 	cl_event ev, ev2;
 	cl_kernel k;
@@ -303,14 +312,8 @@ TEST_F(ocl, cancelled_fault_fails_event)
 	ASSERT_NE(MAP_FAILED, hole);
 	nd->data = 0;
 	nd->next = hole;
-	k = kernel(_metadata, self->prog, "nvsvm_chase");
+	k = chase_kernel(_metadata, self->prog, nd, 10, 1, NULL);
 	ASSERT_NE(NULL, k);
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, nd));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(max), &max));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(inc), &inc));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(off_next), &off_next));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 4, sizeof(off_data), &off_data));
-	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 5, NULL));
 	ASSERT_EQ(CL_SUCCESS, task(self->q, k, &ev));
 	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
 	EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
