@@ -167,6 +167,51 @@ TEST_F(chan, storm_duplicates)
 	ASSERT_LE(d[S_RANGES], 8);
 }
 
+/*
+ * Two warps of one TPC (slot 0: SM 0, slot tpcs: SM 1, clients T1_0 and
+ * T1_1) read PROT_NONE memory. They share one micro-TLB, and a cancel
+ * naming either client fails both: the driver cancels once per micro-TLB.
+ * A second cancel would find nothing stalled (the model's cancel_misses).
+ */
+TEST_F(chan, cancel_once_per_utlb)
+{
+	uint64_t m0 = 0, m1 = 0, c0 = 0, c1 = 0;
+	struct nvsvm_op *ops;
+	struct nvsvm_exec e;
+	struct topo t;
+	unsigned int i;
+	char *hole;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	if (t.sms < 2)
+		SKIP(return, "needs 2 SMs per TPC");
+	hole = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ops = calloc(t.tpcs + 1, sizeof(*ops));
+	ASSERT_NE(MAP_FAILED, hole);
+	ASSERT_NE(NULL, ops);
+	for (i = 0; i <= t.tpcs; i++)
+		ops[i] = (struct nvsvm_op){ .code = NVSVM_OP_NOP };
+	ops[0] = nvsvm_op_read(nvsvm_ptr(hole));
+	ops[t.tpcs] = nvsvm_op_read(nvsvm_ptr(hole) + 64);
+	ASSERT_EQ(0, vgpu_stat_read("cancel_misses", &m0));
+	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "cancels", &c0));
+	ASSERT_EQ(0, nvsvm_exec_flags(self->fx.fd, self->fx.chan, 3,
+				      NVSVM_EXEC_WARPS, ops, t.tpcs + 1,
+				      TIMEOUT_MS, &e));
+	ASSERT_EQ(0, vgpu_stat_read("cancel_misses", &m1));
+	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "cancels", &c1));
+	ASSERT_EQ(NVSVM_EXEC_FAULT, e.status);
+	ASSERT_EQ(nvsvm_ptr(hole), e.fault_addr & ~(PAGE - 1));
+	ASSERT_EQ(m0, m1) {
+		TH_LOG("%llu cancels found nothing stalled (%llu cancels)",
+		       (unsigned long long)(m1 - m0),
+		       (unsigned long long)(c1 - c0));
+	}
+	ASSERT_EQ(c0 + 1, c1);
+	free(ops);
+}
+
 /* One EXEC of a thread, released with the others by a barrier. */
 struct job {
 	int fd;
