@@ -5,12 +5,17 @@
  * lib/test_hmm.ko (/dev/hmm_dmirror0, through its uAPI header, which the
  * build takes from the linux-source tree: nothing of it is copied here).
  *
- * usage: nvsvm-bench [-r REPS] [-g GPCS] [-w WORKLOADS] [-t MHZ] [-P] SIZE_MIB...
+ * usage: nvsvm-bench [-r REPS] [-g GPCS] [-W WARPS] [-w WORKLOADS] [-t MHZ] [-P]
+ *                    SIZE_MIB...
  *
  *   -r REPS       repetitions of every measurement; the median is printed
  *                 (default 3; e takes 2 * REPS + 5, its munmap being short)
  *   -g GPCS       GPCs the GPU workloads are spread over, each running one
  *                 EXEC on a contiguous share of the range (default: all)
+ *   -W WARPS      each GPC's EXEC runs as WARPS warps at once
+ *                 (NVSVM_EXEC_WARPS), each a FILL or SUM of 1/WARPS of
+ *                 its share, as a GPU kernel touches a buffer (default 256;
+ *                 1: one warp per GPC, the storm before vgpu-scale)
  *   -w WORKLOADS  letters of the workloads to run (default abcdefgh)
  *   -t MHZ        the TSC's frequency (x86-64; see now()), default: measured
  *   -P            no peer, even when /dev/hmm_dmirror0 exists
@@ -86,9 +91,10 @@ static struct {
 	int fd;
 	uint32_t chan[MAX_GPCS];
 	unsigned int gpcs;
+	unsigned int warps;
 	int peer;		/* dmirror descriptor, or -1 */
 	unsigned int reps;
-} B = { .fd = -1, .peer = -1 };
+} B = { .fd = -1, .peer = -1, .warps = 256 };
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -313,7 +319,8 @@ struct job {
 	pthread_t t;
 	pthread_barrier_t *bar;
 	uint32_t chan, gpc;
-	struct nvsvm_op op;
+	struct nvsvm_op *ops;
+	unsigned int nops;
 	struct nvsvm_exec e;
 	int ret;
 };
@@ -323,9 +330,29 @@ static void *job_thread(void *arg)
 	struct job *j = arg;
 
 	pthread_barrier_wait(j->bar);
-	j->ret = nvsvm_exec(B.fd, j->chan, j->gpc, &j->op, 1, EXEC_TIMEOUT_MS,
-			    &j->e);
+	j->ret = nvsvm_exec_flags(B.fd, j->chan, j->gpc,
+				  j->nops > 1 ? NVSVM_EXEC_WARPS : 0, j->ops,
+				  j->nops, EXEC_TIMEOUT_MS, &j->e);
 	return NULL;
+}
+
+/* [a, a + l) as up to B.warps operations @code of whole pages each. */
+static void job_ops(struct job *j, int code, uint64_t a, size_t l,
+		    uint64_t value)
+{
+	size_t piece = l / B.warps / PAGE * PAGE, n;
+	unsigned int k;
+
+	j->nops = piece ? B.warps : 1;
+	j->ops = calloc(j->nops, sizeof(*j->ops));
+	if (!j->ops)
+		die("calloc %u ops", j->nops);
+	for (k = 0; k < j->nops; k++) {
+		n = k == j->nops - 1 ? l - k * piece : piece;
+		j->ops[k] = code == NVSVM_OP_SUM ?
+			    nvsvm_op_sum(a + k * piece, n) :
+			    nvsvm_op_fill(a + k * piece, n, value);
+	}
 }
 
 /* @code NVSVM_OP_SUM or _FILL over [p, p + size) split over the GPCs. */
@@ -333,9 +360,10 @@ static double gpu_run(int code, uint64_t *p, size_t size, uint64_t value,
 		      uint64_t *sum)
 {
 	struct job jobs[MAX_GPCS];
-	size_t share = size / B.gpcs;
+	/* Whole pages: FILL and SUM take multiples of 8 bytes. */
+	size_t share = size / B.gpcs / PAGE * PAGE;
 	pthread_barrier_t bar;
-	unsigned int i;
+	unsigned int i, k;
 	double t0, t1;
 
 	pthread_barrier_init(&bar, NULL, B.gpcs + 1);
@@ -346,8 +374,7 @@ static double gpu_run(int code, uint64_t *p, size_t size, uint64_t value,
 		jobs[i].bar = &bar;
 		jobs[i].chan = B.chan[i];
 		jobs[i].gpc = i;
-		jobs[i].op = code == NVSVM_OP_SUM ? nvsvm_op_sum(a, l) :
-			     nvsvm_op_fill(a, l, value);
+		job_ops(&jobs[i], code, a, l, value);
 		if (pthread_create(&jobs[i].t, NULL, job_thread, &jobs[i]))
 			die("pthread_create failed");
 	}
@@ -366,7 +393,9 @@ static double gpu_run(int code, uint64_t *p, size_t size, uint64_t value,
 			    nvsvm_status_name(jobs[i].e.status),
 			    (unsigned long long)jobs[i].e.fault_addr,
 			    nvsvm_access_name(jobs[i].e.fault_access));
-		*sum += jobs[i].op.result;
+		for (k = 0; k < jobs[i].nops; k++)
+			*sum += jobs[i].ops[k].result;
+		free(jobs[i].ops);
 	}
 	return t1 - t0;
 }
@@ -444,13 +473,16 @@ static void first_touch(size_t mib, bool write, bool thp)
 	result(name, "ours", median(v, B.reps), "pages/s");
 
 	if (write && !thp && total[0]) {
-		/* f: the fault pipeline during the 4-GPC sequential storm. */
+		/* f: the fault pipeline during the storm of every GPC's warps. */
 		name_of(name, sizeof(name), "f", mib);
 		result(name, "ours", 1000.0 * total[2] / total[0],
 		       "replays/1000faults");
 		name_of(name, sizeof(name), "f.batch", mib);
 		result(name, "ours", total[1] ? (double)total[0] / total[1] : 0,
 		       "faults/batch");
+		name_of(name, sizeof(name), "f.dups", mib);
+		result(name, "ours", total[1] ? (double)total[4] / total[1] : 0,
+		       "duplicates/batch");
 		name_of(name, sizeof(name), "f.inval", mib);
 		result(name, "ours", 1000.0 * total[3] / total[0],
 		       "invalidates/1000faults");
@@ -634,7 +666,7 @@ static void munmap_ratio(const char *w, size_t mib, size_t touch, bool peer)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
+	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-W WARPS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
 		"Workloads (default abcdefgh): a first-touch read, b first-touch\n"
 		"write (and f, its fault counters), c MAP (and g, page-table\n"
 		"bytes), d munmap slowdown, e munmap of 1 GiB with one page mapped,\n"
@@ -653,8 +685,11 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	B.reps = 3;
-	while ((c = getopt(argc, argv, "r:g:w:t:Ph")) != -1) {
+	while ((c = getopt(argc, argv, "r:g:W:w:t:Ph")) != -1) {
 		switch (c) {
+		case 'W':
+			B.warps = strtoul(optarg, NULL, 0);
+			break;
 		case 't':
 			tsc_mhz = strtod(optarg, NULL);
 			break;
@@ -679,7 +714,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || B.reps < 1 || B.reps > MAX_REPS ||
-	    gpcs > MAX_GPCS) {
+	    gpcs > MAX_GPCS || B.warps < 1 || B.warps > NVSVM_EXEC_MAX_OPS) {
 		usage(stderr);
 		return 2;
 	}
@@ -717,7 +752,7 @@ int main(int argc, char **argv)
 	for (i = optind; i < (unsigned int)argc; i++) {
 		size_t mib = strtoul(argv[i], NULL, 0);
 
-		if (!mib || mib % 2 || mib * MIB / PAGE % B.gpcs)
+		if (!mib || mib % 2)
 			die("bad size %s MiB", argv[i]);
 		if (strchr(work, 'a'))
 			first_touch(mib, false, false);
