@@ -97,6 +97,8 @@ enum nvsvm_stat {
 	NVSVM_STAT_VRAM_PAGES,	/* device-private VRAM pages in use */
 	NVSVM_STAT_MIGRATED_VRAM,	/* pages migrated to VRAM */
 	NVSVM_STAT_MIGRATED_SYS,	/* pages migrated back to system memory */
+	NVSVM_STAT_EVICTIONS,	/* VRAM chunks evicted to make room */
+	NVSVM_STAT_EVICTED_PAGES,	/* pages those evictions moved back */
 	NVSVM_STAT_COUNT
 };
 
