@@ -49,6 +49,16 @@
  * is the device's; the evicted pages keep their owner's memcg charge (the
  * kernel moves it back to the new system page).
  *
+ * Thrashing. Pages the CPU and the GPU use in turn move back and forth:
+ * each CPU access brings its page back, each MIGRATE takes it to VRAM
+ * again. Per 2 MiB block of an area (struct nvsvm_dmem_block, in the
+ * area's xarray), a move to VRAM that moved pages is a migration; when
+ * thrashing_threshold of them (UVM's default: 3) follow each other, each
+ * within thrashing_lapse_usec (500) of the one before, the block is
+ * thrashing: for thrashing_pin lapses (300) MIGRATE leaves it in system
+ * memory, where the GPU maps it (remote access, UVM's "pin"). Nothing
+ * loops: a pinned block is skipped, not retried.
+ *
  * Locking: dmem->lock (a spinlock, taken with interrupts off since pages
  * can be freed from any context) protects the bitmap and its first-fit
  * hint.
@@ -62,14 +72,34 @@
 #include <linux/hmm.h>
 #include <linux/ioport.h>
 #include <linux/memremap.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/xarray.h>
 
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
+
+static bool thrashing_enable = true;
+module_param(thrashing_enable, bool, 0644);
+MODULE_PARM_DESC(thrashing_enable,
+		 "detect blocks moving back and forth between VRAM and system memory, and keep them in system memory (default 1)");
+static unsigned int thrashing_threshold = 3;
+module_param(thrashing_threshold, uint, 0644);
+MODULE_PARM_DESC(thrashing_threshold,
+		 "moves of a 2 MiB block to VRAM, each within the lapse of the one before, that make it thrashing (default 3, as UVM)");
+static unsigned int thrashing_lapse_usec = 500;
+module_param(thrashing_lapse_usec, uint, 0644);
+MODULE_PARM_DESC(thrashing_lapse_usec,
+		 "longest time between two such moves, in microseconds (default 500, as UVM)");
+static unsigned int thrashing_pin = 300;
+module_param(thrashing_pin, uint, 0644);
+MODULE_PARM_DESC(thrashing_pin,
+		 "how long a thrashing block stays in system memory, in lapses (default 300, as UVM)");
 
 /* Pages per migrate_vma_setup() call: one leaf table's span. */
 #define NVSVM_DMEM_CHUNK	NVSVM_RANGE_MAX_PAGES
@@ -113,6 +143,20 @@ struct nvsvm_dmem {
 struct nvsvm_dmem_chunk {
 	unsigned long last_use;
 	unsigned long tried;
+};
+
+/**
+ * struct nvsvm_dmem_block - migration history of a 2 MiB block of an area
+ * @last: time of its last move to VRAM (ktime_get_ns())
+ * @pinned_until: it stays in system memory until then
+ * @moves: moves to VRAM in a row, each within the lapse of the one before
+ *
+ * In the area's xarray (index: address / 2 MiB), under its xa_lock.
+ */
+struct nvsvm_dmem_block {
+	u64 last;
+	u64 pinned_until;
+	unsigned int moves;
 };
 
 static struct nvsvm_dmem *nvsvm_page_dmem(struct page *page)
@@ -544,6 +588,84 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 	return moved ? -EBUSY : 0;
 }
 
+/*
+ * The history of the block at @addr in @blocks, made if need be; NULL when
+ * there is none and none could be made (then nothing is tracked).
+ */
+static struct nvsvm_dmem_block *nvsvm_dmem_block(struct xarray *blocks,
+						 u64 addr)
+{
+	unsigned long idx = addr / NVSVM_RANGE_MAX_BYTES;
+	struct nvsvm_dmem_block *b, *old;
+
+	b = xa_load(blocks, idx);
+	if (b)
+		return b;
+	b = kzalloc(sizeof(*b), NVSVM_GFP_USER);
+	if (!b)
+		return NULL;
+	old = xa_cmpxchg(blocks, idx, NULL, b, NVSVM_GFP_USER);
+	if (!old)
+		return b;
+	kfree(b);
+	return xa_is_err(old) ? NULL : old;
+}
+
+/* Is the block @b pinned in system memory at @now? */
+static bool nvsvm_dmem_pinned(struct xarray *blocks,
+			      struct nvsvm_dmem_block *b, u64 now)
+{
+	bool pinned;
+
+	xa_lock(blocks);
+	pinned = now < b->pinned_until;
+	xa_unlock(blocks);
+	return pinned;
+}
+
+/*
+ * The block @b moved to VRAM at @now: is it thrashing now? Then it is
+ * pinned in system memory (and true is returned).
+ */
+static bool nvsvm_dmem_moved_block(struct xarray *blocks,
+				   struct nvsvm_dmem_block *b, u64 now)
+{
+	u64 lapse = (u64)READ_ONCE(thrashing_lapse_usec) * NSEC_PER_USEC, pin;
+	bool thrashing = false;
+
+	if (check_mul_overflow(lapse, (u64)READ_ONCE(thrashing_pin), &pin) ||
+	    check_add_overflow(now, pin, &pin))
+		pin = U64_MAX;
+	xa_lock(blocks);
+	if (b->moves && now - b->last <= lapse)
+		b->moves++;
+	else
+		b->moves = 1;
+	b->last = now;
+	if (b->moves >= READ_ONCE(thrashing_threshold)) {
+		b->moves = 0;
+		b->pinned_until = pin;
+		thrashing = true;
+	}
+	xa_unlock(blocks);
+	return thrashing;
+}
+
+/**
+ * nvsvm_dmem_blocks_free() - free an area's migration history
+ * @blocks: the xarray nvsvm_dmem_migrate() kept it in; no migration of the
+ *	area runs
+ */
+void nvsvm_dmem_blocks_free(struct xarray *blocks)
+{
+	struct nvsvm_dmem_block *b;
+	unsigned long idx;
+
+	xa_for_each(blocks, idx, b)
+		kfree(b);
+	xa_destroy(blocks);
+}
+
 /**
  * nvsvm_dmem_migrate() - move the anonymous pages of a range
  * @ndev: device, with device-private memory
@@ -551,18 +673,22 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
  * @start: first address, page aligned
  * @end: end (exclusive), page aligned, above @start
  * @to_vram: to VRAM, else back to system memory
+ * @blocks: the area's migration history by 2 MiB block (thrashing)
  * @moved: (out) pages moved
  *
  * Best effort: holes, pages that cannot move (file-backed, pinned, locked
  * elsewhere) and what does not fit in VRAM, even after evicting the VRAM
- * chunks used least recently, stay where they are. Takes the mmap lock
- * for read, one VMA chunk at a time.
+ * chunks used least recently, stay where they are; so do the blocks found
+ * thrashing (see the top of the file). Takes the mmap lock for read, one
+ * VMA chunk at a time.
  *
  * Return: 0, -EINTR on a fatal signal, -ENOMEM.
  */
 long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
-			u64 start, u64 end, bool to_vram, u64 *moved)
+			u64 start, u64 end, bool to_vram,
+			struct xarray *blocks, u64 *moved)
 {
+	bool track = to_vram && READ_ONCE(thrashing_enable);
 	struct nvsvm_dmem *dmem = ndev->dmem;
 	unsigned long *src, *dst;
 	long ret = 0;
@@ -577,6 +703,7 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 	dst = src + NVSVM_DMEM_CHUNK;
 
 	for (addr = start; addr < end; ) {
+		struct nvsvm_dmem_block *b;
 		struct vm_area_struct *vma;
 		u64 next;
 
@@ -594,12 +721,23 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 		next = min3((u64)vma->vm_end, end,
 			    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
 			    NVSVM_RANGE_MAX_BYTES);
+		b = track ? nvsvm_dmem_block(blocks, addr) : NULL;
+		if (b && nvsvm_dmem_pinned(blocks, b, ktime_get_ns())) {
+			mmap_read_unlock(mm);
+			nvsvm_stat_add(ndev, NVSVM_STAT_THRASH_SKIPS, 1);
+			addr = next;
+			continue;
+		}
 		/* A VMA migrate_vma_setup() refuses is skipped. */
 		ret = nvsvm_dmem_migrate_vma(dmem, vma, addr, next, to_vram,
 					     src, dst, dst + NVSVM_DMEM_CHUNK);
 		mmap_read_unlock(mm);
-		if (ret > 0)
+		if (ret > 0) {
 			*moved += ret;
+			if (b && nvsvm_dmem_moved_block(blocks, b,
+							ktime_get_ns()))
+				nvsvm_stat_add(ndev, NVSVM_STAT_THRASHING, 1);
+		}
 		ret = 0;
 		addr = next;
 		cond_resched();

@@ -35,7 +35,8 @@ if [ "$status" = 4 ]; then
 	exit 4
 fi
 # The counters the cases moved (evictions: oversubscription).
-for c in migrated_to_vram migrated_to_sysmem evictions evicted_pages; do
+for c in migrated_to_vram migrated_to_sysmem evictions evicted_pages \
+	thrashing thrash_skips; do
 	echo "# $c $(cat $dbg/$c 2>/dev/null)"
 done
 fails=0

@@ -30,6 +30,8 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
@@ -671,6 +673,165 @@ TEST(lru_keeps_faulted)
 	ASSERT_PASS(none_in_vram(&f, b, nb));
 	ASSERT_PASS(query_expect(&f, c, nc, IN_VRAM, IN_VRAM));
 	ASSERT_PASS(cpu_pat(buf, 0, 2 * BLOCK / 8 + nc * WORDS));
+}
+
+#define THRASH_PARAMS	"/sys/module/nvsvm/parameters/thrashing_"
+
+/* Set nvsvm's thrashing_@name to @v, the value before in *@old; -errno. */
+static int thrash_param(const char *name, unsigned int v, unsigned int *old)
+{
+	char path[96], buf[32];
+	int fd, n;
+
+	snprintf(path, sizeof(path), THRASH_PARAMS "%s", name);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0) {
+		close(fd);
+		return -EIO;
+	}
+	buf[n] = '\0';
+	/* A bool reads back as Y or N. */
+	*old = buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : strtoul(buf, NULL, 10);
+	n = snprintf(buf, sizeof(buf), "%u\n", v);
+	if (pwrite(fd, buf, n, 0) != n) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	return 0;
+}
+
+static const char *const thrash_names[] = {
+	"enable", "threshold", "lapse_usec", "pin"
+};
+
+/*
+ * Set the four thrashing parameters to @v (in thrash_names[] order), the
+ * values before in @old.
+ */
+static int thrash_params(const unsigned int *v, unsigned int *old)
+{
+	unsigned int i, j, dummy;
+	int ret;
+
+	for (i = 0; i < 4; i++) {
+		ret = thrash_param(thrash_names[i], v[i], &old[i]);
+		if (ret) {
+			for (j = 0; j < i; j++)
+				thrash_param(thrash_names[j], old[j], &dummy);
+			KTAP_FAIL_MSG("%s%s: %s", THRASH_PARAMS,
+				      thrash_names[i], strerror(-ret));
+		}
+	}
+	return KTAP_PASS;
+}
+
+static void thrash_restore(const unsigned int *old)
+{
+	unsigned int i, dummy;
+
+	for (i = 0; i < 4; i++)
+		thrash_param(thrash_names[i], old[i], &dummy);
+}
+
+#define ROUNDS	8
+
+/*
+ * ROUNDS rounds of a CPU/GPU ping-pong on the first page of the @n pages
+ * at @buf: MIGRATE them to VRAM (pages moved in @moves[round]), the GPU
+ * writes word 0, the CPU reads it and writes word 1, the GPU reads that.
+ */
+static int ping_pong(struct fx *f, volatile uint64_t *buf, size_t n,
+		     uint64_t *moves)
+{
+	unsigned int i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(buf), n * PAGE,
+				     NVSVM_MIGRATE_TO_VRAM, &moves[i]));
+		CHECK(gpu_ok1(f, nvsvm_op_write(nvsvm_ptr(&buf[0]), 0x6000 + i),
+			      NULL));
+		CHK_EQ(buf[0], 0x6000 + i);
+		buf[1] = 0x7000 + i;
+		CHECK(gpu_read_eq(f, &buf[1], 0x7000 + i));
+	}
+	return KTAP_PASS;
+}
+
+/*
+ * Run the ping-pong with the thrashing parameters @v; @want[round]: the
+ * pages each round's MIGRATE must move; @pinned: the block must be found
+ * thrashing once. The data of every round and of the other pages is
+ * checked.
+ */
+static int thrash_case(const unsigned int *v, const uint64_t *want,
+		       int pinned)
+{
+	const size_t n = 4;
+	uint64_t moves[ROUNDS], t0, t1, s0, s1, *buf;
+	unsigned int old[4], i, skips = 0;
+	struct fx f;
+	int ret;
+
+	buf = blocks_filled(1);
+	if (!buf)
+		KTAP_FAIL_MSG("mmap: %s", strerror(errno));
+	CHECK(fx_open(&f, FX_AREA, NVSVM_CHAN_JOIN_AREA));
+	CHECK(counter("thrashing", &t0));
+	CHECK(counter("thrash_skips", &s0));
+	CHECK(thrash_params(v, old));
+	ret = ping_pong(&f, buf, n, moves);
+	thrash_restore(old);
+	CHECK(ret);
+	CHECK(counter("thrashing", &t1));
+	CHECK(counter("thrash_skips", &s1));
+	for (i = 0; i < ROUNDS; i++) {
+		if (moves[i] != want[i])
+			KTAP_FAIL_MSG("round %u: MIGRATE moved %llu pages, expected %llu",
+				      i, (unsigned long long)moves[i],
+				      (unsigned long long)want[i]);
+		skips += !want[i];
+	}
+	CHK_EQ(t1 - t0, (uint64_t)!!pinned);
+	CHK_EQ(s1 - s0, (uint64_t)skips);
+	/* Pages 1 to 3 went to VRAM in round 0 and stayed, data intact. */
+	CHECK(query_expect(&f, &buf[WORDS], n - 1, IN_VRAM, IN_VRAM));
+	CHECK(cpu_pat(buf, 2, n * WORDS - 2));
+	close(f.fd);
+	return KTAP_PASS;
+}
+
+/*
+ * Thrashing: the third move to VRAM of a block, each within the lapse
+ * (set to 60 s, so that the emulated machine's speed does not matter) of
+ * the one before, makes it thrashing: later MIGRATEs leave it in system
+ * memory (the GPU maps it there), the ping-pong goes on, data right.
+ */
+TEST(thrashing_pins_block)
+{
+	const unsigned int v[4] = { 1, 3, 60000000, 300 };
+	const uint64_t want[ROUNDS] = { 4, 1, 1, 0, 0, 0, 0, 0 };
+
+	NEED_DMEM();
+	ASSERT_PASS(thrash_case(v, want, 1));
+}
+
+/*
+ * With detection off (nvsvm.thrashing_enable=0), every round moves. (No
+ * case for moves further apart than the lapse: that depends on the
+ * guest's clock, a 4 ms jiffies clock in some test VMs.)
+ */
+TEST(thrashing_off)
+{
+	const unsigned int off[4] = { 0, 3, 60000000, 300 };
+	const uint64_t want[ROUNDS] = { 4, 1, 1, 1, 1, 1, 1, 1 };
+
+	NEED_DMEM();
+	ASSERT_PASS(thrash_case(off, want, 0));
 }
 
 /* Bad input: the documented errno, and nothing moved. */

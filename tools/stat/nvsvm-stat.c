@@ -55,6 +55,8 @@ enum counter {
 	ST_MIGRATED_SYS,
 	ST_EVICTIONS,
 	ST_EVICTED_PAGES,
+	ST_THRASHING,
+	ST_THRASH_SKIPS,
 	ST_COUNT
 };
 
@@ -79,6 +81,8 @@ static const char *const stat_file[ST_COUNT] = {
 	[ST_MIGRATED_SYS] = "migrated_to_sysmem",
 	[ST_EVICTIONS] = "evictions",
 	[ST_EVICTED_PAGES] = "evicted_pages",
+	[ST_THRASHING] = "thrashing",
+	[ST_THRASH_SKIPS] = "thrash_skips",
 };
 
 /**
@@ -289,6 +293,9 @@ static void print_totals(const struct gpu *g, const struct sample *s)
 	printf("  evictions     %12" PRIu64 "  VRAM chunks (%" PRIu64
 	       " pages back to system memory)\n",
 	       v[ST_EVICTIONS], v[ST_EVICTED_PAGES]);
+	printf("  thrashing     %12" PRIu64 "  2 MiB blocks kept in system memory (%"
+	       PRIu64 " moves to VRAM skipped)\n",
+	       v[ST_THRASHING], v[ST_THRASH_SKIPS]);
 	printf("  fault latency   p50 %s, p99 %s (%" PRIu64 " batches timed)\n",
 	       p50, p99, nlat);
 }
