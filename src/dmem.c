@@ -391,9 +391,10 @@ static unsigned long nvsvm_dmem_evict_lru(struct nvsvm_dmem *dmem,
 /*
  * Destinations for a move to VRAM: a VRAM page with the data for each page
  * that may migrate (never-touched anonymous pages get zeroes). When VRAM
- * is full, the chunk used least recently is evicted (@evict: scratch for
- * it, or NULL not to evict); when nothing can be evicted, the rest stays
- * in system memory.
+ * is full, the chunk used least recently is evicted to make room for a
+ * page with data (@evict: scratch for it, or NULL not to evict); when
+ * nothing can be evicted, or for a never-touched page, the rest stays in
+ * system memory.
  */
 static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
 				 struct migrate_vma *args,
@@ -409,7 +410,13 @@ static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
 		if (!(args->src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
 		dpage = nvsvm_dmem_alloc(dmem, stamp);
-		while (!dpage && evict && nvsvm_dmem_evict_lru(dmem, stamp, evict))
+		/*
+		 * Evict only for data: a never-touched page would come back
+		 * as a new system page for each one evicted, so that a MIGRATE
+		 * of a large untouched range would fill system memory.
+		 */
+		while (!dpage && evict && spage &&
+		       nvsvm_dmem_evict_lru(dmem, stamp, evict))
 			dpage = nvsvm_dmem_alloc(dmem, stamp);
 		if (!dpage)
 			break;
