@@ -16,7 +16,7 @@
  *                 (NVSVM_EXEC_WARPS), each a FILL or SUM of 1/WARPS of
  *                 its share, as a GPU kernel touches a buffer (default 256;
  *                 1: one warp per GPC, the storm before vgpu-scale)
- *   -w WORKLOADS  letters of the workloads to run (default abcdefgh)
+ *   -w WORKLOADS  letters of the workloads to run (default abcdefghp)
  *   -t MHZ        the TSC's frequency (x86-64; see now()), default: measured
  *   -P            no peer, even when /dev/hmm_dmirror0 exists
  *
@@ -34,6 +34,10 @@
  *   e  munmap of 1 GiB with one page GPU-mapped against none (once, not
  *      per size)
  *   h  a and b on THP-backed memory (MADV_HUGEPAGE, 2 MiB aligned)
+ *   p  a CPU/GPU ping-pong on 16 pages (MIGRATE to VRAM, GPU FILL, CPU
+ *      read and write), rounds per second with thrashing detection on
+ *      against off (nvsvm.thrashing_enable), interleaved (once, not per
+ *      size; skipped without device-private memory)
  *
  * Every GPU result is checked against the data (sums, filled words), so a
  * broken run stops with an error instead of printing a figure. Output, on
@@ -664,19 +668,102 @@ static void munmap_ratio(const char *w, size_t mib, size_t touch, bool peer)
 	result(name, side, mm / um, "x");
 }
 
+#define THRASH_ENABLE	"/sys/module/nvsvm/parameters/thrashing_enable"
+#define PP_PAGES	16
+#define PP_ROUNDS	64
+
+/* Write @v to nvsvm's thrashing_enable. */
+static void thrash_enable(const char *v)
+{
+	FILE *f = fopen(THRASH_ENABLE, "w");
+
+	if (!f || fputs(v, f) < 0 || fclose(f))
+		die("%s: %s", THRASH_ENABLE, strerror(errno));
+}
+
+/*
+ * One CPU/GPU ping-pong of PP_ROUNDS rounds on PP_PAGES pages: MIGRATE
+ * them to VRAM, the GPU fills them with the round's number, the CPU checks
+ * one word of each and writes another (taking each page back). Returns
+ * rounds per second.
+ */
+static double ping_pong_rate(void)
+{
+	const size_t size = PP_PAGES * PAGE;
+	struct nvsvm_op op;
+	struct nvsvm_exec e;
+	unsigned int r, i;
+	uint64_t *p;
+	void *base;
+	size_t len;
+	double t0, t;
+	int ret;
+
+	p = anon(HUGE, HUGE, false, &base, &len);
+	populate(p, size);
+	t0 = now();
+	for (r = 1; r <= PP_ROUNDS; r++) {
+		ret = nvsvm_migrate(B.fd, nvsvm_ptr(p), size,
+				    NVSVM_MIGRATE_TO_VRAM, NULL);
+		if (ret)
+			die("MIGRATE: %s", strerror(-ret));
+		op = nvsvm_op_fill(nvsvm_ptr(p), size, r);
+		ret = nvsvm_exec(B.fd, B.chan[0], 0, &op, 1, EXEC_TIMEOUT_MS,
+				 &e);
+		if (ret || e.status != NVSVM_EXEC_OK)
+			die("EXEC FILL: %s", ret ? strerror(-ret) :
+			    nvsvm_status_name(e.status));
+		for (i = 0; i < PP_PAGES; i++) {
+			if (p[i * WORDS + 7] != r)
+				die("ping-pong round %u: page %u holds %#llx",
+				    r, i, (unsigned long long)p[i * WORDS + 7]);
+			p[i * WORDS] = r;
+		}
+	}
+	t = now() - t0;
+	unmap(base, len);
+	return PP_ROUNDS / t;
+}
+
+/*
+ * p: the ping-pong's rounds per second with thrashing detection on (the
+ * module's parameters) against off, interleaved in the same run.
+ */
+static void ping_pong(void)
+{
+	double on[MAX_REPS], off[MAX_REPS];
+	uint64_t t0 = stat_get("thrashing");
+	unsigned int r;
+
+	for (r = 0; r < B.reps; r++) {
+		thrash_enable("0");
+		off[r] = ping_pong_rate();
+		thrash_enable("1");
+		on[r] = ping_pong_rate();
+	}
+	printf("# p: %u rounds on %u pages; %llu blocks found thrashing\n",
+	       PP_ROUNDS, PP_PAGES,
+	       (unsigned long long)(stat_get("thrashing") - t0));
+	samples("p.on-64K", "ours", "rounds/s, detection on", on, B.reps);
+	samples("p.off-64K", "ours", "rounds/s, detection off", off, B.reps);
+	result("p.on-64K", "ours", median(on, B.reps), "rounds/s");
+	result("p.off-64K", "ours", median(off, B.reps), "rounds/s");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-W WARPS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
-		"Workloads (default abcdefgh): a first-touch read, b first-touch\n"
+		"Workloads (default abcdefghp): a first-touch read, b first-touch\n"
 		"write (and f, its fault counters), c MAP (and g, page-table\n"
 		"bytes), d munmap slowdown, e munmap of 1 GiB with one page mapped,\n"
-		"h a and b on THP. The peer is " PEER_DEV " (lib/test_hmm.ko).\n",
+		"h a and b on THP, p CPU/GPU ping-pong, thrashing detection on\n"
+		"against off. The peer is " PEER_DEV " (lib/test_hmm.ko).\n",
 		prog);
 }
 
 int main(int argc, char **argv)
 {
-	const char *work = "abcdefgh";
+	const char *work = "abcdefghp";
 	struct nvsvm_get_info info;
 	unsigned int gpcs = 0, i;
 	bool no_peer = false;
@@ -772,5 +859,11 @@ int main(int argc, char **argv)
 	}
 	if (strchr(work, 'e'))
 		munmap_ratio("e", 1024, 1, false);
+	if (strchr(work, 'p')) {
+		if (info.caps & NVSVM_CAP_DEVICE_PRIVATE)
+			ping_pong();
+		else
+			printf("# p: no device-private memory, skipped\n");
+	}
 	return 0;
 }
