@@ -680,29 +680,10 @@ TEST(lru_keeps_faulted)
 /* Set nvsvm's thrashing_@name to @v, the value before in *@old; -errno. */
 static int thrash_param(const char *name, unsigned int v, unsigned int *old)
 {
-	char path[96], buf[32];
-	int fd, n;
+	char path[96];
 
 	snprintf(path, sizeof(path), THRASH_PARAMS "%s", name);
-	fd = open(path, O_RDWR);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0) {
-		close(fd);
-		return -EIO;
-	}
-	buf[n] = '\0';
-	/* A bool reads back as Y or N. */
-	*old = buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : strtoul(buf, NULL, 10);
-	n = snprintf(buf, sizeof(buf), "%u\n", v);
-	if (pwrite(fd, buf, n, 0) != n) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	close(fd);
-	return 0;
+	return set_param(path, v, old);
 }
 
 static const char *const thrash_names[] = {
