@@ -97,6 +97,10 @@ enum nvsvm_stat {
 	NVSVM_STAT_VRAM_PAGES,	/* device-private VRAM pages in use */
 	NVSVM_STAT_MIGRATED_VRAM,	/* pages migrated to VRAM */
 	NVSVM_STAT_MIGRATED_SYS,	/* pages migrated back to system memory */
+	NVSVM_STAT_EVICTIONS,	/* VRAM chunks evicted to make room */
+	NVSVM_STAT_EVICTED_PAGES,	/* pages those evictions moved back */
+	NVSVM_STAT_THRASHING,	/* 2 MiB blocks found thrashing (pinned) */
+	NVSVM_STAT_THRASH_SKIPS,	/* moves to VRAM of a pinned block skipped */
 	NVSVM_STAT_COUNT
 };
 
@@ -216,6 +220,7 @@ static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
  * @fault_lock: protects what the device's fault work hands over in @fault
  * @fault_work: serves the area's faults (src/fault.c)
  * @fault: the faults handed over, and the area work's batch and suspects
+ * @blocks: MIGRATE's history per 2 MiB block, for thrashing (src/dmem.c)
  */
 struct nvsvm_svmm {
 	struct nvsvm_device *ndev;
@@ -233,6 +238,7 @@ struct nvsvm_svmm {
 	spinlock_t fault_lock;		/* @fault's pending faults */
 	struct work_struct fault_work;
 	struct nvsvm_fault_area *fault;
+	struct xarray blocks;
 };
 
 /**

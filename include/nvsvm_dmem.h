@@ -14,6 +14,7 @@
 struct hmm_range;
 struct mm_struct;
 struct nvsvm_device;
+struct xarray;
 
 int nvsvm_dmem_init(struct nvsvm_device *ndev);
 void nvsvm_dmem_fini(struct nvsvm_device *ndev);
@@ -22,6 +23,8 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 			 const unsigned long *req);
 long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
-			u64 start, u64 end, bool to_vram, u64 *moved);
+			u64 start, u64 end, bool to_vram,
+			struct xarray *blocks, u64 *moved);
+void nvsvm_dmem_blocks_free(struct xarray *blocks);
 
 #endif /* _NVSVM_DMEM_H */

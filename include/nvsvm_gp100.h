@@ -60,6 +60,21 @@ struct gp100_inst_words {
 	u64 limit;
 };
 
+/*
+ * Fault clients of a GPC: GPCCLIENT_T1_n (n < 40) is a texture unit, two
+ * per TPC on Pascal, and the two of TPC t share its micro-TLB (LTP t): a
+ * CANCEL_TARGETED naming either fails the stalled accesses of both
+ * (docs/gp100.md). Other GPC clients are a micro-TLB of their own here.
+ */
+#define GP100_CLIENT_T1_COUNT		40
+#define GP100_T1_PER_TPC		2
+
+static inline u32 gp100_fault_utlb(u32 client)
+{
+	return client < GP100_CLIENT_T1_COUNT ? client / GP100_T1_PER_TPC :
+						client;
+}
+
 u32 gp100_gpu_chipset(struct nvsvm_gpu *gpu);
 bool gp100_chipset_supported(u32 chipset);
 u32 gp100_gpu_gpc_count(struct nvsvm_gpu *gpu);

@@ -30,6 +30,10 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_VRAM_PAGES] = "vram_pages",
 	[NVSVM_STAT_MIGRATED_VRAM] = "migrated_to_vram",
 	[NVSVM_STAT_MIGRATED_SYS] = "migrated_to_sysmem",
+	[NVSVM_STAT_EVICTIONS] = "evictions",
+	[NVSVM_STAT_EVICTED_PAGES] = "evicted_pages",
+	[NVSVM_STAT_THRASHING] = "thrashing",
+	[NVSVM_STAT_THRASH_SKIPS] = "thrash_skips",
 };
 
 static int nvsvm_stat_get(void *data, u64 *val)

@@ -36,8 +36,34 @@
  * ioctl maps the range again through the ordinary mirror path
  * (nvsvm_mirror_map()). This file calls nothing of the mirror's.
  *
+ * Oversubscription. VRAM is handed out by 2 MiB chunks of video memory
+ * (NVSVM_DMEM_CHUNK pages; UVM's root chunk size). Pascal has no access
+ * counters, so each chunk's last use is judged from history: a stamp from
+ * a device-wide clock, taken when a migration allocates one of its pages
+ * and when the mirror maps one of its pages on the GPU (a GPU fault, MAP,
+ * MIGRATE's re-map: nvsvm_dmem_vram()). When a move to VRAM finds no free
+ * page, it evicts the chunk used least recently back to system memory
+ * (migrate_device_range(), as at unregister: the pages this move just
+ * filled are locked, so they stay) and carries on; each chunk is tried at
+ * most once per move, so a move stops when none is left. Whose pages they are does not matter: VRAM
+ * is the device's; the evicted pages keep their owner's memcg charge (the
+ * kernel moves it back to the new system page).
+ *
+ * Thrashing. Pages the CPU and the GPU use in turn move back and forth:
+ * each CPU access brings its page back, each MIGRATE takes it to VRAM
+ * again. Per 2 MiB block of an area (struct nvsvm_dmem_block, in the
+ * area's xarray), a move to VRAM that moved pages is a migration; when
+ * thrashing_threshold of them (UVM's default: 3) follow each other, each
+ * within thrashing_lapse_usec (500) of the one before, the block is
+ * thrashing: for thrashing_pin lapses (300) MIGRATE leaves it in system
+ * memory, where the GPU maps it (remote access, UVM's "pin"). Nothing
+ * loops: a pinned block is skipped, not retried.
+ *
  * Locking: dmem->lock (a spinlock, taken with interrupts off since pages
- * can be freed from any context) protects the bitmap and its search hint.
+ * can be freed from any context) protects the bitmap and its first-fit
+ * hint.
+ * The chunks' stamps are read and written without it (a stale stamp only
+ * makes the choice of victim less exact).
  * Migrations hold the mm's mmap lock for read (migrate_vma_*() need it) and
  * never hold an svmm mutex; the notifiers they trigger take it.
  */
@@ -46,14 +72,34 @@
 #include <linux/hmm.h>
 #include <linux/ioport.h>
 #include <linux/memremap.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/xarray.h>
 
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
+
+static bool thrashing_enable = true;
+module_param(thrashing_enable, bool, 0644);
+MODULE_PARM_DESC(thrashing_enable,
+		 "detect blocks moving back and forth between VRAM and system memory, and keep them in system memory (default 1)");
+static unsigned int thrashing_threshold = 3;
+module_param(thrashing_threshold, uint, 0644);
+MODULE_PARM_DESC(thrashing_threshold,
+		 "moves of a 2 MiB block to VRAM, each within the lapse of the one before, that make it thrashing (default 3, as UVM)");
+static unsigned int thrashing_lapse_usec = 500;
+module_param(thrashing_lapse_usec, uint, 0644);
+MODULE_PARM_DESC(thrashing_lapse_usec,
+		 "longest time between two such moves, in microseconds (default 500, as UVM)");
+static unsigned int thrashing_pin = 300;
+module_param(thrashing_pin, uint, 0644);
+MODULE_PARM_DESC(thrashing_pin,
+		 "how long a thrashing block stays in system memory, in lapses (default 300, as UVM)");
 
 /* Pages per migrate_vma_setup() call: one leaf table's span. */
 #define NVSVM_DMEM_CHUNK	NVSVM_RANGE_MAX_PAGES
@@ -69,7 +115,11 @@
  * @npages: pages of video memory
  * @lock: protects @used and @hint
  * @used: one bit per video memory page handed out (or reserved)
- * @hint: where the next search for a free page starts
+ * @hint: no page below it is free (first fit: the lowest free page goes
+ *	first, so that moves fill the chunks in order)
+ * @nchunks: 2 MiB chunks of video memory (the last one may be partial)
+ * @clock: the last stamp given out
+ * @chunks: per 2 MiB chunk, its last use and last eviction attempt
  */
 struct nvsvm_dmem {
 	struct nvsvm_device *ndev;
@@ -80,6 +130,33 @@ struct nvsvm_dmem {
 	spinlock_t lock;		/* @used, @hint */
 	unsigned long *used;
 	unsigned long hint;
+	unsigned long nchunks;
+	atomic_long_t clock;
+	struct nvsvm_dmem_chunk *chunks;
+};
+
+/**
+ * struct nvsvm_dmem_chunk - a 2 MiB chunk of video memory
+ * @last_use: the stamp of its last use
+ * @tried: the stamp of the last move that tried to evict it
+ */
+struct nvsvm_dmem_chunk {
+	unsigned long last_use;
+	unsigned long tried;
+};
+
+/**
+ * struct nvsvm_dmem_block - migration history of a 2 MiB block of an area
+ * @last: time of its last move to VRAM (ktime_get_ns())
+ * @pinned_until: it stays in system memory until then
+ * @moves: moves to VRAM in a row, each within the lapse of the one before
+ *
+ * In the area's xarray (index: address / 2 MiB), under its xa_lock.
+ */
+struct nvsvm_dmem_block {
+	u64 last;
+	u64 pinned_until;
+	unsigned int moves;
 };
 
 static struct nvsvm_dmem *nvsvm_page_dmem(struct page *page)
@@ -92,16 +169,34 @@ static u64 nvsvm_dmem_offset(struct nvsvm_dmem *dmem, struct page *page)
 	return (u64)(page_to_pfn(page) - dmem->base_pfn) << PAGE_SHIFT;
 }
 
-/* A free video memory page, referenced and locked for migration; or NULL. */
-static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem)
+/* A new stamp, later than every stamp given out before. */
+static unsigned long nvsvm_dmem_tick(struct nvsvm_dmem *dmem)
+{
+	return atomic_long_inc_return(&dmem->clock);
+}
+
+/* Stamp the chunk of VRAM page @idx with @stamp (a later one stays). */
+static void nvsvm_dmem_touch(struct nvsvm_dmem *dmem, unsigned long idx,
+			     unsigned long stamp)
+{
+	unsigned long *last = &dmem->chunks[idx / NVSVM_DMEM_CHUNK].last_use;
+
+	if (READ_ONCE(*last) < stamp)
+		WRITE_ONCE(*last, stamp);
+}
+
+/*
+ * A free video memory page, referenced and locked for migration, its chunk
+ * stamped @stamp; or NULL.
+ */
+static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem,
+				     unsigned long stamp)
 {
 	unsigned long flags, idx;
 	struct page *page;
 
 	spin_lock_irqsave(&dmem->lock, flags);
 	idx = find_next_zero_bit(dmem->used, dmem->npages, dmem->hint);
-	if (idx >= dmem->npages)
-		idx = find_first_zero_bit(dmem->used, dmem->npages);
 	if (idx < dmem->npages) {
 		__set_bit(idx, dmem->used);
 		dmem->hint = idx + 1;
@@ -110,6 +205,7 @@ static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem)
 	if (idx >= dmem->npages)
 		return NULL;
 
+	nvsvm_dmem_touch(dmem, idx, stamp);
 	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, 1);
 	page = pfn_to_page(dmem->base_pfn + idx);
 	nvsvm_zone_device_page_init(page, &dmem->pgmap);
@@ -124,6 +220,7 @@ static void nvsvm_dmem_page_free(struct page *page)
 
 	spin_lock_irqsave(&dmem->lock, flags);
 	WARN_ON_ONCE(!__test_and_clear_bit(idx, dmem->used));
+	dmem->hint = min(dmem->hint, idx);
 	spin_unlock_irqrestore(&dmem->lock, flags);
 	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, -1);
 }
@@ -147,43 +244,11 @@ static int nvsvm_dmem_copy(struct nvsvm_dmem *dmem, struct page *vpage,
 }
 
 /*
- * Destinations for a move to VRAM: a VRAM page with the data for each page
- * that may migrate (never-touched anonymous pages get zeroes). Stops at
- * the first page VRAM has no room for: the rest stays in system memory.
- */
-static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
-				 struct migrate_vma *args)
-{
-	unsigned long i;
-
-	for (i = 0; i < args->npages; i++) {
-		struct page *spage = migrate_pfn_to_page(args->src[i]);
-		struct page *dpage;
-
-		args->dst[i] = 0;
-		if (!(args->src[i] & MIGRATE_PFN_MIGRATE))
-			continue;
-		dpage = nvsvm_dmem_alloc(dmem);
-		if (!dpage)
-			break;
-		if (nvsvm_dmem_copy(dmem, dpage, spage ? spage : ZERO_PAGE(0),
-				    true)) {
-			unlock_page(dpage);
-			put_page(dpage);
-			continue;
-		}
-		args->dst[i] = migrate_pfn(page_to_pfn(dpage));
-	}
-	for (; i < args->npages; i++)
-		args->dst[i] = 0;
-}
-
-/*
  * Destinations for a move to system memory of the device pages in @src.
- * With a @vma the new pages follow its memory policy and may fail, and so
- * may the copy (the page then stays in VRAM); without one (eviction) they
- * cannot fail, and a page whose copy failed is replaced by zeroes, as the
- * VRAM goes away.
+ * With a @vma the new pages follow its memory policy; without one
+ * (eviction) they come from @gfp. Where an allocation or copy fails the
+ * page stays in VRAM, except under __GFP_NOFAIL (unregister: the VRAM
+ * goes away), where a page whose copy failed is replaced by zeroes.
  *
  * Return: pages that could not be given a destination; *@copy_failed
  * (when not NULL) is set if the copy of one of them failed, as opposed
@@ -193,9 +258,10 @@ static unsigned long nvsvm_dmem_fill_sys(unsigned long *src,
 					 unsigned long *dst,
 					 unsigned long npages,
 					 struct vm_area_struct *vma,
-					 unsigned long start,
+					 unsigned long start, gfp_t gfp,
 					 bool *copy_failed)
 {
+	bool lose = !vma && (gfp & __GFP_NOFAIL);
 	unsigned long i, failed = 0;
 
 	for (i = 0; i < npages; i++) {
@@ -209,8 +275,7 @@ static unsigned long nvsvm_dmem_fill_sys(unsigned long *src,
 			dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma,
 					       start + (i << PAGE_SHIFT));
 		else
-			dpage = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_ZERO |
-					   __GFP_NOFAIL);
+			dpage = alloc_page(gfp);
 		if (!dpage) {
 			failed++;
 			continue;
@@ -218,7 +283,7 @@ static unsigned long nvsvm_dmem_fill_sys(unsigned long *src,
 		lock_page(dpage);
 		if (nvsvm_dmem_copy(nvsvm_page_dmem(spage), spage, dpage,
 				    false)) {
-			if (vma) {
+			if (!lose) {
 				unlock_page(dpage);
 				put_page(dpage);
 				failed++;
@@ -226,6 +291,7 @@ static unsigned long nvsvm_dmem_fill_sys(unsigned long *src,
 					*copy_failed = true;
 				continue;
 			}
+			clear_highpage(dpage);
 			dev_err_ratelimited(nvsvm_page_dmem(spage)->ndev->gpu->dev,
 					    "VRAM page lost on eviction\n");
 		}
@@ -248,15 +314,136 @@ static unsigned long nvsvm_dmem_moved(const unsigned long *src,
 }
 
 /*
+ * Move the pages in use among the @n VRAM pages from @first back to system
+ * memory, with @pfns (2 * NVSVM_DMEM_CHUNK entries) as scratch and new
+ * pages from @gfp. Pages locked elsewhere (being migrated or freed) stay.
+ * Return: pages moved.
+ */
+static unsigned long nvsvm_dmem_evict_range(struct nvsvm_dmem *dmem,
+					    unsigned long first,
+					    unsigned long n,
+					    unsigned long *pfns, gfp_t gfp)
+{
+	unsigned long *src = pfns, *dst = pfns + NVSVM_DMEM_CHUNK, moved;
+
+	migrate_device_range(src, dmem->base_pfn + first, n);
+	nvsvm_dmem_fill_sys(src, dst, n, NULL, 0, gfp, NULL);
+	migrate_device_pages(src, dst, n);
+	moved = nvsvm_dmem_moved(src, dst, n);
+	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_MIGRATED_SYS, moved);
+	migrate_device_finalize(src, dst, n);
+	return moved;
+}
+
+/* Is any page of the VRAM pages [@first, @first + @n) in use? */
+static bool nvsvm_dmem_in_use(struct nvsvm_dmem *dmem, unsigned long first,
+			      unsigned long n)
+{
+	unsigned long end = first + n;
+
+	first = max_t(unsigned long, first, NVSVM_DMEM_RESERVED);
+	return first < end && find_next_bit(dmem->used, end, first) < end;
+}
+
+/*
+ * Make room in VRAM for the move that started at @stamp: evict the chunk
+ * in use that was used least recently and that this move has not tried
+ * yet, with @pfns as scratch. The pages this move filled are locked and
+ * stay (migrate_device_range() skips them).
+ * Return: pages evicted; 0 when no chunk is left to try.
+ */
+static unsigned long nvsvm_dmem_evict_lru(struct nvsvm_dmem *dmem,
+					  unsigned long stamp,
+					  unsigned long *pfns)
+{
+	unsigned long c, victim, oldest, first, n, moved = 0;
+
+	while (!moved) {
+		victim = dmem->nchunks;
+		oldest = ULONG_MAX;
+		for (c = 0; c < dmem->nchunks; c++) {
+			struct nvsvm_dmem_chunk *ch = &dmem->chunks[c];
+			unsigned long last = READ_ONCE(ch->last_use);
+
+			if (last < oldest && READ_ONCE(ch->tried) != stamp &&
+			    nvsvm_dmem_in_use(dmem, c * NVSVM_DMEM_CHUNK,
+					      NVSVM_DMEM_CHUNK)) {
+				oldest = last;
+				victim = c;
+			}
+		}
+		if (victim == dmem->nchunks)
+			return 0;
+		WRITE_ONCE(dmem->chunks[victim].tried, stamp);
+		first = victim * NVSVM_DMEM_CHUNK;
+		n = min_t(unsigned long, NVSVM_DMEM_CHUNK, dmem->npages - first);
+		/* A page that gets no system page stays: no warning. */
+		moved = nvsvm_dmem_evict_range(dmem, first, n, pfns,
+					       GFP_HIGHUSER_MOVABLE |
+					       __GFP_RETRY_MAYFAIL |
+					       __GFP_NOWARN);
+		nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTIONS, 1);
+		nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTED_PAGES, moved);
+	}
+	return moved;
+}
+
+/*
+ * Destinations for a move to VRAM: a VRAM page with the data for each page
+ * that may migrate (never-touched anonymous pages get zeroes). When VRAM
+ * is full, the chunk used least recently is evicted to make room for a
+ * page with data (@evict: scratch for it, or NULL not to evict); when
+ * nothing can be evicted, or for a never-touched page, the rest stays in
+ * system memory.
+ */
+static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
+				 struct migrate_vma *args,
+				 unsigned long *evict)
+{
+	unsigned long i, stamp = nvsvm_dmem_tick(dmem);
+
+	for (i = 0; i < args->npages; i++) {
+		struct page *spage = migrate_pfn_to_page(args->src[i]);
+		struct page *dpage;
+
+		args->dst[i] = 0;
+		if (!(args->src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		dpage = nvsvm_dmem_alloc(dmem, stamp);
+		/*
+		 * Evict only for data: a never-touched page would come back
+		 * as a new system page for each one evicted, so that a MIGRATE
+		 * of a large untouched range would fill system memory.
+		 */
+		while (!dpage && evict && spage &&
+		       nvsvm_dmem_evict_lru(dmem, stamp, evict))
+			dpage = nvsvm_dmem_alloc(dmem, stamp);
+		if (!dpage)
+			break;
+		if (nvsvm_dmem_copy(dmem, dpage, spage ? spage : ZERO_PAGE(0),
+				    true)) {
+			unlock_page(dpage);
+			put_page(dpage);
+			continue;
+		}
+		args->dst[i] = migrate_pfn(page_to_pfn(dpage));
+	}
+	for (; i < args->npages; i++)
+		args->dst[i] = 0;
+}
+
+/*
  * Migrate [start, end) of @vma, at most NVSVM_DMEM_CHUNK pages, with the
- * mmap lock held for read. Return: pages moved, or a negative errno from
+ * mmap lock held for read; @evict: scratch for an eviction (2 *
+ * NVSVM_DMEM_CHUNK entries), or NULL for a move to VRAM that evicts
+ * nothing. Return: pages moved, or a negative errno from
  * migrate_vma_setup().
  */
 static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
 				   struct vm_area_struct *vma,
 				   unsigned long start, unsigned long end,
 				   bool to_vram, unsigned long *src,
-				   unsigned long *dst)
+				   unsigned long *dst, unsigned long *evict)
 {
 	struct migrate_vma args = {
 		.vma = vma,
@@ -277,9 +464,9 @@ static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
 	if (!args.cpages)
 		return 0;
 	if (to_vram)
-		nvsvm_dmem_fill_vram(dmem, &args);
+		nvsvm_dmem_fill_vram(dmem, &args, evict);
 	else
-		nvsvm_dmem_fill_sys(src, dst, args.npages, vma, start, NULL);
+		nvsvm_dmem_fill_sys(src, dst, args.npages, vma, start, 0, NULL);
 	migrate_vma_pages(&args);
 	moved = nvsvm_dmem_moved(src, dst, args.npages);
 	migrate_vma_finalize(&args);
@@ -317,7 +504,7 @@ static vm_fault_t nvsvm_dmem_migrate_to_ram(struct vm_fault *vmf)
 	/* Nothing collected: someone else moved it; the access retries. */
 	if (!args.cpages)
 		return 0;
-	if (nvsvm_dmem_fill_sys(&src, &dst, 1, vmf->vma, args.start,
+	if (nvsvm_dmem_fill_sys(&src, &dst, 1, vmf->vma, args.start, 0,
 				&copy_failed))
 		ret = copy_failed ? VM_FAULT_SIGBUS : VM_FAULT_OOM;
 	migrate_vma_pages(&args);
@@ -340,6 +527,9 @@ static const struct dev_pagemap_ops nvsvm_dmem_ops = {
  * @hmm_pfn: a valid pfn from hmm_range_fault()
  * @vram: (out) its byte offset in video memory
  *
+ * The mirror asks when it maps a page on the GPU: a VRAM page's chunk
+ * counts as used now (eviction takes the chunk used least recently).
+ *
  * Return: true for a device-private page of @ndev (map it with the video
  * memory aperture at @vram); false for a system memory page.
  */
@@ -347,11 +537,14 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 		     u64 *vram)
 {
 	struct page *page = hmm_pfn_to_page(hmm_pfn);
+	struct nvsvm_dmem *dmem;
 
 	if (!NVSVM_HAVE_DEVICE_PRIVATE || !is_device_private_page(page) ||
 	    page_pgmap(page)->owner != ndev)
 		return false;
-	*vram = nvsvm_dmem_offset(nvsvm_page_dmem(page), page);
+	dmem = nvsvm_page_dmem(page);
+	*vram = nvsvm_dmem_offset(dmem, page);
+	nvsvm_dmem_touch(dmem, *vram >> PAGE_SHIFT, nvsvm_dmem_tick(dmem));
 	return true;
 }
 
@@ -396,10 +589,88 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 		vma = vma_lookup(range->notifier->mm, addr);
 		if (vma && nvsvm_dmem_migrate_vma(ndev->dmem, vma, addr,
 						  addr + PAGE_SIZE, false,
-						  &src, &dst) > 0)
+						  &src, &dst, NULL) > 0)
 			moved = true;
 	}
 	return moved ? -EBUSY : 0;
+}
+
+/*
+ * The history of the block at @addr in @blocks, made if need be; NULL when
+ * there is none and none could be made (then nothing is tracked).
+ */
+static struct nvsvm_dmem_block *nvsvm_dmem_block(struct xarray *blocks,
+						 u64 addr)
+{
+	unsigned long idx = addr / NVSVM_RANGE_MAX_BYTES;
+	struct nvsvm_dmem_block *b, *old;
+
+	b = xa_load(blocks, idx);
+	if (b)
+		return b;
+	b = kzalloc(sizeof(*b), NVSVM_GFP_USER);
+	if (!b)
+		return NULL;
+	old = xa_cmpxchg(blocks, idx, NULL, b, NVSVM_GFP_USER);
+	if (!old)
+		return b;
+	kfree(b);
+	return xa_is_err(old) ? NULL : old;
+}
+
+/* Is the block @b pinned in system memory at @now? */
+static bool nvsvm_dmem_pinned(struct xarray *blocks,
+			      struct nvsvm_dmem_block *b, u64 now)
+{
+	bool pinned;
+
+	xa_lock(blocks);
+	pinned = now < b->pinned_until;
+	xa_unlock(blocks);
+	return pinned;
+}
+
+/*
+ * The block @b moved to VRAM at @now: is it thrashing now? Then it is
+ * pinned in system memory (and true is returned).
+ */
+static bool nvsvm_dmem_moved_block(struct xarray *blocks,
+				   struct nvsvm_dmem_block *b, u64 now)
+{
+	u64 lapse = (u64)READ_ONCE(thrashing_lapse_usec) * NSEC_PER_USEC, pin;
+	bool thrashing = false;
+
+	if (check_mul_overflow(lapse, (u64)READ_ONCE(thrashing_pin), &pin) ||
+	    check_add_overflow(now, pin, &pin))
+		pin = U64_MAX;
+	xa_lock(blocks);
+	if (b->moves && now - b->last <= lapse)
+		b->moves++;
+	else
+		b->moves = 1;
+	b->last = now;
+	if (b->moves >= READ_ONCE(thrashing_threshold)) {
+		b->moves = 0;
+		b->pinned_until = pin;
+		thrashing = true;
+	}
+	xa_unlock(blocks);
+	return thrashing;
+}
+
+/**
+ * nvsvm_dmem_blocks_free() - free an area's migration history
+ * @blocks: the xarray nvsvm_dmem_migrate() kept it in; no migration of the
+ *	area runs
+ */
+void nvsvm_dmem_blocks_free(struct xarray *blocks)
+{
+	struct nvsvm_dmem_block *b;
+	unsigned long idx;
+
+	xa_for_each(blocks, idx, b)
+		kfree(b);
+	xa_destroy(blocks);
 }
 
 /**
@@ -409,30 +680,37 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
  * @start: first address, page aligned
  * @end: end (exclusive), page aligned, above @start
  * @to_vram: to VRAM, else back to system memory
+ * @blocks: the area's migration history by 2 MiB block (thrashing)
  * @moved: (out) pages moved
  *
  * Best effort: holes, pages that cannot move (file-backed, pinned, locked
- * elsewhere) and what does not fit in VRAM stay where they are. Takes the
- * mmap lock for read, one VMA chunk at a time.
+ * elsewhere) and what does not fit in VRAM, even after evicting the VRAM
+ * chunks used least recently, stay where they are; so do the blocks found
+ * thrashing (see the top of the file). Takes the mmap lock for read, one
+ * VMA chunk at a time.
  *
  * Return: 0, -EINTR on a fatal signal, -ENOMEM.
  */
 long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
-			u64 start, u64 end, bool to_vram, u64 *moved)
+			u64 start, u64 end, bool to_vram,
+			struct xarray *blocks, u64 *moved)
 {
+	bool track = to_vram && READ_ONCE(thrashing_enable);
 	struct nvsvm_dmem *dmem = ndev->dmem;
 	unsigned long *src, *dst;
 	long ret = 0;
 	u64 addr;
 
 	*moved = 0;
-	src = kmalloc_array(2 * NVSVM_DMEM_CHUNK, sizeof(*src),
+	/* src, dst and an eviction's scratch */
+	src = kmalloc_array(4 * NVSVM_DMEM_CHUNK, sizeof(*src),
 			    NVSVM_GFP_USER);
 	if (!src)
 		return -ENOMEM;
 	dst = src + NVSVM_DMEM_CHUNK;
 
 	for (addr = start; addr < end; ) {
+		struct nvsvm_dmem_block *b;
 		struct vm_area_struct *vma;
 		u64 next;
 
@@ -450,12 +728,23 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 		next = min3((u64)vma->vm_end, end,
 			    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
 			    NVSVM_RANGE_MAX_BYTES);
+		b = track ? nvsvm_dmem_block(blocks, addr) : NULL;
+		if (b && nvsvm_dmem_pinned(blocks, b, ktime_get_ns())) {
+			mmap_read_unlock(mm);
+			nvsvm_stat_add(ndev, NVSVM_STAT_THRASH_SKIPS, 1);
+			addr = next;
+			continue;
+		}
 		/* A VMA migrate_vma_setup() refuses is skipped. */
 		ret = nvsvm_dmem_migrate_vma(dmem, vma, addr, next, to_vram,
-					     src, dst);
+					     src, dst, dst + NVSVM_DMEM_CHUNK);
 		mmap_read_unlock(mm);
-		if (ret > 0)
+		if (ret > 0) {
 			*moved += ret;
+			if (b && nvsvm_dmem_moved_block(blocks, b,
+							ktime_get_ns()))
+				nvsvm_stat_add(ndev, NVSVM_STAT_THRASHING, 1);
+		}
 		ret = 0;
 		addr = next;
 		cond_resched();
@@ -467,29 +756,23 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 /* Move every page still in VRAM back to system memory. */
 static void nvsvm_dmem_evict(struct nvsvm_dmem *dmem)
 {
-	unsigned long *src, *dst, i, n;
+	unsigned long *pfns, i, n;
 
-	src = kmalloc_array(2 * NVSVM_DMEM_CHUNK, sizeof(*src),
-			    GFP_KERNEL | __GFP_NOFAIL);
-	dst = src + NVSVM_DMEM_CHUNK;
+	pfns = kmalloc_array(2 * NVSVM_DMEM_CHUNK, sizeof(*pfns),
+			     GFP_KERNEL | __GFP_NOFAIL);
 	/* A page being freed or migrated meanwhile is seen in a later pass. */
-	while (find_next_bit(dmem->used, dmem->npages, NVSVM_DMEM_RESERVED) <
-	       dmem->npages) {
+	while (nvsvm_dmem_in_use(dmem, 0, dmem->npages)) {
 		for (i = 0; i < dmem->npages; i += n) {
 			n = min_t(unsigned long, NVSVM_DMEM_CHUNK,
 				  dmem->npages - i);
-			if (find_next_bit(dmem->used, i + n, i) >= i + n)
-				continue;
-			migrate_device_range(src, dmem->base_pfn + i, n);
-			nvsvm_dmem_fill_sys(src, dst, n, NULL, 0, NULL);
-			migrate_device_pages(src, dst, n);
-			nvsvm_stat_add(dmem->ndev, NVSVM_STAT_MIGRATED_SYS,
-				       nvsvm_dmem_moved(src, dst, n));
-			migrate_device_finalize(src, dst, n);
+			if (nvsvm_dmem_in_use(dmem, i, n))
+				nvsvm_dmem_evict_range(dmem, i, n, pfns,
+						       GFP_HIGHUSER_MOVABLE |
+						       __GFP_NOFAIL);
 		}
 		cond_resched();
 	}
-	kfree(src);
+	kfree(pfns);
 }
 
 /**
@@ -524,6 +807,13 @@ int nvsvm_dmem_init(struct nvsvm_device *ndev)
 		goto err_free;
 	}
 	bitmap_set(dmem->used, 0, NVSVM_DMEM_RESERVED);
+	dmem->nchunks = DIV_ROUND_UP(dmem->npages, NVSVM_DMEM_CHUNK);
+	dmem->chunks = kcalloc(dmem->nchunks, sizeof(*dmem->chunks),
+			       GFP_KERNEL);
+	if (!dmem->chunks) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 	dmem->hint = NVSVM_DMEM_RESERVED;
 	/* Memory hotplug works in 2 MiB subsections. */
 	dmem->res = request_free_mem_region(&iomem_resource,
@@ -550,6 +840,7 @@ int nvsvm_dmem_init(struct nvsvm_device *ndev)
 err_region:
 	release_mem_region(dmem->res->start, resource_size(dmem->res));
 err_free:
+	kfree(dmem->chunks);
 	bitmap_free(dmem->used);
 	kfree(dmem);
 	return ret;
@@ -572,6 +863,7 @@ void nvsvm_dmem_fini(struct nvsvm_device *ndev)
 	memunmap_pages(&dmem->pgmap);
 	release_mem_region(dmem->res->start, resource_size(dmem->res));
 	ndev->dmem = NULL;
+	kfree(dmem->chunks);
 	bitmap_free(dmem->used);
 	kfree(dmem);
 }

@@ -30,6 +30,7 @@
 #include <linux/sort.h>
 
 #include "nvsvm_core.h"
+#include "nvsvm_gp100.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
@@ -524,6 +525,35 @@ static bool nvsvm_fault_same(const struct nvsvm_fault *a,
 	       a->client == b->client && a->hub == b->hub;
 }
 
+/* Same micro-TLB (GPC and TPC) and page directory. */
+static bool nvsvm_fault_same_utlb(const struct nvsvm_fault_entry *a,
+				  const struct nvsvm_fault_entry *b)
+{
+	return a->f.gpc == b->f.gpc && a->f.hub == b->f.hub &&
+	       gp100_fault_utlb(a->f.client) == gp100_fault_utlb(b->f.client) &&
+	       a->pdb == b->pdb;
+}
+
+/*
+ * A servable access of the batch shares @e's micro-TLB and context: the
+ * cancel would fail it too (it stalls until the replay). The cancel waits
+ * for a batch where the micro-TLB holds only what cannot be served; the
+ * replay lets the others go on, and @e faults again.
+ */
+static bool nvsvm_fault_utlb_busy(const struct nvsvm_fault_batch *b,
+				  unsigned int n,
+				  const struct nvsvm_fault_entry *e)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		if (!b->e[k].unservable &&
+		    b->e[k].f.access != NVSVM_ACCESS_PREFETCH &&
+		    nvsvm_fault_same_utlb(&b->e[k], e))
+			return true;
+	return false;
+}
+
 /*
  * Cancel what cannot be served, but only an access seen unservable twice,
  * in two batches with a replay between, with no change to its area's
@@ -564,15 +594,18 @@ static void nvsvm_fault_cancel(struct nvsvm_device *ndev,
 			e->cancel = false;	/* first sighting */
 			continue;
 		}
+		if (nvsvm_fault_utlb_busy(b, n, e)) {
+			e->cancel = false;	/* after its neighbours */
+			continue;
+		}
 		done = false;
 		/*
-		 * One cancel per client and page directory: it fails all the
-		 * client's stalled accesses of that context.
+		 * One cancel per micro-TLB and page directory: it fails all
+		 * the stalled accesses of that context on the micro-TLB.
 		 */
 		for (k = 0; k < i && !done; k++)
-			done = b->e[k].cancel && b->e[k].f.gpc == f->gpc &&
-			       b->e[k].f.client == f->client &&
-			       b->e[k].f.hub == f->hub && b->e[k].pdb == e->pdb;
+			done = b->e[k].cancel &&
+			       nvsvm_fault_same_utlb(&b->e[k], e);
 		if (done)
 			continue;
 		trace_nvsvm_fault_cancel(ndev->index, f->addr, f->gpc, f->client,

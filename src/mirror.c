@@ -172,6 +172,7 @@ static void nvsvm_svmm_release(struct kref *kref)
 	nvsvm_vmm_fini(&svmm->vmm);
 	/* The fault path's share: one block, see nvsvm_fault_svmm_init(). */
 	kvfree(svmm->fault);
+	nvsvm_dmem_blocks_free(&svmm->blocks);
 	mmdrop(svmm->mm);
 	kfree(svmm);
 }

@@ -41,6 +41,7 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 	kref_init(&svmm->kref);
 	init_rwsem(&svmm->use);
 	mutex_init(&svmm->mutex);
+	xa_init(&svmm->blocks);
 	svmm->unmanaged_start = args.unmanaged_addr;
 	svmm->unmanaged_end = end;
 	svmm->limit = min_t(u64, svmm->mm->task_size, BIT_ULL(49));
@@ -207,7 +208,7 @@ long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
 	to_vram = args.target == NVSVM_MIGRATE_TO_VRAM;
 	end = args.addr + args.size;
 	ret = nvsvm_dmem_migrate(nf->ndev, current->mm, args.addr, end,
-				 to_vram, &moved);
+				 to_vram, &svmm->blocks, &moved);
 	args.moved = moved;
 	/* Map what is now in VRAM; a failure here only costs GPU faults. */
 	if (!ret && to_vram && args.moved)

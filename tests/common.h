@@ -526,6 +526,34 @@ static inline int vgpu_stat_read(const char *name, uint64_t *val)
 }
 
 /*
+ * Write @v to the module parameter file @path; the value it held before
+ * in *@old unless @old is NULL (a bool reads back as Y or N). 0 or -errno.
+ */
+static inline int set_param(const char *path, unsigned int v,
+			    unsigned int *old)
+{
+	char buf[32];
+	int fd = open(path, O_RDWR), n, ret = 0;
+
+	if (fd < 0)
+		return errno ? -errno : -EIO;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0) {
+		close(fd);
+		return -EIO;
+	}
+	buf[n] = '\0';
+	if (old)
+		*old = buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 :
+		       strtoul(buf, NULL, 10);
+	n = snprintf(buf, sizeof(buf), "%u\n", v);
+	if (pwrite(fd, buf, n, 0) != n)
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
+/*
  * The device under test: pick it ($NVSVM_DEVICE, default 0) and read its
  * GET_INFO into @info. 0, or -1 with why the whole program cannot run
  * (the device is missing or lacks @need_caps) in @why.

@@ -3,8 +3,9 @@
 #
 # Device-private VRAM with a small VRAM (nvsvm_vgpu vram_mb=4), in the test
 # VM. Starts and ends with neither module loaded. Prints KTAP.
-#  1. `migrate small-vram`: migrating more than the VRAM moves what fits
-#     (tests/migrate.c exhaustion_falls_back) and the basic cases again.
+#  1. `migrate small-vram`: migrating four times the VRAM evicts the chunks
+#     used least recently, data intact (tests/migrate.c oversubscription,
+#     eviction_keeps_writes, lru_keeps_faulted) and the basic cases again.
 #  2. Unload with pages in VRAM: a process migrates pages, closes the
 #     device and keeps running; rmmod nvsvm_vgpu moves its pages back to
 #     system memory, the process then finds its data intact.
@@ -33,6 +34,11 @@ if [ "$status" = 4 ]; then
 	rm -rf "$tmp"
 	exit 4
 fi
+# The counters the cases moved (evictions: oversubscription).
+for c in migrated_to_vram migrated_to_sysmem evictions evicted_pages \
+	thrashing thrash_skips; do
+	echo "# $c $(cat $dbg/$c 2>/dev/null)"
+done
 fails=0
 echo "1..2"
 if [ "$status" = 0 ]; then

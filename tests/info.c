@@ -87,7 +87,7 @@ TEST(info_gpc_count)
 		TH_LOG("got %u", gi.gpc_count);
 	}
 	if (is_vgpu())
-		ASSERT_EQ(4, gi.gpc_count);	/* nvsvm_vgpu default */
+		ASSERT_EQ(6, gi.gpc_count);	/* nvsvm_vgpu default (GP100) */
 }
 
 TEST(info_vram_size)
@@ -377,7 +377,10 @@ TEST_F(area, exec_flags)
 	ops[1] = nvsvm_op_nop();
 	e.ops = nvsvm_ptr(ops);
 	e.nops = 2;
-	e.flags = 1;
+	/* A flag not defined, and a first warp slot past the GPC's. */
+	e.flags = 0x2;
+	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_EXEC, &e));
+	e.flags = NVSVM_EXEC_SLOT(0xffff);
 	ASSERT_EQ(-EINVAL, xioctl(fd, NVSVM_IOCTL_EXEC, &e));
 	e.flags = 0;
 	ops[1].flags = 1;

@@ -4,8 +4,9 @@
  * mapped by the GPU with the VRAM aperture (QUERY) and keep their data for
  * GPU reads and writes; a CPU access brings a page back with its data;
  * fork, munmap and exit with pages in VRAM are correct and give the VRAM
- * back (debugfs vram_pages); migrating more than the VRAM moves what fits
- * and leaves the rest in system memory; bad input fails with the
+ * back (debugfs vram_pages); migrating more than the VRAM evicts the VRAM
+ * chunks used least recently (by migration and GPU fault history) back to
+ * system memory, losing no GPU or CPU write; bad input fails with the
  * documented errno and changes nothing.
  *
  * Where GET_INFO lacks NVSVM_CAP_DEVICE_PRIVATE (Debian's stock kernel has
@@ -13,9 +14,11 @@
  * and that one checks MIGRATE fails with EOPNOTSUPP.
  *
  * Filling the default 64 MiB of VRAM takes minutes on the debug kernel,
- * so exhaustion runs in tests/guest-migrate.sh with nvsvm_vgpu vram_mb=4:
+ * so oversubscription runs in tests/guest-migrate.sh with nvsvm_vgpu
+ * vram_mb=4:
  *   migrate              the cases below, with the modules' defaults
- *   migrate small-vram   exhaustion (and the rest again) with a small VRAM
+ *   migrate small-vram   oversubscription, eviction and LRU (and a few
+ *                        basic cases again) with a small VRAM
  *   migrate hold         for the unload test of tests/guest-migrate.sh:
  *                        migrate pages to VRAM, close the device, print
  *                        "ready", wait for SIGUSR1, then check the data
@@ -27,6 +30,8 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
@@ -467,45 +472,347 @@ TEST(exit_frees_vram)
 	ASSERT_PASS(vram_pages_become(v0));
 }
 
-/*
- * More than the VRAM: what fits moves, the rest stays in system memory;
- * the GPU and then the CPU see every word; all VRAM comes back.
- */
-TEST(exhaustion_falls_back)
+/* Read the debugfs counter @name into *@v. */
+static int counter(const char *name, uint64_t *v)
 {
-	size_t vram = info.vram_size / PAGE, n, free_pages;
-	uint64_t *buf, v0, moved = 0, back = 0;
+	int ret = nvsvm_stat_read(0, name, v);
+
+	if (ret)
+		KTAP_FAIL_MSG("debugfs %s: %s", name, strerror(-ret));
+	return KTAP_PASS;
+}
+
+#define BLOCK		(2 * MiB)
+#define BLOCK_PAGES	(BLOCK / PAGE)
+
+/*
+ * @nb 2 MiB blocks of anonymous memory, 2 MiB aligned, without THP, filled
+ * with pat(); NULL on failure.
+ */
+static uint64_t *blocks_filled(size_t nb)
+{
+	char *p = anon((nb + 1) * BLOCK);
+	uint64_t *b;
+	size_t i;
+
+	if (!p)
+		return NULL;
+	b = (uint64_t *)(((uintptr_t)p + BLOCK - 1) & ~(BLOCK - 1));
+	if (madvise(b, nb * BLOCK, MADV_NOHUGEPAGE))
+		return NULL;
+	for (i = 0; i < nb * BLOCK / 8; i++)
+		b[i] = pat(i);
+	return b;
+}
+
+/* Pages of [@p, @p + @n pages) the GPU maps in VRAM, into *@in. */
+static int count_in_vram(struct fx *f, const void *p, size_t n, size_t *in)
+{
 	uint32_t q[512];
-	size_t i, j, in_vram = 0;
+	size_t i, j, k;
+
+	*in = 0;
+	for (i = 0; i < n; i += k) {
+		k = n - i < 512 ? n - i : 512;
+		CHK_OK(nvsvm_query(f->fd, nvsvm_ptr((const char *)p + i * PAGE),
+				   k, q));
+		for (j = 0; j < k; j++)
+			*in += (q[j] & IN_VRAM) == IN_VRAM;
+	}
+	return KTAP_PASS;
+}
+
+/* No page of [@p, @p + @n pages) is in VRAM. */
+static int none_in_vram(struct fx *f, const void *p, size_t n)
+{
+	size_t in;
+
+	CHECK(count_in_vram(f, p, n, &in));
+	if (in)
+		KTAP_FAIL_MSG("%zu of %zu pages at %p still in VRAM", in, n, p);
+	return KTAP_PASS;
+}
+
+/*
+ * Oversubscription: four times the VRAM moves, page by page, evicting the
+ * VRAM chunks used least recently back to system memory. The last block
+ * moved is in VRAM, the first is not; the debugfs counters add up; the GPU
+ * and then the CPU see every word.
+ */
+TEST(oversubscription)
+{
+	size_t vram = info.vram_size / PAGE, n, in;
+	uint64_t *buf, moved = 0, e0, e1, p0, p1;
 	struct fx f;
 
 	NEED_DMEM();
-	ASSERT_PASS(vram_pages(&v0));
-	/* VRAM offset 0 is never used (docs/uapi.md). */
-	free_pages = vram - 1 - v0;
-	n = ALIGN_UP(vram + vram / 2, 512);	/* half as much again */
-	buf = anon_filled(n * PAGE);
-	ASSERT_TRUE(buf && (void *)buf != MAP_FAILED);
+	ASSERT_PASS(vram_pages_become(0));
+	n = ALIGN_UP(4 * vram, BLOCK_PAGES);
+	buf = blocks_filled(n / BLOCK_PAGES);
+	ASSERT_NE(NULL, buf);
 	FX_OPEN(&f);
+	ASSERT_PASS(counter("evictions", &e0));
+	ASSERT_PASS(counter("evicted_pages", &p0));
 	ASSERT_EQ(0, nvsvm_migrate(f.fd, nvsvm_ptr(buf), n * PAGE,
 				   NVSVM_MIGRATE_TO_VRAM, &moved));
-	ASSERT_EQ(free_pages, moved);
-	ASSERT_PASS(vram_pages_become(vram - 1));
-	for (i = 0; i < n; i += 512) {
-		ASSERT_EQ(0,
-			  nvsvm_query(f.fd, nvsvm_ptr(&buf[i * WORDS]), 512, q));
-		for (j = 0; j < 512; j++)
-			in_vram += (q[j] & IN_VRAM) == IN_VRAM;
-	}
-	ASSERT_EQ(moved, in_vram);
-	/* Nothing more fits. */
-	ASSERT_PASS(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, 0));
+	ASSERT_EQ(n, moved);
+	ASSERT_PASS(counter("evictions", &e1));
+	ASSERT_PASS(counter("evicted_pages", &p1));
+	ASSERT_PASS(count_in_vram(&f, buf, n, &in));
+	TH_LOG("%zu pages moved through %zu of VRAM: %llu evictions, %llu pages evicted, %zu in VRAM",
+	       n, vram, (unsigned long long)(e1 - e0),
+	       (unsigned long long)(p1 - p0), in);
+	ASSERT_LT(0, e1 - e0);
+	ASSERT_EQ(n - in, p1 - p0);
+	ASSERT_PASS(query_expect(&f, &buf[(n - BLOCK_PAGES) * WORDS],
+				 BLOCK_PAGES, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(none_in_vram(&f, buf, BLOCK_PAGES));
 	ASSERT_PASS(gpu_sum_eq(&f, buf, n * PAGE, pat_sum(0, n * WORDS)));
-	ASSERT_EQ(0, nvsvm_migrate(f.fd, nvsvm_ptr(buf), n * PAGE,
-				   NVSVM_MIGRATE_TO_SYSMEM, &back));
-	ASSERT_EQ(moved, back);
-	ASSERT_PASS(vram_pages_become(v0));
 	ASSERT_PASS(cpu_pat(buf, 0, n * WORDS));
+	/* The CPU brought everything back. */
+	ASSERT_PASS(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_SYSMEM, 0));
+	ASSERT_PASS(vram_pages_become(0));
+}
+
+/*
+ * An eviction keeps what the GPU wrote in VRAM (block 0: a GPU copy of
+ * other data) and what the CPU wrote before a page went (back) to VRAM
+ * (block 1: one word, written while the page was in system memory, then
+ * migrated again). Blocks 2 and 3 then push both out.
+ */
+TEST(eviction_keeps_writes)
+{
+	size_t vram = info.vram_size / PAGE, i, cw = 7 * WORDS + 3;
+	uint64_t *buf, *src, e0, e1;
+	struct fx f;
+
+	NEED_DMEM();
+	if (vram > 4 * BLOCK_PAGES)
+		SKIP(return, "VRAM over 8 MiB (run with nvsvm_vgpu vram_mb=4)");
+	ASSERT_PASS(vram_pages_become(0));
+	buf = blocks_filled(4);
+	src = anon(BLOCK);
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, src);
+	for (i = 0; i < BLOCK / 8; i++)
+		src[i] = ~pat(i);
+	FX_OPEN(&f);
+	ASSERT_PASS(migrate(&f, buf, BLOCK, NVSVM_MIGRATE_TO_VRAM, BLOCK_PAGES));
+	ASSERT_PASS(query_expect(&f, buf, BLOCK_PAGES, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_copy(nvsvm_ptr(buf), nvsvm_ptr(src),
+					      BLOCK), NULL));
+	ASSERT_PASS(query_expect(&f, buf, BLOCK_PAGES, IN_VRAM, IN_VRAM));
+
+	ASSERT_PASS(migrate(&f, &buf[BLOCK / 8], BLOCK, NVSVM_MIGRATE_TO_VRAM,
+			    BLOCK_PAGES));
+	buf[BLOCK / 8 + cw] = 0xc0ffee;
+	ASSERT_PASS(query_expect(&f, &buf[BLOCK / 8 + 7 * WORDS], 1,
+				 NVSVM_QUERY_VRAM, 0));
+	ASSERT_PASS(migrate(&f, &buf[BLOCK / 8], BLOCK, NVSVM_MIGRATE_TO_VRAM,
+			    1));
+
+	ASSERT_PASS(counter("evictions", &e0));
+	ASSERT_PASS(migrate(&f, &buf[2 * BLOCK / 8], 2 * BLOCK,
+			    NVSVM_MIGRATE_TO_VRAM, 2 * BLOCK_PAGES));
+	ASSERT_PASS(counter("evictions", &e1));
+	ASSERT_LT(0, e1 - e0);
+	ASSERT_PASS(none_in_vram(&f, buf, 2 * BLOCK_PAGES));
+
+	ASSERT_PASS(gpu_sum_eq(&f, &buf[BLOCK / 8], BLOCK,
+			       pat_sum(BLOCK / 8, BLOCK / 8) -
+			       pat(BLOCK / 8 + cw) + 0xc0ffee));
+	for (i = 0; i < BLOCK / 8; i++)
+		ASSERT_EQ(~pat(i), buf[i]) {
+			TH_LOG("block 0 word %zu (GPU write)", i);
+		}
+	ASSERT_EQ(0xc0ffee, buf[BLOCK / 8 + cw]);
+	buf[BLOCK / 8 + cw] = pat(BLOCK / 8 + cw);
+	ASSERT_PASS(cpu_pat(buf, BLOCK / 8, 3 * BLOCK / 8));
+}
+
+/*
+ * Least recently used, from GPU fault history: with the 4 MiB VRAM full
+ * (A in the first 2 MiB chunk, B in the second), the GPU faults A in
+ * again (after UNMAP), so B's chunk is the one used least recently: the
+ * next move evicts B and A stays. Needs an empty VRAM of exactly 4 MiB
+ * (pages are handed out first fit; offset 0 is never used).
+ */
+TEST(lru_keeps_faulted)
+{
+	size_t vram = info.vram_size / PAGE;
+	const size_t na = BLOCK_PAGES - 1, nb = BLOCK_PAGES, nc = 16;
+	uint64_t *buf, *a, *b, *c, e0, e1;
+	struct fx f;
+
+	NEED_DMEM();
+	if (vram != 2 * BLOCK_PAGES)
+		SKIP(return, "VRAM not 4 MiB (run with nvsvm_vgpu vram_mb=4)");
+	ASSERT_PASS(vram_pages_become(0));
+	buf = blocks_filled(3);
+	ASSERT_NE(NULL, buf);
+	a = buf;
+	b = &buf[BLOCK / 8];
+	c = &buf[2 * BLOCK / 8];
+	FX_OPEN(&f);
+	ASSERT_PASS(counter("evictions", &e0));
+	ASSERT_PASS(migrate(&f, a, na * PAGE, NVSVM_MIGRATE_TO_VRAM, na));
+	ASSERT_PASS(migrate(&f, b, nb * PAGE, NVSVM_MIGRATE_TO_VRAM, nb));
+	ASSERT_PASS(counter("evictions", &e1));
+	ASSERT_EQ(e0, e1);
+	ASSERT_PASS(vram_pages_become(na + nb));
+
+	ASSERT_EQ(0, nvsvm_unmap(f.fd, nvsvm_ptr(a), na * PAGE));
+	ASSERT_PASS(query_expect(&f, a, na, NVSVM_QUERY_VALID, 0));
+	ASSERT_PASS(gpu_sum_eq(&f, a, na * PAGE, pat_sum(0, na * WORDS)));
+	ASSERT_PASS(query_expect(&f, a, na, IN_VRAM, IN_VRAM));
+
+	ASSERT_PASS(migrate(&f, c, nc * PAGE, NVSVM_MIGRATE_TO_VRAM, nc));
+	ASSERT_PASS(counter("evictions", &e1));
+	ASSERT_EQ(e0 + 1, e1);
+	ASSERT_PASS(query_expect(&f, a, na, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(none_in_vram(&f, b, nb));
+	ASSERT_PASS(query_expect(&f, c, nc, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(cpu_pat(buf, 0, 2 * BLOCK / 8 + nc * WORDS));
+}
+
+#define THRASH_PARAMS	"/sys/module/nvsvm/parameters/thrashing_"
+
+/* Set nvsvm's thrashing_@name to @v, the value before in *@old; -errno. */
+static int thrash_param(const char *name, unsigned int v, unsigned int *old)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), THRASH_PARAMS "%s", name);
+	return set_param(path, v, old);
+}
+
+static const char *const thrash_names[] = {
+	"enable", "threshold", "lapse_usec", "pin"
+};
+
+/*
+ * Set the four thrashing parameters to @v (in thrash_names[] order), the
+ * values before in @old.
+ */
+static int thrash_params(const unsigned int *v, unsigned int *old)
+{
+	unsigned int i, j, dummy;
+	int ret;
+
+	for (i = 0; i < 4; i++) {
+		ret = thrash_param(thrash_names[i], v[i], &old[i]);
+		if (ret) {
+			for (j = 0; j < i; j++)
+				thrash_param(thrash_names[j], old[j], &dummy);
+			KTAP_FAIL_MSG("%s%s: %s", THRASH_PARAMS,
+				      thrash_names[i], strerror(-ret));
+		}
+	}
+	return KTAP_PASS;
+}
+
+static void thrash_restore(const unsigned int *old)
+{
+	unsigned int i, dummy;
+
+	for (i = 0; i < 4; i++)
+		thrash_param(thrash_names[i], old[i], &dummy);
+}
+
+#define ROUNDS	8
+
+/*
+ * ROUNDS rounds of a CPU/GPU ping-pong on the first page of the @n pages
+ * at @buf: MIGRATE them to VRAM (pages moved in @moves[round]), the GPU
+ * writes word 0, the CPU reads it and writes word 1, the GPU reads that.
+ */
+static int ping_pong(struct fx *f, volatile uint64_t *buf, size_t n,
+		     uint64_t *moves)
+{
+	unsigned int i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(buf), n * PAGE,
+				     NVSVM_MIGRATE_TO_VRAM, &moves[i]));
+		CHECK(gpu_ok1(f, nvsvm_op_write(nvsvm_ptr(&buf[0]), 0x6000 + i),
+			      NULL));
+		CHK_EQ(buf[0], 0x6000 + i);
+		buf[1] = 0x7000 + i;
+		CHECK(gpu_read_eq(f, &buf[1], 0x7000 + i));
+	}
+	return KTAP_PASS;
+}
+
+/*
+ * Run the ping-pong with the thrashing parameters @v; @want[round]: the
+ * pages each round's MIGRATE must move; @pinned: the block must be found
+ * thrashing once. The data of every round and of the other pages is
+ * checked.
+ */
+static int thrash_case(const unsigned int *v, const uint64_t *want,
+		       int pinned)
+{
+	const size_t n = 4;
+	uint64_t moves[ROUNDS], t0, t1, s0, s1, *buf;
+	unsigned int old[4], i, skips = 0;
+	struct fx f;
+	int ret;
+
+	buf = blocks_filled(1);
+	if (!buf)
+		KTAP_FAIL_MSG("mmap: %s", strerror(errno));
+	CHECK(fx_open(&f, FX_AREA, NVSVM_CHAN_JOIN_AREA));
+	CHECK(counter("thrashing", &t0));
+	CHECK(counter("thrash_skips", &s0));
+	CHECK(thrash_params(v, old));
+	ret = ping_pong(&f, buf, n, moves);
+	thrash_restore(old);
+	CHECK(ret);
+	CHECK(counter("thrashing", &t1));
+	CHECK(counter("thrash_skips", &s1));
+	for (i = 0; i < ROUNDS; i++) {
+		if (moves[i] != want[i])
+			KTAP_FAIL_MSG("round %u: MIGRATE moved %llu pages, expected %llu",
+				      i, (unsigned long long)moves[i],
+				      (unsigned long long)want[i]);
+		skips += !want[i];
+	}
+	CHK_EQ(t1 - t0, (uint64_t)!!pinned);
+	CHK_EQ(s1 - s0, (uint64_t)skips);
+	/* Pages 1 to 3 went to VRAM in round 0 and stayed, data intact. */
+	CHECK(query_expect(&f, &buf[WORDS], n - 1, IN_VRAM, IN_VRAM));
+	CHECK(cpu_pat(buf, 2, n * WORDS - 2));
+	close(f.fd);
+	return KTAP_PASS;
+}
+
+/*
+ * Thrashing: the third move to VRAM of a block, each within the lapse
+ * (set to 60 s, so that the emulated machine's speed does not matter) of
+ * the one before, makes it thrashing: later MIGRATEs leave it in system
+ * memory (the GPU maps it there), the ping-pong goes on, data right.
+ */
+TEST(thrashing_pins_block)
+{
+	const unsigned int v[4] = { 1, 3, 60000000, 300 };
+	const uint64_t want[ROUNDS] = { 4, 1, 1, 0, 0, 0, 0, 0 };
+
+	NEED_DMEM();
+	ASSERT_PASS(thrash_case(v, want, 1));
+}
+
+/*
+ * With detection off (nvsvm.thrashing_enable=0), every round moves. (No
+ * case for moves further apart than the lapse: that depends on the
+ * guest's clock, a 4 ms jiffies clock in some test VMs.)
+ */
+TEST(thrashing_off)
+{
+	const unsigned int off[4] = { 0, 3, 60000000, 300 };
+	const uint64_t want[ROUNDS] = { 4, 1, 1, 1, 1, 1, 1, 1 };
+
+	NEED_DMEM();
+	ASSERT_PASS(thrash_case(off, want, 0));
 }
 
 /* Bad input: the documented errno, and nothing moved. */
@@ -630,27 +937,34 @@ static int hold(void)
 	return 0;
 }
 
-/* The cases of "migrate small-vram"; the others run without an argument. */
-static const char *const small_vram_cases[] = {
-	"gpu_uses_vram", "cpu_touch_brings_back", "exhaustion_falls_back",
-	"munmap_frees_vram", NULL
+/* The cases that need a small VRAM: "migrate small-vram" only. */
+static const char *const small_only[] = {
+	"oversubscription", "eviction_keeps_writes", "lru_keeps_faulted", NULL
 };
+
+/* The cases "migrate small-vram" runs again with a small VRAM. */
+static const char *const small_too[] = {
+	"gpu_uses_vram", "cpu_touch_brings_back", "munmap_frees_vram", NULL
+};
+
+static int listed(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return 1;
+	return 0;
+}
 
 static int small_vram_case(const char *name, const void *arg)
 {
-	const char *const *c;
-
 	(void)arg;
-	for (c = small_vram_cases; *c; c++)
-		if (!strcmp(name, *c))
-			return 1;
-	return 0;
+	return listed(small_only, name) || listed(small_too, name);
 }
 
 static int default_case(const char *name, const void *arg)
 {
 	(void)arg;
-	return !!strcmp(name, "exhaustion_falls_back");
+	return !listed(small_only, name);
 }
 
 int main(int argc, char **argv)

@@ -41,26 +41,7 @@
 /* Set the threshold; the old value in *@old. */
 static int set_threshold(unsigned int v, unsigned int *old)
 {
-	char buf[16];
-	int fd = open(PARAM, O_RDWR), n;
-
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0) {
-		close(fd);
-		return -EIO;
-	}
-	buf[n] = '\0';
-	if (old)
-		*old = strtoul(buf, NULL, 10);
-	n = snprintf(buf, sizeof(buf), "%u\n", v);
-	if (pwrite(fd, buf, n, 0) != n) {
-		close(fd);
-		return -errno;
-	}
-	close(fd);
-	return 0;
+	return set_param(PARAM, v, old);
 }
 
 static const char *const names[] = { "faults", "batches", "prefetch_ranges",

@@ -104,11 +104,13 @@ run() {
 	name=$1
 	shift
 	echo "# [$name] start"
+	t0=$(cut -d. -f1 /proc/uptime)
 	{
 		timeout -s KILL "$timeout_s" "$@" </dev/null 2>&1
 		echo $? >"$tmp/status"
 	} | ktap "$name"
 	judge "$name" "$(cat "$tmp/status")"
+	echo "# [$name] took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 }
 
 loaded() {

@@ -65,6 +65,20 @@ struct nvsvm_op {
 #define NVSVM_EXEC_MAX_OPS	4096
 #define NVSVM_GPC_ANY		0xffffffffU
 
+/*
+ * struct nvsvm_exec.flags. A program runs as one warp, its operations in
+ * order, in warp slot NVSVM_EXEC_SLOT() of its GPC. With NVSVM_EXEC_WARPS
+ * each operation is a warp of its own, all running at once: operation i
+ * in warp slot (NVSVM_EXEC_SLOT() + i) modulo the GPC's warp slots (TPCs x
+ * SMs x warps per SM, the module parameters of nvsvm_vgpu); operations
+ * that share a slot run one after the other, in order; NOPs take no slot.
+ * Warp slot s is in TPC s % tpcs_per_gpc, SM (s / tpcs_per_gpc) %
+ * sms_per_tpc of that TPC: consecutive slots spread over the TPCs.
+ */
+#define NVSVM_EXEC_WARPS	0x1U
+#define NVSVM_EXEC_SLOT(s)	((__u32)(s) << 16)
+#define NVSVM_EXEC_FLAGS_SLOT(f)	((f) >> 16)
+
 /* struct nvsvm_exec.status */
 enum nvsvm_exec_status {
 	NVSVM_EXEC_OK = 0,
@@ -85,11 +99,13 @@ enum nvsvm_exec_status {
  * @done: (out) operations completed
  * @fault_addr: (out) address of the failed access (FAULT, FATAL)
  * @fault_access: (out) NVSVM_ACCESS_* (uapi/nvsvm.h) of the failed access
- * @flags: (in) zero
+ * @flags: (in) NVSVM_EXEC_WARPS, NVSVM_EXEC_SLOT(); other bits zero
  *
  * Fails with ENOTTY on a GPU without NVSVM_CAP_EXEC, ENOENT for an
  * unknown handle, EINVAL for a bad field or operation, EINTR when a fatal
  * signal stopped the program. A program that ran returns 0 with @status.
+ * With NVSVM_EXEC_WARPS, @done counts the operations completed, and
+ * @fault_* describe the first access that failed.
  */
 struct nvsvm_exec {
 	__u32 handle;

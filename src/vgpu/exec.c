@@ -189,7 +189,9 @@ static int vgpu_op_check(const struct nvsvm_op *op)
 
 static int vgpu_exec_check(struct vgpu *vgpu, const struct nvsvm_exec *args)
 {
-	if (args->flags || !args->nops || args->nops > NVSVM_EXEC_MAX_OPS ||
+	if ((args->flags & ~(NVSVM_EXEC_WARPS | NVSVM_EXEC_SLOT(0xffff))) ||
+	    NVSVM_EXEC_FLAGS_SLOT(args->flags) >= vgpu->slots ||
+	    !args->nops || args->nops > NVSVM_EXEC_MAX_OPS ||
 	    !args->timeout_ms || args->timeout_ms > VGPU_EXEC_TIMEOUT_MAX)
 		return -EINVAL;
 	if (args->gpc != NVSVM_GPC_ANY && args->gpc >= vgpu->gpc_count)
@@ -246,6 +248,8 @@ int vgpu_exec(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
 	if (!prog)
 		return -ENOMEM;
 	prog->nops = args->nops;
+	prog->flags = args->flags & NVSVM_EXEC_WARPS;
+	prog->slot = NVSVM_EXEC_FLAGS_SLOT(args->flags);
 	prog->ops = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!prog->ops) {
 		ret = -ENOMEM;
@@ -295,8 +299,6 @@ long vgpu_ioctl_exec(struct nvsvm_gpu *gpu, struct nvsvm_file *nf,
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.flags)
-		return -EINVAL;
 	chan = nvsvm_file_chan_get(nf, args.handle);
 	if (!chan)
 		return -ENOENT;

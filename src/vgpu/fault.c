@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Replayable faults: the GPC that faulted takes the 32-byte entry at PUT of
- * the fault buffer (in memory the driver allocated and programmed through
- * 0x2a70/0x2a74), advances PUT, raises the fault interrupt and stalls the
- * access until a REPLAY (it retries at once), a CANCEL_TARGETED that
- * matches it (it fails) or the abort of its program. The entry itself, and
+ * Replayable faults: the warp that faulted takes the 32-byte entry at PUT
+ * of the fault buffer (in memory the driver allocated and programmed
+ * through 0x2a70/0x2a74), advances PUT and stalls its access until a
+ * REPLAY (it retries at once), a CANCEL_TARGETED of its micro-TLB (it
+ * fails) or the end of its program; its GPC raises the fault interrupt at
+ * the end of the round and runs its other warps meanwhile. The entry itself, and
  * its VALID bit, are written only after the driver read PUT (and
  * fault_valid_delay_us more): the driver must wait for VALID
  * (docs/gp100.md).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/highmem.h>
-#include <linux/kthread.h>
 #include <linux/timekeeping.h>
 
 #include "vgpu.h"
@@ -30,51 +29,53 @@ static void vgpu_fault_intr(struct vgpu *vgpu)
 }
 
 /*
- * Write the entry @gpc took, if it has not yet: its body, then the info
+ * Write the entry warp @w took, if it has not yet: its body, then the info
  * word with VALID. Dropped when the buffer was disabled or moved since.
  * Caller holds reg_lock.
  */
-static void vgpu_fault_complete(struct vgpu *vgpu, struct vgpu_gpc *gpc)
+static void vgpu_fault_complete(struct vgpu *vgpu, struct vgpu_warp *w)
 {
-	u64 pa = gpc->fb_addr + (u64)gpc->fb_slot * VGPU_FAULT_ENTRY_SIZE;
+	u64 pa = w->fb_addr + (u64)w->fb_slot * VGPU_FAULT_ENTRY_SIZE;
 	struct page *page;
-	__le32 *w;
+	__le32 *t;
 	int i;
 
 	lockdep_assert_held(&vgpu->reg_lock);
-	if (!gpc->fb_pending)
+	if (!w->fb_pending)
 		return;
-	WRITE_ONCE(gpc->fb_pending, false);
-	if (!vgpu->fb_enable || vgpu->fb_addr != gpc->fb_addr ||
-	    gpc->fb_slot >= vgpu->fb_entries)
+	WRITE_ONCE(w->fb_pending, false);
+	w->gpc->fb_pending--;
+	if (!vgpu->fb_enable || vgpu->fb_addr != w->fb_addr ||
+	    w->fb_slot >= vgpu->fb_entries)
 		return;
+	clear_bit(w->fb_slot, vgpu->fb_taken);
 	page = vgpu_mem_page(vgpu, VGPU_MEM_SYS, pa);
 	if (!page)
 		return;
-	w = kmap_local_page(page) + offset_in_page(pa);
+	t = kmap_local_page(page) + offset_in_page(pa);
 	for (i = 0; i < 7; i++)
-		WRITE_ONCE(w[i], cpu_to_le32(gpc->fb_words[i]));
+		WRITE_ONCE(t[i], cpu_to_le32(w->fb_words[i]));
 	/* The entry body is visible before VALID. */
 	dma_wmb();
-	WRITE_ONCE(w[7], cpu_to_le32(gpc->fb_words[7]));
-	kunmap_local(w);
+	WRITE_ONCE(t[7], cpu_to_le32(w->fb_words[7]));
+	kunmap_local(t);
 }
 
 /*
- * Take the entry at PUT for a fault of @gpc and advance PUT. The entry is
- * written later: after the driver read PUT and fault_valid_delay_us more,
- * or when the access stops stalling, whichever comes first; until then the
- * slot keeps whatever it held. Caller holds reg_lock.
+ * Take the entry at PUT for a fault of warp @w and advance PUT. The entry
+ * is written later: after the driver read PUT and fault_valid_delay_us
+ * more, or when the access stops stalling, whichever comes first; until
+ * then the slot keeps whatever it held. Caller holds reg_lock.
  * Returns 0, -ENOSPC when the buffer is full (OVERFLOW set) or -ENODEV when
  * the buffer is disabled or not in memory.
  */
-static int vgpu_fault_write(struct vgpu *vgpu, struct vgpu_gpc *gpc, u64 inst,
+static int vgpu_fault_write(struct vgpu *vgpu, struct vgpu_warp *w, u64 inst,
 			    u64 va, u32 access, u8 type)
 {
 	u32 n = vgpu->fb_entries, put = vgpu->fb_put;
 	u64 pa = vgpu->fb_addr + (u64)put * VGPU_FAULT_ENTRY_SIZE;
 	u64 now = ktime_get_ns();
-	u32 *e = gpc->fb_words;
+	u32 *e = w->fb_words;
 
 	lockdep_assert_held(&vgpu->reg_lock);
 	if (!vgpu->fb_enable || put >= n || !vgpu_mem_page(vgpu, VGPU_MEM_SYS, pa))
@@ -84,8 +85,8 @@ static int vgpu_fault_write(struct vgpu *vgpu, struct vgpu_gpc *gpc, u64 inst,
 		atomic64_inc(&vgpu->ctr.overflows);
 		return -ENOSPC;
 	}
-	/* One entry in flight per GPC: an older one is written now. */
-	vgpu_fault_complete(vgpu, gpc);
+	/* One entry in flight per warp: an older one is written now. */
+	vgpu_fault_complete(vgpu, w);
 
 	va &= PAGE_MASK;
 	/* The aperture of the instance block: coherent system memory (2). */
@@ -96,12 +97,14 @@ static int vgpu_fault_write(struct vgpu *vgpu, struct vgpu_gpc *gpc, u64 inst,
 	e[4] = lower_32_bits(now);
 	e[5] = upper_32_bits(now);
 	e[6] = VGPU_FAULT_ENGINE_GR;
-	e[7] = VGPU_FAULT_VALID | (gpc->id << 24) | (access << 16) |
-	       (VGPU_CLIENT_GPC_T1_0 << 8) | type;
-	gpc->fb_slot = put;
-	gpc->fb_addr = vgpu->fb_addr;
-	gpc->fb_seq = vgpu->put_reads;
-	WRITE_ONCE(gpc->fb_pending, true);
+	e[7] = VGPU_FAULT_VALID | (w->gpc->id << 24) | (access << 16) |
+	       (w->client << 8) | type;
+	w->fb_slot = put;
+	w->fb_addr = vgpu->fb_addr;
+	w->fb_seq = vgpu->put_reads;
+	WRITE_ONCE(w->fb_pending, true);
+	w->gpc->fb_pending++;
+	set_bit(put, vgpu->fb_taken);
 	vgpu->fb_put = (put + 1) % n;
 	return 0;
 }
@@ -110,7 +113,7 @@ static int vgpu_fault_write(struct vgpu *vgpu, struct vgpu_gpc *gpc, u64 inst,
  * vgpu_fault_put_read() - the driver read PUT
  * @vgpu: the GPU; reg_lock held
  *
- * The GPCs whose entry is not written yet write it a little later.
+ * The warps whose entry is not written yet write it a little later.
  */
 void vgpu_fault_put_read(struct vgpu *vgpu)
 {
@@ -120,7 +123,48 @@ void vgpu_fault_put_read(struct vgpu *vgpu)
 	vgpu->put_reads++;
 	for (i = 0; i < vgpu->gpc_count; i++)
 		if (vgpu->gpcs[i].fb_pending)
-			wake_up(&vgpu->gpcs[i].wq);
+			vgpu_gpc_kick(&vgpu->gpcs[i]);
+}
+
+/**
+ * vgpu_fault_entries() - write the entries the driver may read by now
+ * @gpc: the GPC; called by its thread after each round
+ *
+ * An entry taken before the driver's last read of PUT is written
+ * fault_valid_delay_us after the thread first saw it so.
+ */
+void vgpu_fault_entries(struct vgpu_gpc *gpc)
+{
+	struct vgpu *vgpu = gpc->vgpu;
+	struct vgpu_warp *w;
+	unsigned long flags;
+	bool due = false;
+	u64 now;
+
+	spin_lock_irqsave(&vgpu->reg_lock, flags);
+	list_for_each_entry(w, &gpc->stalled, stall_node)
+		if (w->fb_pending && w->fb_seq != vgpu->put_reads) {
+			due = true;
+			break;
+		}
+	if (!due) {
+		gpc->due_at = 0;
+		goto out;
+	}
+	now = ktime_get_ns();
+	if (!gpc->due_at) {
+		gpc->due_at = now + (u64)vgpu->fb_valid_delay_us * NSEC_PER_USEC;
+		if (vgpu->fb_valid_delay_us)
+			goto out;
+	} else if (now < gpc->due_at) {
+		goto out;
+	}
+	list_for_each_entry(w, &gpc->stalled, stall_node)
+		if (w->fb_pending && w->fb_seq != vgpu->put_reads)
+			vgpu_fault_complete(vgpu, w);
+	gpc->due_at = 0;
+out:
+	spin_unlock_irqrestore(&vgpu->reg_lock, flags);
 }
 
 /**
@@ -136,7 +180,7 @@ void vgpu_fault_put_read(struct vgpu *vgpu)
  */
 void vgpu_fault_get_write(struct vgpu *vgpu, u32 get)
 {
-	u32 n = vgpu->fb_entries, i, k;
+	u32 n = vgpu->fb_entries, i;
 
 	lockdep_assert_held(&vgpu->reg_lock);
 	if (!vgpu->fb_enable || get >= n || vgpu->fb_get >= n) {
@@ -146,15 +190,10 @@ void vgpu_fault_get_write(struct vgpu *vgpu, u32 get)
 	for (i = vgpu->fb_get; i != get; i = (i + 1) % n) {
 		u64 pa = vgpu->fb_addr + (u64)i * VGPU_FAULT_ENTRY_SIZE;
 		struct page *page = vgpu_mem_page(vgpu, VGPU_MEM_SYS, pa);
-		bool pending = false;
 		__le32 *w;
 		u32 info;
 
-		for (k = 0; k < vgpu->gpc_count && !pending; k++)
-			pending = vgpu->gpcs[k].fb_pending &&
-				  vgpu->gpcs[k].fb_slot == i &&
-				  vgpu->gpcs[k].fb_addr == vgpu->fb_addr;
-		if (pending) {
+		if (test_bit(i, vgpu->fb_taken)) {
 			atomic64_inc(&vgpu->ctr.early_gets);
 			continue;
 		}
@@ -186,200 +225,210 @@ void vgpu_fault_intr_pending(struct vgpu *vgpu)
 		vgpu_fault_intr(vgpu);
 }
 
-static bool vgpu_stall_over(struct vgpu_gpc *gpc, struct vgpu_prog *prog)
-{
-	return READ_ONCE(gpc->stall) != VGPU_STALL_WAIT ||
-	       READ_ONCE(prog->abort) || kthread_should_stop();
-}
-
-/* The entry is taken, not written, and the driver read PUT since. */
-static bool vgpu_entry_due(struct vgpu_gpc *gpc)
-{
-	return READ_ONCE(gpc->fb_pending) &&
-	       READ_ONCE(gpc->vgpu->put_reads) != READ_ONCE(gpc->fb_seq);
-}
-
-static void vgpu_fault_fail(struct vgpu_prog *prog, u64 va, u32 access,
-			    u32 status)
-{
-	prog->status = status;
-	prog->fault_addr = va;
-	prog->fault_access = access;
-	vgpu_chan_set_error(prog->vchan);
-}
-
 /**
- * vgpu_fault_raise() - a GPC access failed translation
- * @gpc: the GPC (its lock not held)
- * @prog: the program it runs
+ * vgpu_fault_raise() - an access of a warp failed translation
+ * @w: the warp (its GPC's lock not held)
  * @va: faulting address
  * @access: NVSVM_ACCESS_*
  * @type: fault type
  *
- * For a replayable channel, records the fault (or the overflow), raises
- * the interrupt and stalls until the access is replayed, cancelled or
- * aborted. Otherwise (no replay bits, or the fault buffer is disabled) the
- * fault is fatal.
+ * For a replayable channel, records the fault (or the overflow) and
+ * stalls the warp until its access is replayed, cancelled or its program
+ * stops; the GPC raises the interrupt at the end of its round. Otherwise
+ * (no replay bits, or the fault buffer is disabled) the fault is fatal.
  *
- * Context: the GPC thread; sleeps.
- * Return: 0 to retry the access; -EFAULT when it failed (@prog->status
- * set, channel in error); -EINTR when the program was aborted.
+ * Context: the GPC thread.
+ * Return: 0 (the warp stalls), or -EFAULT when the access failed
+ * (@w->prog's status set, channel in error).
  */
-int vgpu_fault_raise(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
-		     u32 access, u8 type)
+int vgpu_fault_raise(struct vgpu_warp *w, u64 va, u32 access, u8 type)
 {
+	struct vgpu_prog *prog = w->prog;
+	struct vgpu_gpc *gpc = w->gpc;
 	struct vgpu *vgpu = gpc->vgpu;
 	unsigned long flags;
-	int ret, stall;
-	u32 delay;
+	int ret;
 
 	atomic64_inc(&vgpu->ctr.faults);
-	pr_debug("gpu%u: gpc%u fault type %#x access %u at %#llx\n",
-		 vgpu->index, gpc->id, type, access, va);
+	pr_debug("gpu%u: gpc%u tpc%u client %#x fault type %#x access %u at %#llx\n",
+		 vgpu->index, gpc->id, w->tpc, w->client, type, access, va);
 	if (!prog->ctx.replay) {
-		vgpu_fault_fail(prog, va, access, NVSVM_EXEC_FATAL);
+		vgpu_prog_fail(prog, va, access, NVSVM_EXEC_FATAL);
 		return -EFAULT;
 	}
 
 	spin_lock_irqsave(&vgpu->reg_lock, flags);
-	ret = vgpu_fault_write(vgpu, gpc, prog->ctx.inst, va, access, type);
+	ret = vgpu_fault_write(vgpu, w, prog->ctx.inst, va, access, type);
 	if (ret != -ENODEV) {
-		gpc->stall = VGPU_STALL_WAIT;
-		gpc->stall_pdb = prog->ctx.pdb;
-		gpc->stall_pdb_vram = prog->ctx.pdb_mem == VGPU_MEM_VRAM;
-		gpc->stall_prog = prog;
-		gpc->stall_va = va;
-		gpc->stall_access = access;
+		WRITE_ONCE(w->stall, VGPU_STALL_WAIT);
+		w->stall_pdb = prog->ctx.pdb;
+		w->stall_pdb_vram = prog->ctx.pdb_mem == VGPU_MEM_VRAM;
+		w->stall_va = va;
+		w->stall_access = access;
+		list_add_tail(&w->stall_node, &gpc->stalled);
+		vgpu->intr_pending = true;
+		gpc->intr = true;
 	}
 	spin_unlock_irqrestore(&vgpu->reg_lock, flags);
 	if (ret == -ENODEV) {
-		vgpu_fault_fail(prog, va, access, NVSVM_EXEC_FATAL);
+		vgpu_prog_fail(prog, va, access, NVSVM_EXEC_FATAL);
 		return -EFAULT;
 	}
+	return 0;
+}
 
-	vgpu_fault_intr(vgpu);
-	for (;;) {
-		wait_event_idle(gpc->wq, vgpu_stall_over(gpc, prog) ||
-				vgpu_entry_due(gpc));
-		if (vgpu_stall_over(gpc, prog))
-			break;
-		/* PUT was read: VALID comes a little later. */
-		delay = READ_ONCE(vgpu->fb_valid_delay_us);
-		if (delay)
-			usleep_range(delay, delay + delay / 4 + 1);
-		spin_lock_irqsave(&vgpu->reg_lock, flags);
-		vgpu_fault_complete(vgpu, gpc);
-		spin_unlock_irqrestore(&vgpu->reg_lock, flags);
-	}
-
-	spin_lock_irqsave(&vgpu->reg_lock, flags);
-	stall = gpc->stall;
-	gpc->stall = VGPU_STALL_NONE;
-	gpc->stall_prog = NULL;
-	vgpu_fault_complete(vgpu, gpc);
-	spin_unlock_irqrestore(&vgpu->reg_lock, flags);
-
-	switch (stall) {
-	case VGPU_STALL_REPLAY:
-		return 0;
-	case VGPU_STALL_CANCEL:
-		vgpu_fault_fail(prog, va, access, NVSVM_EXEC_FAULT);
-		return -EFAULT;
-	default:
-		return -EINTR;
+/* The warp no longer holds its micro-TLB in lockdown. Caller holds reg_lock. */
+static void vgpu_fault_unlock(struct vgpu_warp *w)
+{
+	if (w->locks) {
+		w->locks = false;
+		w->gpc->utlb[w->tpc].lockdown--;
 	}
 }
 
+/**
+ * vgpu_fault_release() - a warp leaves its stall
+ * @w: the warp; replayed, cancelled, or its program stopped
+ *
+ * Its entry, if not written yet, is written now; the warp is off
+ * gpc->stalled and its stall state is VGPU_STALL_NONE.
+ *
+ * Context: the GPC thread.
+ */
+void vgpu_fault_release(struct vgpu_warp *w)
+{
+	struct vgpu *vgpu = w->gpc->vgpu;
+	unsigned long flags;
+
+	spin_lock_irqsave(&vgpu->reg_lock, flags);
+	list_del_init(&w->stall_node);
+	WRITE_ONCE(w->stall, VGPU_STALL_NONE);
+	vgpu_fault_complete(vgpu, w);
+	vgpu_fault_unlock(w);
+	spin_unlock_irqrestore(&vgpu->reg_lock, flags);
+}
+
 /*
- * The stalled access of @gpc retries at once, in the replay's register
+ * The stalled access of warp @w retries at once, in the replay's register
  * write: true when it may go on (it translates now, or fails in a way the
  * GPC reports itself), false when it faulted again (a new entry, or
  * OVERFLOW) and stays stalled.
  */
-static bool vgpu_fault_retry(struct vgpu *vgpu, struct vgpu_gpc *gpc)
+static bool vgpu_fault_retry(struct vgpu *vgpu, struct vgpu_warp *w)
 {
-	struct vgpu_prog *prog = gpc->stall_prog;
+	struct vgpu_prog *prog = w->prog;
+	struct vgpu_gpc *gpc = w->gpc;
 	struct vgpu_xlat x;
 	bool ok;
 	int ret;
 
-	if (!prog || READ_ONCE(prog->abort) ||
-	    READ_ONCE(prog->vchan->error))
+	if (READ_ONCE(prog->abort) || READ_ONCE(prog->vchan->error))
 		return true;
 	spin_lock(&gpc->lock);
-	ok = vgpu_mmu_translate(gpc, &prog->ctx, gpc->stall_va,
-				gpc->stall_access, &x);
+	ok = vgpu_mmu_translate(gpc, w->tpc, &prog->ctx, w->stall_va,
+				w->stall_access, &x);
 	spin_unlock(&gpc->lock);
 	if (ok || x.fatal)
 		return true;
 	atomic64_inc(&vgpu->ctr.faults);
 	atomic64_inc(&vgpu->ctr.refaults);
-	ret = vgpu_fault_write(vgpu, gpc, prog->ctx.inst, gpc->stall_va,
-			       gpc->stall_access, x.fault);
+	ret = vgpu_fault_write(vgpu, w, prog->ctx.inst, w->stall_va,
+			       w->stall_access, x.fault);
 	if (ret == -ENODEV)
 		return true;
 	/* The context may have been reloaded: a cancel names its PDB now. */
-	gpc->stall_pdb = prog->ctx.pdb;
-	gpc->stall_pdb_vram = prog->ctx.pdb_mem == VGPU_MEM_VRAM;
+	w->stall_pdb = prog->ctx.pdb;
+	w->stall_pdb_vram = prog->ctx.pdb_mem == VGPU_MEM_VRAM;
 	vgpu->intr_pending = true;
+	/* Its fault came back: the micro-TLB takes no new access. */
+	if (!w->locks) {
+		w->locks = true;
+		gpc->utlb[w->tpc].lockdown++;
+	}
 	return false;
+}
+
+/* Warp @w leaves its stall with @state; its GPC thread takes it on. */
+static void vgpu_fault_unstall(struct vgpu *vgpu, struct vgpu_warp *w,
+			       int state)
+{
+	list_del_init(&w->stall_node);
+	vgpu_fault_complete(vgpu, w);
+	vgpu_fault_unlock(w);
+	WRITE_ONCE(w->stall, state);
+	vgpu_gpc_kick(w->gpc);
 }
 
 /**
  * vgpu_fault_replay() - every stalled access retries
  * @vgpu: the GPU; reg_lock held
  *
- * At once: an access whose translation still fails faults again here (a
- * new entry, the interrupt when the register write returns) and stays
- * stalled; the others go on.
+ * At once, warp by warp: an access whose translation still fails faults
+ * again here (a new entry, the interrupt when the register write returns)
+ * and stays stalled; the others go on.
  */
 void vgpu_fault_replay(struct vgpu *vgpu)
 {
+	struct vgpu_warp *w, *tmp;
+	LIST_HEAD(again);
 	u32 i;
 
 	lockdep_assert_held(&vgpu->reg_lock);
 	for (i = 0; i < vgpu->gpc_count; i++) {
 		struct vgpu_gpc *gpc = &vgpu->gpcs[i];
 
-		if (gpc->stall == VGPU_STALL_WAIT &&
-		    vgpu_fault_retry(vgpu, gpc)) {
-			WRITE_ONCE(gpc->stall, VGPU_STALL_REPLAY);
-			wake_up(&gpc->wq);
+		list_for_each_entry_safe(w, tmp, &gpc->stalled, stall_node) {
+			if (vgpu_fault_retry(vgpu, w))
+				vgpu_fault_unstall(vgpu, w, VGPU_STALL_REPLAY);
+			else
+				list_move_tail(&w->stall_node, &again);
 		}
+		/* The accesses that faulted again, in the order they did. */
+		list_splice_tail_init(&again, &gpc->stalled);
 	}
 }
 
 /**
- * vgpu_fault_cancel() - the stalled accesses of one client fail
+ * vgpu_fault_cancel() - the stalled accesses of one micro-TLB fail
  * @vgpu: the GPU; reg_lock held
  * @gpc: target GPC
- * @client: target client id
+ * @client: target client id: GPCCLIENT_T1_n names the micro-TLB of TPC
+ *	n / SMs per TPC
  * @hub: target is a hub client
  * @all_pdb: whatever page directory the stalled access uses
  * @pdb_vram: else only an access whose context's PD3 is in video memory...
  * @pdb: ...or system memory, at this address
  *
- * Every GPC access is made by client GPCCLIENT_T1_0 with HUB = 0; a cancel
- * aimed at anything else matches nothing. A cancel aimed at one PDB leaves
- * an access of another context stalled on the same GPC alone: a fault entry
- * the driver read may be older than what that GPC runs now.
+ * Every stalled access of that micro-TLB (each SM of the TPC, each warp)
+ * in a context with that PDB fails. A cancel aimed at a hub client or at a
+ * client the GPC does not have matches nothing. A cancel aimed at one PDB
+ * leaves an access of another context stalled on the same micro-TLB alone:
+ * a fault entry the driver read may be older than what that TPC runs now.
  */
 void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub,
 		       bool all_pdb, bool pdb_vram, u64 pdb)
 {
-	struct vgpu_gpc *g;
+	struct vgpu_warp *w, *tmp;
+	bool hit = false;
+	u32 tpc;
 
 	lockdep_assert_held(&vgpu->reg_lock);
-	if (hub || client != VGPU_CLIENT_GPC_T1_0 || gpc >= vgpu->gpc_count)
+	if (hub || client < VGPU_CLIENT_GPC_T1_0 ||
+	    client - VGPU_CLIENT_GPC_T1_0 >= vgpu->tpcs * vgpu->sms ||
+	    gpc >= vgpu->gpc_count)
 		goto miss;
-	g = &vgpu->gpcs[gpc];
-	if (!all_pdb && (g->stall_pdb != pdb || g->stall_pdb_vram != pdb_vram))
-		goto miss;
-	if (g->stall != VGPU_STALL_WAIT)
-		goto miss;
-	WRITE_ONCE(g->stall, VGPU_STALL_CANCEL);
-	wake_up(&g->wq);
-	return;
+	tpc = (client - VGPU_CLIENT_GPC_T1_0) / vgpu->sms;
+	list_for_each_entry_safe(w, tmp, &vgpu->gpcs[gpc].stalled, stall_node) {
+		if (w->tpc != tpc)
+			continue;
+		if (!all_pdb && (w->stall_pdb != pdb ||
+				 w->stall_pdb_vram != pdb_vram))
+			continue;
+		vgpu_fault_unstall(vgpu, w, VGPU_STALL_CANCEL);
+		hit = true;
+	}
+	if (hit)
+		return;
 miss:
 	atomic64_inc(&vgpu->ctr.cancel_misses);
 }

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * GPCs: one kernel thread each, running programs of memory operations
- * through the MMU model. A GPC never touches user memory through uaccess:
- * every byte it reads or writes is reached by translating a GPU virtual
- * address, and mapped one 4 KiB page at a time.
+ * GPCs: one kernel thread each, running the warps of programs of memory
+ * operations through the MMU model, round robin, one access per warp and
+ * round: a warp whose access faults stalls, the others go on. A GPC never
+ * touches user memory through uaccess: every byte it reads or writes is
+ * reached by translating a GPU virtual address, and mapped one 4 KiB page
+ * at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -129,59 +134,70 @@ static bool vgpu_prog_stopped(struct vgpu_prog *prog)
 		return true;
 	}
 	if (READ_ONCE(prog->vchan->error)) {
-		prog->status = NVSVM_EXEC_CHANNEL_ERROR;
+		if (prog->status == NVSVM_EXEC_OK)
+			prog->status = NVSVM_EXEC_CHANNEL_ERROR;
 		return true;
 	}
 	return false;
 }
 
-/*
- * An access of up to @len bytes from @va, faulting and retrying as needed
- * until its first page translates; streaming operations go on through the
- * following pages of the same translation (vgpu_xfer_run()). Returns the
- * bytes done (> 0), or a negative errno when the program must stop (its
- * status is set).
+/**
+ * vgpu_prog_fail() - an access of a program failed: the channel's error
+ * @prog: the program
+ * @va: address of the access
+ * @access: its NVSVM_ACCESS_*
+ * @status: enum nvsvm_exec_status to report, if none was yet
+ *
+ * Context: the GPC thread.
  */
-static s64 vgpu_access(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
-		       u64 len, u32 access, struct vgpu_xfer *t)
+void vgpu_prog_fail(struct vgpu_prog *prog, u64 va, u32 access, u32 status)
 {
+	if (prog->status == NVSVM_EXEC_OK) {
+		prog->status = status;
+		prog->fault_addr = va;
+		prog->fault_access = access;
+	}
+	vgpu_chan_set_error(prog->vchan);
+}
+
+/*
+ * One access of warp @w of up to @len bytes from @va: streaming operations
+ * go on through the following pages of the same translation
+ * (vgpu_xfer_run()). Returns the bytes done (> 0); 0 when the access
+ * faulted and the warp stalls (its fault is recorded); a negative errno
+ * when the program must stop (its status is set).
+ */
+static s64 vgpu_access(struct vgpu_warp *w, u64 va, u64 len, u32 access,
+		       struct vgpu_xfer *t)
+{
+	struct vgpu_gpc *gpc = w->gpc;
+	struct vgpu_prog *prog = w->prog;
 	struct vgpu *vgpu = gpc->vgpu;
 	struct vgpu_xlat x;
 	unsigned long flags;
 	u64 done = 0;
 	bool ok;
-	int ret;
 
-	for (;;) {
-		if (vgpu_prog_stopped(prog))
-			return -EINTR;
+	if (vgpu_prog_stopped(prog))
+		return -EINTR;
 
-		spin_lock_irqsave(&gpc->lock, flags);
-		ok = vgpu_mmu_translate(gpc, &prog->ctx, va, access, &x);
-		if (ok)
-			done = vgpu_xfer_run(vgpu, &x, va, len, t);
-		spin_unlock_irqrestore(&gpc->lock, flags);
+	spin_lock_irqsave(&gpc->lock, flags);
+	ok = vgpu_mmu_translate(gpc, w->tpc, &prog->ctx, va, access, &x);
+	if (ok)
+		done = vgpu_xfer_run(vgpu, &x, va, len, t);
+	spin_unlock_irqrestore(&gpc->lock, flags);
 
-		if (ok) {
-			atomic64_add(DIV_ROUND_UP(offset_in_page(va) + done,
-						  PAGE_SIZE),
-				     &vgpu->ctr.accesses);
-			return done;
-		}
-		if (x.fatal) {
-			atomic64_inc(&vgpu->ctr.faults);
-			prog->status = NVSVM_EXEC_FATAL;
-			prog->fault_addr = va;
-			prog->fault_access = access;
-			vgpu_chan_set_error(prog->vchan);
-			return -EFAULT;
-		}
-		ret = vgpu_fault_raise(gpc, prog, va, access, x.fault);
-		if (ret == -EINTR && !vgpu_prog_stopped(prog))
-			prog->status = NVSVM_EXEC_CHANNEL_ERROR;
-		if (ret)
-			return ret;
+	if (ok) {
+		atomic64_add(DIV_ROUND_UP(offset_in_page(va) + done, PAGE_SIZE),
+			     &vgpu->ctr.accesses);
+		return done;
 	}
+	if (x.fatal) {
+		atomic64_inc(&vgpu->ctr.faults);
+		vgpu_prog_fail(prog, va, access, NVSVM_EXEC_FATAL);
+		return -EFAULT;
+	}
+	return vgpu_fault_raise(w, va, access, x.fault);
 }
 
 static u32 vgpu_page_left(u64 va)
@@ -189,84 +205,55 @@ static u32 vgpu_page_left(u64 va)
 	return PAGE_SIZE - offset_in_page(va);
 }
 
-static int vgpu_op_u64(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
-		       u64 va, u32 access, enum vgpu_xop xop, u64 *val)
+/* One u64 access: > 0 done, 0 stalled, < 0 the program stops. */
+static s64 vgpu_u64(struct vgpu_warp *w, u64 va, u32 access,
+		    enum vgpu_xop xop, u64 *val)
 {
 	struct vgpu_xfer t = { .op = xop, .buf = val, .val = *val };
 	s64 ret;
 
-	ret = vgpu_access(gpc, prog, va, 8, access, &t);
-	if (ret < 0)
-		return ret;
-	if (xop != VGPU_XOP_READ && xop != VGPU_XOP_WRITE)
+	ret = vgpu_access(w, va, 8, access, &t);
+	if (ret > 0 && xop != VGPU_XOP_READ && xop != VGPU_XOP_WRITE)
 		*val = t.val;
-	return 0;
+	return ret;
 }
 
-/* FILL and SUM: a stream of @op->len bytes, in runs (vgpu_access()). */
-static int vgpu_op_stream(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
-			  struct nvsvm_op *op, u32 access,
-			  struct vgpu_xfer *t)
+/* FILL and SUM: one run of the stream (vgpu_access()). */
+static s64 vgpu_op_stream(struct vgpu_warp *w, struct nvsvm_op *op,
+			  u32 access, struct vgpu_xfer *t)
 {
-	u64 va = op->addr, left = op->len;
 	s64 n;
 
-	while (left) {
-		n = vgpu_access(gpc, prog, va, left, access, t);
-		if (n < 0)
-			return n;
-		va += n;
-		left -= n;
-		cond_resched();
-	}
-	return 0;
+	if (w->pos == op->len)
+		return 1;
+	n = vgpu_access(w, op->addr + w->pos, op->len - w->pos, access, t);
+	if (n <= 0)
+		return n;
+	w->pos += n;
+	return w->pos == op->len;
 }
 
-static int vgpu_op_fill(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
-			struct nvsvm_op *op)
+/* One page piece of a COPY: read, then write; both again after a fault. */
+static s64 vgpu_op_copy(struct vgpu_warp *w, struct nvsvm_op *op)
 {
-	struct vgpu_xfer t = { .op = VGPU_XOP_FILL, .val = op->value };
-
-	return vgpu_op_stream(gpc, prog, op, NVSVM_ACCESS_WRITE, &t);
-}
-
-static int vgpu_op_copy(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
-			struct nvsvm_op *op)
-{
-	struct vgpu_xfer rd = { .op = VGPU_XOP_READ, .buf = gpc->bounce };
-	struct vgpu_xfer wr = { .op = VGPU_XOP_WRITE, .buf = gpc->bounce };
-	u64 dst = op->addr, src = op->src, left = op->len;
+	struct vgpu_xfer rd = { .op = VGPU_XOP_READ, .buf = w->gpc->bounce };
+	struct vgpu_xfer wr = { .op = VGPU_XOP_WRITE, .buf = w->gpc->bounce };
+	u64 dst = op->addr + w->pos, src = op->src + w->pos;
+	u32 n;
 	s64 ret;
 
-	while (left) {
-		u32 n = min_t(u64, left, min(vgpu_page_left(src),
-						 vgpu_page_left(dst)));
-
-		/* Within one page of each: no short access. */
-		ret = vgpu_access(gpc, prog, src, n, NVSVM_ACCESS_READ, &rd);
-		if (ret >= 0)
-			ret = vgpu_access(gpc, prog, dst, n,
-					  NVSVM_ACCESS_WRITE, &wr);
-		if (ret < 0)
-			return ret;
-		src += n;
-		dst += n;
-		left -= n;
-		cond_resched();
-	}
-	return 0;
-}
-
-static int vgpu_op_sum(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
-		       struct nvsvm_op *op)
-{
-	struct vgpu_xfer t = { .op = VGPU_XOP_SUM };
-	int ret;
-
-	ret = vgpu_op_stream(gpc, prog, op, NVSVM_ACCESS_READ, &t);
-	if (!ret)
-		op->result = t.val;
-	return ret;
+	if (w->pos == op->len)
+		return 1;
+	n = min_t(u64, op->len - w->pos,
+		  min(vgpu_page_left(src), vgpu_page_left(dst)));
+	/* Within one page of each: no short access. */
+	ret = vgpu_access(w, src, n, NVSVM_ACCESS_READ, &rd);
+	if (ret > 0)
+		ret = vgpu_access(w, dst, n, NVSVM_ACCESS_WRITE, &wr);
+	if (ret <= 0)
+		return ret;
+	w->pos += n;
+	return w->pos == op->len;
 }
 
 /* An address the MMU refuses (VA limit) when node + offset wraps. */
@@ -279,145 +266,317 @@ static u64 vgpu_chase_addr(u64 node, u32 off)
 	return va;
 }
 
-static int vgpu_op_chase(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
-			 struct nvsvm_op *op)
+/* One node step of a CHASE: its data word, then its next pointer. */
+static s64 vgpu_op_chase(struct vgpu_warp *w, struct nvsvm_op *op)
 {
-	u64 node = op->addr, visited = 0, val;
-	int ret;
+	u64 node = w->acc, val;
+	s64 ret;
 
-	op->result = 0;
-	while (node && visited < op->len) {
-		if (node & 7) {
-			/* A misaligned node: the program stops, no MMU fault. */
-			prog->status = NVSVM_EXEC_FAULT;
-			prog->fault_addr = node;
-			prog->fault_access = NVSVM_ACCESS_READ;
-			return -EFAULT;
-		}
-		val = op->value;
-		ret = vgpu_op_u64(gpc, prog, vgpu_chase_addr(node, op->off_data),
-				  NVSVM_ACCESS_WRITE, VGPU_XOP_ADD, &val);
-		if (!ret)
-			ret = vgpu_op_u64(gpc, prog,
-					  vgpu_chase_addr(node, op->off_next),
-					  NVSVM_ACCESS_READ, VGPU_XOP_READ,
-					  &node);
-		if (ret)
-			return ret;
-		op->result = ++visited;
-		cond_resched();
+	if (!node || w->pos >= op->len)
+		return 1;
+	if (node & 7) {
+		/* A misaligned node: the program stops, no MMU fault. */
+		w->prog->status = NVSVM_EXEC_FAULT;
+		w->prog->fault_addr = node;
+		w->prog->fault_access = NVSVM_ACCESS_READ;
+		return -EFAULT;
 	}
+	if (!w->phase) {
+		val = op->value;
+		ret = vgpu_u64(w, vgpu_chase_addr(node, op->off_data),
+			       NVSVM_ACCESS_WRITE, VGPU_XOP_ADD, &val);
+		if (ret <= 0)
+			return ret;
+		w->phase = 1;
+	}
+	ret = vgpu_u64(w, vgpu_chase_addr(node, op->off_next),
+		       NVSVM_ACCESS_READ, VGPU_XOP_READ, &w->acc);
+	if (ret <= 0)
+		return ret;
+	w->phase = 0;
+	op->result = ++w->pos;
 	return 0;
 }
 
-static int vgpu_op_run(struct vgpu_gpc *gpc, struct vgpu_prog *prog,
-		       struct nvsvm_op *op)
+/*
+ * One step of warp @w's operation: at most one access. Returns 1 when the
+ * operation is complete, 0 when it goes on (or the warp stalled), a
+ * negative errno when the program stops.
+ */
+static s64 vgpu_op_step(struct vgpu_warp *w, struct nvsvm_op *op)
 {
+	struct vgpu_xfer t;
 	u64 val = op->value;
-	int ret;
+	s64 ret;
 
+	if (!w->started) {
+		w->started = true;
+		w->pos = 0;
+		w->acc = op->code == NVSVM_OP_CHASE ? op->addr : 0;
+		w->phase = 0;
+		if (op->code == NVSVM_OP_CHASE)
+			op->result = 0;
+	}
 	switch (op->code) {
 	case NVSVM_OP_READ:
-		ret = vgpu_op_u64(gpc, prog, op->addr, NVSVM_ACCESS_READ,
-				  VGPU_XOP_READ, &val);
-		if (!ret)
+		ret = vgpu_u64(w, op->addr, NVSVM_ACCESS_READ, VGPU_XOP_READ,
+			       &val);
+		if (ret > 0)
 			op->result = val;
-		return ret;
+		return ret > 0 ? 1 : ret;
 	case NVSVM_OP_WRITE:
-		return vgpu_op_u64(gpc, prog, op->addr, NVSVM_ACCESS_WRITE,
-				   VGPU_XOP_WRITE, &val);
-	case NVSVM_OP_FILL:
-		return vgpu_op_fill(gpc, prog, op);
-	case NVSVM_OP_COPY:
-		return vgpu_op_copy(gpc, prog, op);
+		ret = vgpu_u64(w, op->addr, NVSVM_ACCESS_WRITE, VGPU_XOP_WRITE,
+			       &val);
+		return ret > 0 ? 1 : ret;
 	case NVSVM_OP_ATOMIC_ADD:
-		ret = vgpu_op_u64(gpc, prog, op->addr, NVSVM_ACCESS_ATOMIC,
-				  VGPU_XOP_ATOMIC, &val);
-		if (!ret)
+		ret = vgpu_u64(w, op->addr, NVSVM_ACCESS_ATOMIC,
+			       VGPU_XOP_ATOMIC, &val);
+		if (ret > 0)
 			op->result = val;
-		return ret;
-	case NVSVM_OP_CHASE:
-		return vgpu_op_chase(gpc, prog, op);
+		return ret > 0 ? 1 : ret;
+	case NVSVM_OP_FILL:
+		t = (struct vgpu_xfer){ .op = VGPU_XOP_FILL, .val = op->value };
+		return vgpu_op_stream(w, op, NVSVM_ACCESS_WRITE, &t);
 	case NVSVM_OP_SUM:
-		return vgpu_op_sum(gpc, prog, op);
+		t = (struct vgpu_xfer){ .op = VGPU_XOP_SUM, .val = w->acc };
+		ret = vgpu_op_stream(w, op, NVSVM_ACCESS_READ, &t);
+		if (ret >= 0)
+			w->acc = t.val;
+		if (ret == 1)
+			op->result = w->acc;
+		return ret;
+	case NVSVM_OP_COPY:
+		return vgpu_op_copy(w, op);
+	case NVSVM_OP_CHASE:
+		return vgpu_op_chase(w, op);
 	default:
-		return 0;
+		return 1;
 	}
 }
 
-static void vgpu_prog_run(struct vgpu_gpc *gpc, struct vgpu_prog *prog)
+/* Warp slot @slot: its TPC, and the client id of its SM. */
+static void vgpu_warp_place(struct vgpu *vgpu, struct vgpu_warp *w, u32 slot)
 {
-	u32 i;
+	u32 sm = (slot / vgpu->tpcs) % vgpu->sms;
 
-	vgpu_ctx_load(gpc->vgpu, &prog->ctx, prog->vchan->inst);
-	prog->status = NVSVM_EXEC_OK;
-	for (i = 0; i < prog->nops; i++) {
-		if (vgpu_prog_stopped(prog))
-			return;
-		if (vgpu_op_run(gpc, prog, &prog->ops[i]))
-			return;
-		prog->done_ops = i + 1;
-		cond_resched();
-	}
+	w->slot = slot;
+	w->tpc = slot % vgpu->tpcs;
+	w->client = VGPU_CLIENT_GPC_T1_0 + w->tpc * vgpu->sms + sm;
 }
 
-static struct vgpu_prog *vgpu_gpc_next(struct vgpu_gpc *gpc)
+/* The warp leaves its slot; the program has one warp less to wait for. */
+static void vgpu_warp_finish(struct vgpu_warp *w)
+{
+	if (w->has_slot) {
+		w->gpc->slots[w->slot] = NULL;
+		w->has_slot = false;
+	}
+	w->done = true;
+	w->prog->live--;
+}
+
+/* Skip NOPs: they take no slot. False when no operation is left. */
+static bool vgpu_warp_next_op(struct vgpu_warp *w)
+{
+	struct vgpu_prog *prog = w->prog;
+
+	while (w->op < prog->nops && prog->ops[w->op].code == NVSVM_OP_NOP) {
+		if (prog->flags & NVSVM_EXEC_WARPS)
+			prog->done_ops++;
+		else
+			prog->done_ops = w->op + 1;
+		w->op += w->stride;
+	}
+	return w->op < prog->nops;
+}
+
+/*
+ * Run warp @w one step, if it can. Returns true when it did something
+ * (another round may do more), false when it waits (stalled, or its slot
+ * is taken).
+ */
+static bool vgpu_warp_run(struct vgpu_warp *w)
+{
+	struct vgpu_prog *prog = w->prog;
+	struct vgpu_gpc *gpc = w->gpc;
+	int stall = READ_ONCE(w->stall);
+	s64 ret;
+
+	if (stall != VGPU_STALL_NONE) {
+		if (stall == VGPU_STALL_WAIT && !vgpu_prog_stopped(prog))
+			return false;
+		/* Replayed, cancelled, or its program stopped. */
+		vgpu_fault_release(w);
+		if (stall == VGPU_STALL_CANCEL) {
+			vgpu_prog_fail(prog, w->stall_va, w->stall_access,
+				       NVSVM_EXEC_FAULT);
+			vgpu_warp_finish(w);
+			return true;
+		}
+	}
+	if (vgpu_prog_stopped(prog)) {
+		vgpu_warp_finish(w);
+		return true;
+	}
+	if (!w->started && !vgpu_warp_next_op(w)) {
+		vgpu_warp_finish(w);
+		return true;
+	}
+	/* Its micro-TLB is in lockdown: it waits for the cancel or replay. */
+	if (READ_ONCE(gpc->utlb[w->tpc].lockdown))
+		return false;
+	if (!w->has_slot) {
+		if (gpc->slots[w->slot])
+			return false;
+		gpc->slots[w->slot] = w;
+		w->has_slot = true;
+	}
+
+	ret = vgpu_op_step(w, &prog->ops[w->op]);
+	if (ret < 0) {
+		vgpu_warp_finish(w);
+		return true;
+	}
+	if (ret == 1) {
+		w->started = false;
+		if (prog->flags & NVSVM_EXEC_WARPS)
+			prog->done_ops++;
+		else
+			prog->done_ops = w->op + 1;
+		w->op += w->stride;
+	}
+	return READ_ONCE(w->stall) == VGPU_STALL_NONE;
+}
+
+/* A program starts on its GPC: its context, its warps in their slots. */
+static void vgpu_prog_start(struct vgpu_gpc *gpc, struct vgpu_prog *prog)
 {
 	struct vgpu *vgpu = gpc->vgpu;
-	struct vgpu_prog *prog;
+	u32 i;
 
-	spin_lock(&vgpu->sched_lock);
-	prog = list_first_entry_or_null(&gpc->queue, struct vgpu_prog, node);
-	if (prog) {
-		list_del_init(&prog->node);
-		prog->state = VGPU_PROG_RUNNING;
-		gpc->cur = prog;
+	vgpu_ctx_load(vgpu, &prog->ctx, prog->vchan->inst);
+	prog->status = NVSVM_EXEC_OK;
+	prog->live = prog->nwarps;
+	for (i = 0; i < prog->nwarps; i++) {
+		struct vgpu_warp *w = &prog->warps[i];
+
+		w->gpc = gpc;
+		w->prog = prog;
+		w->index = i;
+		w->op = i;
+		w->stride = prog->nwarps;
+		INIT_LIST_HEAD(&w->stall_node);
+		vgpu_warp_place(vgpu, w, (prog->slot + i) % vgpu->slots);
 	}
-	spin_unlock(&vgpu->sched_lock);
-	return prog;
 }
 
-static bool vgpu_gpc_has_work(struct vgpu_gpc *gpc)
+/* Take the queued programs; they run beside those already running. */
+static void vgpu_gpc_admit(struct vgpu_gpc *gpc)
 {
-	bool work;
+	struct vgpu *vgpu = gpc->vgpu;
+	struct vgpu_prog *prog, *tmp;
+	LIST_HEAD(list);
 
-	if (kthread_should_stop())
-		return true;
-	spin_lock(&gpc->vgpu->sched_lock);
-	work = !list_empty(&gpc->queue);
-	spin_unlock(&gpc->vgpu->sched_lock);
-	return work;
+	spin_lock(&vgpu->sched_lock);
+	list_for_each_entry(prog, &gpc->queue, node)
+		prog->state = VGPU_PROG_RUNNING;
+	list_splice_init(&gpc->queue, &list);
+	spin_unlock(&vgpu->sched_lock);
+
+	list_for_each_entry_safe(prog, tmp, &list, node) {
+		vgpu_prog_start(gpc, prog);
+		list_move_tail(&prog->node, &gpc->running);
+	}
+}
+
+/*
+ * One round: each warp of each running program, in order, one step.
+ * Returns true when a warp did something.
+ */
+static bool vgpu_gpc_round(struct vgpu_gpc *gpc)
+{
+	struct vgpu *vgpu = gpc->vgpu;
+	struct vgpu_prog *prog, *tmp;
+	bool busy = false;
+	u32 i;
+
+	list_for_each_entry_safe(prog, tmp, &gpc->running, node) {
+		for (i = 0; i < prog->nwarps; i++)
+			if (!prog->warps[i].done &&
+			    vgpu_warp_run(&prog->warps[i]))
+				busy = true;
+		if (prog->live)
+			continue;
+		list_del_init(&prog->node);
+		spin_lock(&vgpu->sched_lock);
+		prog->state = VGPU_PROG_DONE;
+		spin_unlock(&vgpu->sched_lock);
+		complete(&prog->done);
+		busy = true;
+	}
+	if (gpc->intr) {
+		gpc->intr = false;
+		vgpu_fault_intr_pending(vgpu);
+	}
+	return busy;
+}
+
+static bool vgpu_gpc_woken(struct vgpu_gpc *gpc)
+{
+	return atomic_read(&gpc->kick) || kthread_should_stop();
+}
+
+/* Sleep @ns: the entries the driver may read are written then. */
+static void vgpu_gpc_wait(u64 ns)
+{
+	unsigned long us = div_u64(ns, NSEC_PER_USEC) + 1;
+
+	usleep_range(us, us + us / 4 + 1);
 }
 
 static int vgpu_gpc_thread(void *data)
 {
 	struct vgpu_gpc *gpc = data;
-	struct vgpu *vgpu = gpc->vgpu;
-	struct vgpu_prog *prog;
+	bool busy = false;
+	u64 now;
 
 	while (!kthread_should_stop()) {
-		wait_event_idle(gpc->wq, vgpu_gpc_has_work(gpc));
-		prog = vgpu_gpc_next(gpc);
-		if (!prog)
-			continue;
-		vgpu_prog_run(gpc, prog);
-
-		spin_lock(&vgpu->sched_lock);
-		gpc->cur = NULL;
-		prog->state = VGPU_PROG_DONE;
-		spin_unlock(&vgpu->sched_lock);
-		complete(&prog->done);
+		now = ktime_get_ns();
+		if (!busy && !gpc->due_at)
+			wait_event_idle(gpc->wq, vgpu_gpc_woken(gpc));
+		else if (!busy && gpc->due_at > now)
+			vgpu_gpc_wait(gpc->due_at - now);
+		/* Only a kick brings programs, or entries to write. */
+		if (atomic_xchg(&gpc->kick, 0))
+			vgpu_gpc_admit(gpc);
+		busy = vgpu_gpc_round(gpc);
+		if (READ_ONCE(gpc->fb_pending) || gpc->due_at)
+			vgpu_fault_entries(gpc);
+		cond_resched();
 	}
 	return 0;
 }
 
 /**
+ * vgpu_gpc_kick() - give a GPC thread something to look at
+ * @gpc: the GPC
+ *
+ * Context: any.
+ */
+void vgpu_gpc_kick(struct vgpu_gpc *gpc)
+{
+	atomic_set(&gpc->kick, 1);
+	wake_up(&gpc->wq);
+}
+
+/**
  * vgpu_prog_submit() - queue a program on a GPC
  * @vchan: channel
- * @prog: program (ops, nops set); the rest is initialised here
+ * @prog: program (ops, nops, flags, slot set); the rest is initialised
+ *	here
  * @gpc: GPC number or NVSVM_GPC_ANY
  *
- * Return: 0, or -ENODEV when the channel is going away.
+ * Return: 0, -ENOMEM, or -ENODEV when the channel is going away.
  */
 int vgpu_prog_submit(struct vgpu_chan *vchan, struct vgpu_prog *prog, u32 gpc)
 {
@@ -428,6 +587,12 @@ int vgpu_prog_submit(struct vgpu_chan *vchan, struct vgpu_prog *prog, u32 gpc)
 		gpc = (u32)atomic_inc_return(&vgpu->rr) % vgpu->gpc_count;
 	g = &vgpu->gpcs[gpc];
 
+	prog->nwarps = prog->flags & NVSVM_EXEC_WARPS ?
+		       min(prog->nops, vgpu->slots) : 1;
+	prog->warps = kvcalloc(prog->nwarps, sizeof(*prog->warps),
+			       GFP_KERNEL_ACCOUNT);
+	if (!prog->warps)
+		return -ENOMEM;
 	INIT_LIST_HEAD(&prog->node);
 	INIT_LIST_HEAD(&prog->chan_node);
 	init_completion(&prog->done);
@@ -442,13 +607,15 @@ int vgpu_prog_submit(struct vgpu_chan *vchan, struct vgpu_prog *prog, u32 gpc)
 	spin_lock(&vgpu->sched_lock);
 	if (vchan->dead) {
 		spin_unlock(&vgpu->sched_lock);
+		kvfree(prog->warps);
+		prog->warps = NULL;
 		return -ENODEV;
 	}
 	prog->state = VGPU_PROG_QUEUED;
 	list_add_tail(&prog->chan_node, &vchan->progs);
 	list_add_tail(&prog->node, &g->queue);
 	spin_unlock(&vgpu->sched_lock);
-	wake_up(&g->wq);
+	vgpu_gpc_kick(g);
 	return 0;
 }
 
@@ -472,7 +639,7 @@ void vgpu_prog_abort_locked(struct vgpu_prog *prog, u32 status)
 		complete(&prog->done);
 	} else if (prog->state == VGPU_PROG_RUNNING && !prog->abort) {
 		WRITE_ONCE(prog->abort, status);
-		wake_up(&prog->gpc->wq);
+		vgpu_gpc_kick(prog->gpc);
 	}
 }
 
@@ -496,12 +663,16 @@ void vgpu_prog_abort(struct vgpu_prog *prog, u32 status)
  * vgpu_prog_reap() - forget a finished program
  * @prog: the program; @prog->done has completed
  *
- * After this the program no longer references its channel.
+ * After this the program no longer references its channel; its warps
+ * are freed.
  */
 void vgpu_prog_reap(struct vgpu_prog *prog)
 {
 	struct vgpu_chan *vchan = prog->vchan;
 	struct vgpu *vgpu = vchan->vgpu;
+
+	kvfree(prog->warps);
+	prog->warps = NULL;
 
 	spin_lock(&vgpu->sched_lock);
 	list_del_init(&prog->chan_node);
@@ -518,8 +689,14 @@ void vgpu_chan_set_error(struct vgpu_chan *vchan)
 {
 	struct vgpu *vgpu = vchan->vgpu;
 
+	struct vgpu_prog *prog;
+
 	spin_lock(&vgpu->sched_lock);
 	WRITE_ONCE(vchan->error, true);
+	/* Its stalled warps leave their stall. */
+	list_for_each_entry(prog, &vchan->progs, chan_node)
+		if (prog->state == VGPU_PROG_RUNNING)
+			vgpu_gpc_kick(prog->gpc);
 	spin_unlock(&vgpu->sched_lock);
 }
 
@@ -527,14 +704,22 @@ void vgpu_chan_set_error(struct vgpu_chan *vchan)
  * vgpu_gpcs_init() - create the GPCs and start their threads
  * @vgpu: the GPU
  * @count: number of GPCs
- * @tlb_entries: TLB entries per GPC
+ * @tpcs: TPCs per GPC
+ * @sms: SMs per TPC
+ * @warps_per_sm: warp slots per SM
+ * @tlb_entries: micro-TLB entries per TPC
  *
  * Return: 0 or a negative errno (nothing left behind).
  */
-int vgpu_gpcs_init(struct vgpu *vgpu, u32 count, u32 tlb_entries)
+int vgpu_gpcs_init(struct vgpu *vgpu, u32 count, u32 tpcs, u32 sms,
+		   u32 warps_per_sm, u32 tlb_entries)
 {
-	u32 i;
+	u32 i, t;
 
+	vgpu->tpcs = tpcs;
+	vgpu->sms = sms;
+	vgpu->warps_per_sm = warps_per_sm;
+	vgpu->slots = tpcs * sms * warps_per_sm;
 	vgpu->gpcs = kcalloc(count, sizeof(*vgpu->gpcs), GFP_KERNEL);
 	if (!vgpu->gpcs)
 		return -ENOMEM;
@@ -545,24 +730,34 @@ int vgpu_gpcs_init(struct vgpu *vgpu, u32 count, u32 tlb_entries)
 		gpc->id = i;
 		spin_lock_init(&gpc->lock);
 		INIT_LIST_HEAD(&gpc->queue);
+		INIT_LIST_HEAD(&gpc->running);
+		INIT_LIST_HEAD(&gpc->stalled);
 		init_waitqueue_head(&gpc->wq);
-		gpc->tlb_size = tlb_entries;
-		gpc->tlb = kcalloc(tlb_entries, sizeof(*gpc->tlb), GFP_KERNEL);
+		vgpu->gpc_count = i + 1;
+		gpc->utlb = kcalloc(tpcs, sizeof(*gpc->utlb), GFP_KERNEL);
+		gpc->slots = kvcalloc(vgpu->slots, sizeof(*gpc->slots),
+				      GFP_KERNEL);
 		gpc->bounce = (void *)get_zeroed_page(GFP_KERNEL);
-		if (!gpc->tlb || !gpc->bounce)
+		if (!gpc->utlb || !gpc->slots || !gpc->bounce)
 			goto fail;
+		for (t = 0; t < tpcs; t++) {
+			gpc->utlb[t].size = tlb_entries;
+			gpc->utlb[t].tlb = kcalloc(tlb_entries,
+						   sizeof(struct vgpu_tlbe),
+						   GFP_KERNEL);
+			if (!gpc->utlb[t].tlb)
+				goto fail;
+		}
 		gpc->thread = kthread_run(vgpu_gpc_thread, gpc, "nvsvm_vgpu%u/%u",
 					  vgpu->index, i);
 		if (IS_ERR(gpc->thread)) {
 			gpc->thread = NULL;
 			goto fail;
 		}
-		vgpu->gpc_count = i + 1;
 	}
 	return 0;
 
 fail:
-	vgpu->gpc_count = i + 1;
 	vgpu_gpcs_fini(vgpu);
 	return -ENOMEM;
 }
@@ -573,7 +768,7 @@ fail:
  */
 void vgpu_gpcs_fini(struct vgpu *vgpu)
 {
-	u32 i;
+	u32 i, t;
 
 	for (i = 0; i < vgpu->gpc_count; i++) {
 		struct vgpu_gpc *gpc = &vgpu->gpcs[i];
@@ -581,7 +776,10 @@ void vgpu_gpcs_fini(struct vgpu *vgpu)
 		if (gpc->thread)
 			kthread_stop(gpc->thread);
 		free_page((unsigned long)gpc->bounce);
-		kfree(gpc->tlb);
+		for (t = 0; gpc->utlb && t < vgpu->tpcs; t++)
+			kfree(gpc->utlb[t].tlb);
+		kfree(gpc->utlb);
+		kvfree(gpc->slots);
 	}
 	kfree(vgpu->gpcs);
 	vgpu->gpcs = NULL;

@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -20,6 +21,8 @@
 
 #define VGPU_MAX_GPUS		8
 #define VGPU_MAX_GPCS		32	/* the GPC field of a fault entry */
+#define VGPU_MAX_T1_CLIENTS	40	/* GPCCLIENT_T1_0 to T1_39 */
+#define VGPU_MAX_WARPS_PER_SM	64
 #define VGPU_MAX_VRAM_MB	4096
 #define VGPU_MAX_FAULT_ENTRIES	BIT(20)
 #define VGPU_MAX_TLB_ENTRIES	4096
@@ -29,9 +32,24 @@ static unsigned int count = 1;
 module_param(count, uint, 0444);
 MODULE_PARM_DESC(count, "number of virtual GPUs (1-8, default 1)");
 
-static unsigned int gpcs = 4;
+static unsigned int gpcs = 6;
 module_param(gpcs, uint, 0444);
-MODULE_PARM_DESC(gpcs, "GPCs per GPU (1-32, default 4)");
+MODULE_PARM_DESC(gpcs, "GPCs per GPU (1-32, default 6 as GP100)");
+
+static unsigned int tpcs_per_gpc = 5;
+module_param(tpcs_per_gpc, uint, 0444);
+MODULE_PARM_DESC(tpcs_per_gpc,
+		 "TPCs per GPC, one micro-TLB each (1-40, default 5 as GP100)");
+
+static unsigned int sms_per_tpc = 2;
+module_param(sms_per_tpc, uint, 0444);
+MODULE_PARM_DESC(sms_per_tpc,
+		 "SMs per TPC, one fault client each (1-40, TPCs x SMs at most 40, default 2 as GP100)");
+
+static unsigned int warps_per_sm = 64;
+module_param(warps_per_sm, uint, 0444);
+MODULE_PARM_DESC(warps_per_sm,
+		 "resident warps per SM (1-64, default 64 as GP100)");
 
 static unsigned int vram_mb = 64;
 module_param(vram_mb, uint, 0444);
@@ -44,7 +62,8 @@ MODULE_PARM_DESC(fault_entries,
 
 static unsigned int tlb_entries = 64;
 module_param(tlb_entries, uint, 0444);
-MODULE_PARM_DESC(tlb_entries, "TLB entries per GPC (1-4096, default 64)");
+MODULE_PARM_DESC(tlb_entries,
+		 "micro-TLB entries per TPC (1-4096, default 64)");
 
 static unsigned int fault_valid_delay_us = 50;
 module_param(fault_valid_delay_us, uint, 0444);
@@ -134,6 +153,7 @@ static void vgpu_destroy(struct vgpu *vgpu)
 	debugfs_remove_recursive(vgpu->dir);
 	vgpu_gpcs_fini(vgpu);
 	vgpu_vram_fini(vgpu);
+	bitmap_free(vgpu->fb_taken);
 	kfree(vgpu);
 }
 
@@ -168,7 +188,13 @@ static int vgpu_create(struct platform_device *pdev, struct vgpu **out)
 	ret = vgpu_vram_init(vgpu, (u64)vram_mb << 20);
 	if (ret)
 		goto fail;
-	ret = vgpu_gpcs_init(vgpu, gpcs, tlb_entries);
+	vgpu->fb_taken = bitmap_zalloc(fault_entries, GFP_KERNEL);
+	if (!vgpu->fb_taken) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = vgpu_gpcs_init(vgpu, gpcs, tpcs_per_gpc, sms_per_tpc,
+			     warps_per_sm, tlb_entries);
 	if (ret)
 		goto fail;
 	vgpu_debugfs_init(vgpu);
@@ -307,6 +333,9 @@ static bool vgpu_params_ok(void)
 {
 	return count >= 1 && count <= VGPU_MAX_GPUS &&
 	       gpcs >= 1 && gpcs <= VGPU_MAX_GPCS &&
+	       tpcs_per_gpc >= 1 && sms_per_tpc >= 1 &&
+	       tpcs_per_gpc * sms_per_tpc <= VGPU_MAX_T1_CLIENTS &&
+	       warps_per_sm >= 1 && warps_per_sm <= VGPU_MAX_WARPS_PER_SM &&
 	       vram_mb <= VGPU_MAX_VRAM_MB &&
 	       fault_entries >= 2 && fault_entries <= VGPU_MAX_FAULT_ENTRIES &&
 	       tlb_entries >= 1 && tlb_entries <= VGPU_MAX_TLB_ENTRIES &&
@@ -356,8 +385,8 @@ static int __init vgpu_init(void)
 			goto fail;
 		}
 	}
-	pr_info("%u virtual GP100 GPU(s), %u GPCs, %u MiB VRAM each\n",
-		count, gpcs, vram_mb);
+	pr_info("%u virtual GP100 GPU(s), %u GPCs x %u TPCs x %u SMs x %u warps, %u MiB VRAM each\n",
+		count, gpcs, tpcs_per_gpc, sms_per_tpc, warps_per_sm, vram_mb);
 	return 0;
 
 fail:

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The GP100 MMU model: instance-block decoding, the five-level page-table
- * walk (read from memory on every TLB miss) and the per-GPC TLB, which
- * keeps translations until an invalidate removes them.
+ * walk (read from memory on every TLB miss) and the micro-TLB of each TPC,
+ * which keeps translations until an invalidate removes them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -191,35 +191,35 @@ static bool vgpu_tlb_match(const struct vgpu_tlbe *e, u64 pdb, bool vram,
  * 4 KiB pieces of a large page, the words of a page). Otherwise every
  * entry is compared, as a fully associative TLB does.
  */
-static struct vgpu_tlbe *vgpu_tlb_lookup(struct vgpu_gpc *gpc,
+static struct vgpu_tlbe *vgpu_tlb_lookup(struct vgpu_utlb *u,
 					 struct vgpu_ctx *ctx, u64 va)
 {
 	bool vram = ctx->pdb_mem == VGPU_MEM_VRAM;
 	u32 i;
 
-	if (vgpu_tlb_match(&gpc->tlb[gpc->tlb_last], ctx->pdb, vram, va))
-		return &gpc->tlb[gpc->tlb_last];
-	if (!gpc->tlb_valid)
+	if (vgpu_tlb_match(&u->tlb[u->last], ctx->pdb, vram, va))
+		return &u->tlb[u->last];
+	if (!u->valid)
 		return NULL;
-	for (i = 0; i < gpc->tlb_size; i++) {
-		if (vgpu_tlb_match(&gpc->tlb[i], ctx->pdb, vram, va)) {
-			gpc->tlb_last = i;
-			return &gpc->tlb[i];
+	for (i = 0; i < u->size; i++) {
+		if (vgpu_tlb_match(&u->tlb[i], ctx->pdb, vram, va)) {
+			u->last = i;
+			return &u->tlb[i];
 		}
 	}
 	return NULL;
 }
 
-static struct vgpu_tlbe *vgpu_tlb_insert(struct vgpu_gpc *gpc,
+static struct vgpu_tlbe *vgpu_tlb_insert(struct vgpu_utlb *u,
 					 struct vgpu_ctx *ctx, u64 va,
 					 const struct vgpu_tlbe *walked)
 {
-	struct vgpu_tlbe *e = &gpc->tlb[gpc->tlb_next];
+	struct vgpu_tlbe *e = &u->tlb[u->next];
 
-	gpc->tlb_last = gpc->tlb_next;
-	gpc->tlb_next = (gpc->tlb_next + 1) % gpc->tlb_size;
+	u->last = u->next;
+	u->next = (u->next + 1) % u->size;
 	if (!e->valid)
-		gpc->tlb_valid++;
+		u->valid++;
 	*e = *walked;
 	e->valid = true;
 	e->pdb = ctx->pdb;
@@ -261,21 +261,23 @@ static bool vgpu_xlat_finish(struct vgpu *vgpu, const struct vgpu_tlbe *e,
 /**
  * vgpu_mmu_translate() - translate a GPU virtual address for one access
  * @gpc: the GPC doing the access; its lock must be held
+ * @tpc: the TPC doing it: its micro-TLB translates
  * @ctx: the channel's MMU context (reloaded here after an invalidate)
  * @va: virtual address
  * @access: NVSVM_ACCESS_READ, _WRITE or _ATOMIC
  * @x: result
  *
- * Looks in the GPC TLB first; on a miss walks the tables from memory and
+ * Looks in the TPC's micro-TLB first; on a miss walks the tables from memory and
  * caches the translation (also when the access then fails a permission
  * check, as the translation itself is valid).
  *
  * Return: true if @x describes the memory to access; false with
  * @x->fault (and @x->fatal) set when the access faults.
  */
-bool vgpu_mmu_translate(struct vgpu_gpc *gpc, struct vgpu_ctx *ctx, u64 va,
-			u32 access, struct vgpu_xlat *x)
+bool vgpu_mmu_translate(struct vgpu_gpc *gpc, u32 tpc, struct vgpu_ctx *ctx,
+			u64 va, u32 access, struct vgpu_xlat *x)
 {
+	struct vgpu_utlb *u = &gpc->utlb[tpc];
 	struct vgpu *vgpu = gpc->vgpu;
 	struct vgpu_tlbe walked = {}, *e;
 	int ret;
@@ -290,7 +292,7 @@ bool vgpu_mmu_translate(struct vgpu_gpc *gpc, struct vgpu_ctx *ctx, u64 va,
 	if (va > ctx->limit)
 		return vgpu_xlat_fault(x, VGPU_FT_VA_LIMIT, false);
 
-	e = vgpu_tlb_lookup(gpc, ctx, va);
+	e = vgpu_tlb_lookup(u, ctx, va);
 	if (e) {
 		atomic64_inc(&vgpu->ctr.tlb_hits);
 		x->hit = true;
@@ -301,12 +303,12 @@ bool vgpu_mmu_translate(struct vgpu_gpc *gpc, struct vgpu_ctx *ctx, u64 va,
 	ret = vgpu_walk(vgpu, ctx, va, &walked);
 	if (ret)
 		return vgpu_xlat_fault(x, ret & 0xff, false);
-	e = vgpu_tlb_insert(gpc, ctx, va, &walked);
+	e = vgpu_tlb_insert(u, ctx, va, &walked);
 	return vgpu_xlat_finish(vgpu, e, va, access, x);
 }
 
 /**
- * vgpu_tlb_invalidate() - drop cached translations of a GPC
+ * vgpu_tlb_invalidate() - drop cached translations of a GPC's micro-TLBs
  * @gpc: the GPC
  * @all_pdb: drop the translations of every PDB
  * @pdb_vram: else only those of this PDB: PD3 in video memory
@@ -319,16 +321,20 @@ void vgpu_tlb_invalidate(struct vgpu_gpc *gpc, bool all_pdb, bool pdb_vram,
 			 u64 pdb)
 {
 	unsigned long flags;
-	u32 i;
+	u32 i, t;
 
 	spin_lock_irqsave(&gpc->lock, flags);
-	for (i = 0; gpc->tlb_valid && i < gpc->tlb_size; i++) {
-		struct vgpu_tlbe *e = &gpc->tlb[i];
+	for (t = 0; t < gpc->vgpu->tpcs; t++) {
+		struct vgpu_utlb *u = &gpc->utlb[t];
 
-		if (e->valid &&
-		    (all_pdb || (e->pdb == pdb && e->pdb_vram == pdb_vram))) {
-			e->valid = false;
-			gpc->tlb_valid--;
+		for (i = 0; u->valid && i < u->size; i++) {
+			struct vgpu_tlbe *e = &u->tlb[i];
+
+			if (e->valid && (all_pdb || (e->pdb == pdb &&
+						     e->pdb_vram == pdb_vram))) {
+				e->valid = false;
+				u->valid--;
+			}
 		}
 	}
 	spin_unlock_irqrestore(&gpc->lock, flags);

@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/printk.h>
 #include <linux/spinlock.h>
 
@@ -115,9 +116,12 @@ static void vgpu_wr32_locked(struct vgpu *vgpu, u32 reg, u32 val)
 		vgpu->fb_addr = (vgpu->fb_addr & GENMASK_ULL(63, 32)) |
 				(val & VGPU_FB_ADDR_LO_MASK);
 		vgpu->fb_enable = val & VGPU_FB_ADDR_LO_ENABLE;
+		/* Entries taken in the old buffer are never written here. */
+		bitmap_zero(vgpu->fb_taken, vgpu->fb_entries);
 		break;
 	case VGPU_FB_ADDR_HI:
 		vgpu->fb_addr = ((u64)val << 32) | lower_32_bits(vgpu->fb_addr);
+		bitmap_zero(vgpu->fb_taken, vgpu->fb_entries);
 		break;
 	case VGPU_FB_GET:
 		vgpu_fault_get_write(vgpu, val & VGPU_FB_IDX_MASK);

@@ -40,6 +40,7 @@
 #define ST_VA_TLB	0x0000800000000ULL
 #define ST_VA_LPT2	0x0000a00000000ULL	/* and the next 2 MiB */
 #define ST_VA_FAULT	0x0000900000000ULL
+#define ST_VA_WARPS	0x0000b00000000ULL
 
 struct st_table {
 	__le64 *cpu;
@@ -225,7 +226,7 @@ static bool st_xlat(struct st *st, u32 gpc, u64 va, u32 access,
 	bool ok;
 
 	spin_lock_irqsave(&g->lock, flags);
-	ok = vgpu_mmu_translate(g, &st->ctx, va, access, x);
+	ok = vgpu_mmu_translate(g, 0, &st->ctx, va, access, x);
 	spin_unlock_irqrestore(&g->lock, flags);
 	return ok;
 }
@@ -671,11 +672,13 @@ static bool st_tlb_stale(struct st *st)
 	return true;
 }
 
-static bool st_check_entry(struct st *st, u32 index, u64 va, u32 gpc,
-			   u32 access, u32 type, u64 t0)
+/* Entry @index: a fault of client @client of @gpc. */
+static bool st_check_client(struct st *st, u32 index, u64 va, u32 gpc,
+			    u32 client, u32 access, u32 type, u64 t0)
 {
 	__le32 *w = st_entry(st, index);
-	u32 info = VGPU_FAULT_VALID | (gpc << 24) | (access << 16) | type;
+	u32 info = VGPU_FAULT_VALID | (gpc << 24) | (access << 16) |
+		   (client << 8) | type;
 	u64 t;
 
 	/* The entry is written after PUT moved: its VALID bit comes last. */
@@ -701,6 +704,14 @@ static bool st_check_entry(struct st *st, u32 index, u64 va, u32 gpc,
 	if (!ST_OK(le32_to_cpu(w[7]) == info))
 		return false;
 	return true;
+}
+
+/* A fault of the first warp slot (TPC 0, SM 0: GPCCLIENT_T1_0). */
+static bool st_check_entry(struct st *st, u32 index, u64 va, u32 gpc,
+			   u32 access, u32 type, u64 t0)
+{
+	return st_check_client(st, index, va, gpc, VGPU_CLIENT_GPC_T1_0,
+			       access, type, t0);
 }
 
 /* A stalled read, its entry, then a replay after the PTE is fixed. */
@@ -828,6 +839,188 @@ static bool st_overflow(struct st *st)
 out:
 	ok = st_finish(&prog[0], ST_TIMEOUT_MS) == NVSVM_EXEC_OK && ok;
 	ok = ok && ops[0].result == 0x0f0f;
+	st_fb_reset(st, st->entries);
+	return ok;
+}
+
+static bool st_submit_flags(struct st *st, struct vgpu_chan *chan, u32 gpc,
+			    struct vgpu_prog *prog, struct nvsvm_op *ops,
+			    u32 nops, u32 flags)
+{
+	memset(prog, 0, sizeof(*prog));
+	prog->ops = ops;
+	prog->nops = nops;
+	prog->flags = flags & NVSVM_EXEC_WARPS;
+	prog->slot = NVSVM_EXEC_FLAGS_SLOT(flags);
+	return !vgpu_prog_submit(chan, prog, st_gpc(st, gpc));
+}
+
+/* The fault client of warp slot @slot (docs/gp100.md). */
+static u32 st_slot_client(struct st *st, u32 slot)
+{
+	struct vgpu *vgpu = st->vgpu;
+
+	return (slot % vgpu->tpcs) * vgpu->sms + (slot / vgpu->tpcs) % vgpu->sms;
+}
+
+#define ST_WARPS	4
+
+/*
+ * One program as warps on one GPC: slot 0 (TPC 0, SM 0) and slot tpcs
+ * (TPC 0, SM 1) read the same page, slot 1 (TPC 1) another page, slot
+ * tpcs * sms (TPC 0, SM 0, its second warp) a third; a second program in
+ * slot 2 runs to its end meanwhile. Four entries, one per warp, with the
+ * client of each SM; a replay after the TPC 1 page is mapped lets that
+ * warp finish, the others fault again, which puts TPC 0's micro-TLB in
+ * lockdown: a warp of another channel (same page directory) in slot
+ * 3 * tpcs (TPC 0, SM 1) issues nothing meanwhile. A cancel naming SM 1's
+ * client fails every stalled warp of TPC 0's micro-TLB, and nothing else:
+ * the waiting warp then runs.
+ */
+static bool st_warps(struct st *st)
+{
+	struct vgpu *vgpu = st->vgpu;
+	u32 nops = vgpu->tpcs * vgpu->sms + 1, gpc = st_gpc(st, 1);
+	u32 slot[ST_WARPS] = { 0, 1, vgpu->tpcs, vgpu->tpcs * vgpu->sms };
+	u64 va[ST_WARPS] = { ST_VA_WARPS, ST_VA_WARPS + 0x1000, ST_VA_WARPS,
+			     ST_VA_WARPS + 0x2000 };
+	u64 t0 = ktime_get_ns(), misses, v;
+	u32 put = st_rd(st, VGPU_FB_PUT), n = vgpu->fb_entries, i;
+	struct nvsvm_op side = { .code = NVSVM_OP_READ, .addr = ST_VA_4K };
+	struct nvsvm_op late = { .code = NVSVM_OP_READ, .addr = ST_VA_4K };
+	struct vgpu_prog *progs, *prog, *prog2, *prog3;
+	struct vgpu_chan *chan;
+	struct nvsvm_op *ops;
+	bool ok = false;
+
+	ops = kcalloc(nops, sizeof(*ops), GFP_KERNEL);
+	progs = kcalloc(3, sizeof(*progs), GFP_KERNEL);
+	chan = vgpu_chan_create(vgpu, st->inst_dma);
+	if (!ops || !progs || !chan)
+		goto out_free;
+	prog = &progs[0];
+	prog2 = &progs[1];
+	prog3 = &progs[2];
+	for (i = 0; i < ST_WARPS; i++) {
+		ops[slot[i]].code = NVSVM_OP_READ;
+		ops[slot[i]].addr = va[i] + 8 * i;
+	}
+	v = st_page_u64(st->a)[0];
+	/* Tables down to the PTEs: the warps' faults are PTE faults. */
+	if (!ST_OK(st_set(st, ST_VA_WARPS + 0x8000, 12,
+			  st_sys_pte(st->a, 0))))
+		goto out_free;
+	ok = st_submit_flags(st, chan, gpc, prog, ops, nops,
+			     NVSVM_EXEC_WARPS);
+	if (!ST_OK(ok))
+		goto out_free;
+	/* Every warp faults in the first round: four entries, in order. */
+	for (i = 0; i < 100 && st_rd(st, VGPU_FB_PUT) != (put + ST_WARPS) % n;
+	     i++)
+		usleep_range(1000, 2000);
+	ok = ST_OK(st_rd(st, VGPU_FB_PUT) == (put + ST_WARPS) % n);
+	for (i = 0; ok && i < ST_WARPS; i++)
+		ok = st_check_client(st, (put + i) % n, va[i], gpc,
+				     st_slot_client(st, slot[i]),
+				     NVSVM_ACCESS_READ, VGPU_FT_PTE, t0);
+	st_consume(st);
+	/* Another program of the GPC, in its own slot, is not held up. */
+	ok = ok && ST_OK(st_submit_flags(st, chan, gpc, prog2, &side, 1,
+					 NVSVM_EXEC_SLOT(2)));
+	if (ok) {
+		ok = ST_OK(st_finish(prog2, ST_TIMEOUT_MS) == NVSVM_EXEC_OK);
+		ok = ok && ST_OK(side.result == v);
+	}
+	ok = ok && ST_OK(st_prog_stalled(prog));
+
+	/* TPC 1's page mapped: its warp finishes, the three others refault. */
+	st_page_u64(st->b)[1] = 0x7171;
+	st_set(st, va[1], 12, st_sys_pte(st->b, 0));
+	put = st_rd(st, VGPU_FB_PUT);
+	st_replay(st);
+	ok = ok && ST_OK(st_rd(st, VGPU_FB_PUT) == (put + ST_WARPS - 1) % n);
+	st_consume(st);
+	ok = ok && ST_OK(st_prog_stalled(prog));
+	/* Lockdown: a new warp of TPC 0 waits, without a fault. */
+	put = st_rd(st, VGPU_FB_PUT);
+	if (!ST_OK(st_submit_flags(st, st->chan, gpc, prog3, &late, 1,
+				   NVSVM_EXEC_SLOT(3 * vgpu->tpcs)))) {
+		ok = false;
+		prog3->vchan = NULL;
+	}
+	ok = ok && ST_OK(prog3->vchan && st_prog_stalled(prog3));
+	ok = ok && ST_OK(st_rd(st, VGPU_FB_PUT) == put);
+
+	/* A cancel of another TPC's client misses; SM 1's hits all TPC 0. */
+	misses = atomic64_read(&vgpu->ctr.cancel_misses);
+	st_invalidate(st, 0x1b | (gpc << 15) |
+		      (st_slot_client(st, 1) << 9));
+	ok = ok && ST_OK(atomic64_read(&vgpu->ctr.cancel_misses) == misses + 1);
+	ok = ok && ST_OK(st_prog_stalled(prog));
+	st_invalidate(st, 0x1b | (gpc << 15) |
+		      (st_slot_client(st, slot[2]) << 9));
+	ok = ST_OK(st_finish(prog, ST_TIMEOUT_MS) == NVSVM_EXEC_FAULT) && ok;
+	ok = ok && ST_OK(atomic64_read(&vgpu->ctr.cancel_misses) == misses + 1);
+	if (prog3->vchan) {
+		ok = ST_OK(st_finish(prog3, ST_TIMEOUT_MS) == NVSVM_EXEC_OK) &&
+		     ok;
+		ok = ok && ST_OK(late.result == v);
+	}
+	ok = ok && ST_OK(ops[1].result == 0x7171 &&
+			 prog->done_ops == nops - (ST_WARPS - 1));
+	ok = ok && ST_OK(prog->fault_access == NVSVM_ACCESS_READ &&
+			 (prog->fault_addr & PAGE_MASK) == ST_VA_WARPS);
+	ok = ok && ST_OK(chan->error);
+out_free:
+	if (chan)
+		vgpu_chan_destroy(chan);
+	kfree(progs);
+	kfree(ops);
+	return ok;
+}
+
+/*
+ * The buffer full in the middle of one round of warps: the warps that
+ * found no room stay stalled without an entry, and fault again after the
+ * replay; every warp finishes once its page is mapped.
+ */
+static bool st_warps_overflow(struct st *st)
+{
+	u64 va = ST_VA_WARPS + 0x10000;
+	struct nvsvm_op ops[3];
+	struct vgpu_prog prog;
+	bool ok = true;
+	u32 i;
+
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < 3; i++) {
+		ops[i].code = NVSVM_OP_READ;
+		ops[i].addr = va + i * 0x1000;
+	}
+	/* A three-entry buffer holds two faults: the third overflows. */
+	st_fb_reset(st, 3);
+	if (!st_submit_flags(st, st->chan, 0, &prog, ops, 3, NVSVM_EXEC_WARPS))
+		return false;
+	ok = ST_OK(st_wait_put(st, 0) != 0);
+	for (i = 0; i < 100 && !(st_rd(st, VGPU_FB_PUT) & VGPU_FB_OVERFLOW);
+	     i++)
+		usleep_range(1000, 2000);
+	ok = ok && ST_OK(st_rd(st, VGPU_FB_PUT) == (2 | VGPU_FB_OVERFLOW));
+	ok = ok && ST_OK(st_prog_stalled(&prog));
+	st_consume(st);
+	st_wr(st, VGPU_FB_GET, st_rd(st, VGPU_FB_GET) | VGPU_FB_OVERFLOW);
+	/* Only the first page: the two others fault again, with room now. */
+	st_page_u64(st->a)[0] = 0x3a3a;
+	st_set(st, va, 12, st_sys_pte(st->a, 0));
+	st_replay(st);
+	ok = ok && ST_OK(st_rd(st, VGPU_FB_PUT) == 1);
+	st_consume(st);
+	st_set(st, va + 0x1000, 12, st_sys_pte(st->a, 0));
+	st_set(st, va + 0x2000, 12, st_sys_pte(st->a, 0));
+	st_replay(st);
+	ok = ST_OK(st_finish(&prog, ST_TIMEOUT_MS) == NVSVM_EXEC_OK) && ok;
+	for (i = 0; i < 3; i++)
+		ok = ok && ST_OK(ops[i].result == 0x3a3a);
 	st_fb_reset(st, st->entries);
 	return ok;
 }
@@ -1205,7 +1398,7 @@ static void st_teardown(struct st *st)
 		__free_page(st->a);
 }
 
-#define ST_TESTS	25
+#define ST_TESTS	27
 
 /**
  * vgpu_selftest() - run the self-tests on a GPU not yet registered
@@ -1265,6 +1458,14 @@ void vgpu_selftest(struct vgpu *vgpu)
 		st->num++;
 		pr_info("ok %d overflow # SKIP needs two GPCs\n", st->num);
 	}
+	if (vgpu->tpcs > 1 && vgpu->sms > 1 && vgpu->warps_per_sm > 1) {
+		st_result(st, st_warps(st), "warps_per_tpc_utlb");
+	} else {
+		st->num++;
+		pr_info("ok %d warps_per_tpc_utlb # SKIP needs 2 TPCs, 2 SMs, 2 warps\n",
+			st->num);
+	}
+	st_result(st, st_warps_overflow(st), "warps_overflow");
 	st_result(st, st_no_replay(st), "no_replay_fatal");
 	st_result(st, st_buffer_disabled(st), "buffer_disabled_fatal");
 	st_result(st, st_timeout(st), "timeout_while_stalled");

@@ -9,10 +9,10 @@
  *    program lists and channel state (error, dead).
  *  - vgpu->reg_lock: the register file (fault buffer registers, PUT, GET,
  *    OVERFLOW, invalidate PDB and status), the fault buffer memory writes,
- *    and the stall state of every GPC.
- *  - gpc->lock: the GPC's TLB; also held across each translation and the
- *    data access that uses it, so that an invalidate returns only once no
- *    access of the GPC uses a translation it removed.
+ *    and the stall state of every warp (gpc->stalled).
+ *  - gpc->lock: the micro-TLBs of the GPC's TPCs; also held across each
+ *    translation and the data access that uses it, so that an invalidate
+ *    returns only once no access of the GPC uses a translation it removed.
  * reg_lock is taken before gpc->lock (invalidate); a GPC never takes
  * reg_lock while it holds its own lock. sched_lock is never held together
  * with the other two.
@@ -92,7 +92,7 @@
 #define VGPU_FAULT_ENTRY_SIZE		32
 #define VGPU_FAULT_VALID		BIT(31)
 #define VGPU_FAULT_ENGINE_GR		0x40
-#define VGPU_CLIENT_GPC_T1_0		0x00
+#define VGPU_CLIENT_GPC_T1_0		0x00	/* T1_n is n: SM n of the GPC */
 
 /* Fault types. */
 #define VGPU_FT_PDE			0x00
@@ -200,7 +200,7 @@ struct vgpu_tlbe {
 	bool no_atomic;
 };
 
-/* GPC stall states (struct vgpu_gpc.stall). */
+/* Warp stall states (struct vgpu_warp.stall). */
 enum vgpu_stall {
 	VGPU_STALL_NONE,
 	VGPU_STALL_WAIT,
@@ -212,51 +212,76 @@ struct vgpu;
 struct vgpu_prog;
 
 /**
- * struct vgpu_gpc - one graphics processing cluster
- * @vgpu: the GPU
- * @id: GPC number
- * @thread: the kernel thread running programs
- * @lock: protects @tlb, @tlb_next, @tlb_last and @tlb_valid; held across
- *	each translation and the data access that uses it
- * @tlb: @tlb_size cached translations
- * @tlb_size: entries in @tlb
- * @tlb_next: next entry to replace (round robin)
- * @tlb_last: entry of the last hit or fill, tried first
- * @tlb_valid: valid entries in @tlb
- * @queue: programs waiting for this GPC (vgpu->sched_lock)
- * @cur: program running (vgpu->sched_lock)
- * @wq: the thread waits here for work and for the end of a stall
- * @stall: enum vgpu_stall of the current access (vgpu->reg_lock)
- * @stall_pdb: PD3 address of the stalled access's context (vgpu->reg_lock)
- * @stall_pdb_vram: that PD3 is in video memory (vgpu->reg_lock)
- * @stall_prog: the program of the stalled access (vgpu->reg_lock)
- * @stall_va: its address (vgpu->reg_lock)
- * @stall_access: its NVSVM_ACCESS_* (vgpu->reg_lock)
- * @fb_pending: the GPC took the fault buffer entry @fb_slot (PUT moved
+ * struct vgpu_utlb - the micro-TLB of one TPC (gpc->lock)
+ * @tlb: @size cached translations
+ * @size: entries in @tlb
+ * @next: next entry to replace (round robin)
+ * @last: entry of the last hit or fill, tried first
+ * @valid: valid entries in @tlb
+ * @lockdown: stalled warps of the TPC whose access a replay retried and
+ *	that faulted again: while non-zero, the TPC's other warps issue no
+ *	access (vgpu->reg_lock to change)
+ */
+struct vgpu_utlb {
+	struct vgpu_tlbe *tlb;
+	u32 size;
+	u32 next;
+	u32 last;
+	u32 valid;
+	u32 lockdown;
+};
+
+/**
+ * struct vgpu_warp - one warp of a program, in one warp slot of a GPC
+ * @gpc: the GPC
+ * @prog: its program
+ * @stall_node: on gpc->stalled while @stall is VGPU_STALL_WAIT
+ *	(vgpu->reg_lock)
+ * @index: warp number in the program
+ * @slot: warp slot of the GPC it runs in
+ * @tpc: TPC of @slot, whose micro-TLB translates its accesses
+ * @client: fault client id of its SM (GPCCLIENT_T1_n)
+ * @op: index of the operation it runs (or runs next)
+ * @stride: distance to its next operation
+ * @has_slot: it holds gpc->slots[@slot]
+ * @locks: it counts in its micro-TLB's lockdown (vgpu->reg_lock)
+ * @started: @op has started (its progress below is valid)
+ * @done: no operation left, or the program stopped
+ * @pos: progress in @op: bytes (FILL, SUM, COPY), nodes (CHASE)
+ * @acc: SUM's sum so far; CHASE's current node
+ * @phase: CHASE: the node's data word was updated, next pointer to read
+ * @stall: enum vgpu_stall of its access (vgpu->reg_lock to change)
+ * @stall_pdb: PD3 address of the stalled access's context
+ * @stall_pdb_vram: that PD3 is in video memory
+ * @stall_va: its address
+ * @stall_access: its NVSVM_ACCESS_*
+ * @fb_pending: the warp took the fault buffer entry @fb_slot (PUT moved
  *	past it) and has not written it yet (vgpu->reg_lock to change)
  * @fb_slot: index of that entry
  * @fb_addr: the fault buffer address when it was taken
  * @fb_seq: vgpu->put_reads when it was taken
  * @fb_words: its contents, info word (with VALID) last
- * @bounce: a page for COPY and SUM
  */
-struct vgpu_gpc {
-	struct vgpu *vgpu;
-	u32 id;
-	struct task_struct *thread;
-	spinlock_t lock;	/* TLB; held across translate + access */
-	struct vgpu_tlbe *tlb;
-	u32 tlb_size;
-	u32 tlb_next;
-	u32 tlb_last;
-	u32 tlb_valid;
-	struct list_head queue;
-	struct vgpu_prog *cur;
-	wait_queue_head_t wq;
+struct vgpu_warp {
+	struct vgpu_gpc *gpc;
+	struct vgpu_prog *prog;
+	struct list_head stall_node;
+	u32 index;
+	u32 slot;
+	u32 tpc;
+	u32 client;
+	u32 op;
+	u32 stride;
+	bool has_slot;
+	bool locks;
+	bool started;
+	bool done;
+	u8 phase;
+	u64 pos;
+	u64 acc;
 	int stall;
 	u64 stall_pdb;
 	bool stall_pdb_vram;
-	struct vgpu_prog *stall_prog;
 	u64 stall_va;
 	u32 stall_access;
 	bool fb_pending;
@@ -264,6 +289,46 @@ struct vgpu_gpc {
 	u64 fb_addr;
 	u32 fb_seq;
 	u32 fb_words[VGPU_FAULT_ENTRY_SIZE / 4];
+};
+
+/**
+ * struct vgpu_gpc - one graphics processing cluster
+ * @vgpu: the GPU
+ * @id: GPC number
+ * @thread: the kernel thread running the warps of its programs
+ * @lock: protects the micro-TLBs in @utlb; held across each translation
+ *	and the data access that uses it
+ * @utlb: one micro-TLB per TPC
+ * @slots: warp slots (TPCs x SMs x warps per SM): the warp in each
+ *	(GPC thread only)
+ * @queue: programs waiting for this GPC (vgpu->sched_lock)
+ * @running: programs the GPC runs (GPC thread only)
+ * @wq: the thread waits here for work
+ * @kick: set (then @wq woken) by whoever gives the thread work: a
+ *	program, a replay, a cancel, an abort, a read of PUT
+ * @stalled: warps stalled on a fault (vgpu->reg_lock)
+ * @fb_pending: entries its warps took and have not written
+ *	(vgpu->reg_lock)
+ * @due_at: when the entries the driver may read are written (ns; 0:
+ *	none due yet) (GPC thread only)
+ * @intr: a fault was recorded in this round: raise the interrupt
+ * @bounce: a page for COPY and SUM
+ */
+struct vgpu_gpc {
+	struct vgpu *vgpu;
+	u32 id;
+	struct task_struct *thread;
+	spinlock_t lock;	/* micro-TLBs; held across translate + access */
+	struct vgpu_utlb *utlb;
+	struct vgpu_warp **slots;
+	struct list_head queue;
+	struct list_head running;
+	wait_queue_head_t wq;
+	atomic_t kick;
+	struct list_head stalled;
+	u32 fb_pending;
+	u64 due_at;
+	bool intr;
 	void *bounce;
 };
 
@@ -294,12 +359,18 @@ enum vgpu_prog_state {
 
 /**
  * struct vgpu_prog - a program of memory operations and its outcome
- * @node: on gpc->queue while queued
+ * @node: on gpc->queue while queued, then on gpc->running
  * @chan_node: on vchan->progs from submit until reaped
  * @vchan: channel
  * @gpc: GPC it was queued to
  * @ops: the operations; results are written into them
  * @nops: number of @ops
+ * @flags: NVSVM_EXEC_WARPS: each operation is a warp of its own
+ * @slot: warp slot of the first warp (NVSVM_EXEC_SLOT())
+ * @warps: its warps (@nwarps)
+ * @nwarps: one, or with NVSVM_EXEC_WARPS as many as the operations (at
+ *	most the GPC's warp slots: then each warp runs every slots-th one)
+ * @live: warps not done (GPC thread only)
  * @state: enum vgpu_prog_state (sched_lock)
  * @abort: non-zero asks the GPC to stop; the enum nvsvm_exec_status to
  *	report (written once, read locklessly)
@@ -317,6 +388,11 @@ struct vgpu_prog {
 	struct vgpu_gpc *gpc;
 	struct nvsvm_op *ops;
 	u32 nops;
+	u32 flags;
+	u32 slot;
+	struct vgpu_warp *warps;
+	u32 nwarps;
+	u32 live;
 	int state;
 	int abort;
 	struct vgpu_ctx ctx;
@@ -356,6 +432,12 @@ struct vgpu_prog {
  * @rr: round-robin GPC choice
  * @gpcs: the GPCs
  * @gpc_count: number of @gpcs
+ * @tpcs: TPCs per GPC
+ * @sms: SMs per TPC
+ * @warps_per_sm: warp slots per SM
+ * @slots: warp slots per GPC (@tpcs * @sms * @warps_per_sm)
+ * @fb_taken: fault buffer entries taken and not written yet, by index
+ *	(vgpu->reg_lock)
  * @vram: one page per 4 KiB of video memory
  * @vram_size: bytes of video memory
  * @dir: debugfs directory
@@ -390,6 +472,11 @@ struct vgpu {
 	atomic_t rr;
 	struct vgpu_gpc *gpcs;
 	u32 gpc_count;
+	u32 tpcs;
+	u32 sms;
+	u32 warps_per_sm;
+	u32 slots;
+	unsigned long *fb_taken;
 
 	struct page **vram;
 	u64 vram_size;
@@ -445,14 +532,15 @@ struct vgpu_xlat {
 };
 
 void vgpu_ctx_load(struct vgpu *vgpu, struct vgpu_ctx *ctx, u64 inst);
-bool vgpu_mmu_translate(struct vgpu_gpc *gpc, struct vgpu_ctx *ctx, u64 va,
-			u32 access, struct vgpu_xlat *x);
+bool vgpu_mmu_translate(struct vgpu_gpc *gpc, u32 tpc, struct vgpu_ctx *ctx,
+			u64 va, u32 access, struct vgpu_xlat *x);
 void vgpu_tlb_invalidate(struct vgpu_gpc *gpc, bool all_pdb, bool pdb_vram,
 			 u64 pdb);
 
 /* fault.c */
-int vgpu_fault_raise(struct vgpu_gpc *gpc, struct vgpu_prog *prog, u64 va,
-		     u32 access, u8 type);
+int vgpu_fault_raise(struct vgpu_warp *w, u64 va, u32 access, u8 type);
+void vgpu_fault_release(struct vgpu_warp *w);
+void vgpu_fault_entries(struct vgpu_gpc *gpc);
 void vgpu_fault_replay(struct vgpu *vgpu);
 void vgpu_fault_put_read(struct vgpu *vgpu);
 void vgpu_fault_get_write(struct vgpu *vgpu, u32 get);
@@ -461,7 +549,9 @@ void vgpu_fault_cancel(struct vgpu *vgpu, u32 gpc, u32 client, bool hub,
 		       bool all_pdb, bool pdb_vram, u64 pdb);
 
 /* gpc.c */
-int vgpu_gpcs_init(struct vgpu *vgpu, u32 count, u32 tlb_entries);
+int vgpu_gpcs_init(struct vgpu *vgpu, u32 count, u32 tpcs, u32 sms,
+		   u32 warps_per_sm, u32 tlb_entries);
+void vgpu_gpc_kick(struct vgpu_gpc *gpc);
 void vgpu_gpcs_fini(struct vgpu *vgpu);
 int vgpu_prog_submit(struct vgpu_chan *vchan, struct vgpu_prog *prog,
 		     u32 gpc);
@@ -469,6 +559,7 @@ void vgpu_prog_abort_locked(struct vgpu_prog *prog, u32 status);
 void vgpu_prog_abort(struct vgpu_prog *prog, u32 status);
 void vgpu_prog_reap(struct vgpu_prog *prog);
 void vgpu_chan_set_error(struct vgpu_chan *vchan);
+void vgpu_prog_fail(struct vgpu_prog *prog, u64 va, u32 access, u32 status);
 
 /* exec.c */
 int vgpu_chan_init(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);

@@ -5,13 +5,18 @@
  * lib/test_hmm.ko (/dev/hmm_dmirror0, through its uAPI header, which the
  * build takes from the linux-source tree: nothing of it is copied here).
  *
- * usage: nvsvm-bench [-r REPS] [-g GPCS] [-w WORKLOADS] [-t MHZ] [-P] SIZE_MIB...
+ * usage: nvsvm-bench [-r REPS] [-g GPCS] [-W WARPS] [-w WORKLOADS] [-t MHZ] [-P]
+ *                    SIZE_MIB...
  *
  *   -r REPS       repetitions of every measurement; the median is printed
  *                 (default 3; e takes 2 * REPS + 5, its munmap being short)
  *   -g GPCS       GPCs the GPU workloads are spread over, each running one
  *                 EXEC on a contiguous share of the range (default: all)
- *   -w WORKLOADS  letters of the workloads to run (default abcdefgh)
+ *   -W WARPS      each GPC's EXEC runs as WARPS warps at once
+ *                 (NVSVM_EXEC_WARPS), each a FILL or SUM of 1/WARPS of
+ *                 its share, as a GPU kernel touches a buffer (default 256;
+ *                 1: one warp per GPC, the storm before vgpu-scale)
+ *   -w WORKLOADS  letters of the workloads to run (default abcdefghp)
  *   -t MHZ        the TSC's frequency (x86-64; see now()), default: measured
  *   -P            no peer, even when /dev/hmm_dmirror0 exists
  *
@@ -29,6 +34,10 @@
  *   e  munmap of 1 GiB with one page GPU-mapped against none (once, not
  *      per size)
  *   h  a and b on THP-backed memory (MADV_HUGEPAGE, 2 MiB aligned)
+ *   p  a CPU/GPU ping-pong on 16 pages (MIGRATE to VRAM, GPU FILL, CPU
+ *      read and write), rounds per second with thrashing detection on
+ *      against off (nvsvm.thrashing_enable), interleaved (once, not per
+ *      size; skipped without device-private memory)
  *
  * Every GPU result is checked against the data (sums, filled words), so a
  * broken run stops with an error instead of printing a figure. Output, on
@@ -86,9 +95,10 @@ static struct {
 	int fd;
 	uint32_t chan[MAX_GPCS];
 	unsigned int gpcs;
+	unsigned int warps;
 	int peer;		/* dmirror descriptor, or -1 */
 	unsigned int reps;
-} B = { .fd = -1, .peer = -1 };
+} B = { .fd = -1, .peer = -1, .warps = 256 };
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -313,7 +323,8 @@ struct job {
 	pthread_t t;
 	pthread_barrier_t *bar;
 	uint32_t chan, gpc;
-	struct nvsvm_op op;
+	struct nvsvm_op *ops;
+	unsigned int nops;
 	struct nvsvm_exec e;
 	int ret;
 };
@@ -323,9 +334,29 @@ static void *job_thread(void *arg)
 	struct job *j = arg;
 
 	pthread_barrier_wait(j->bar);
-	j->ret = nvsvm_exec(B.fd, j->chan, j->gpc, &j->op, 1, EXEC_TIMEOUT_MS,
-			    &j->e);
+	j->ret = nvsvm_exec_flags(B.fd, j->chan, j->gpc,
+				  j->nops > 1 ? NVSVM_EXEC_WARPS : 0, j->ops,
+				  j->nops, EXEC_TIMEOUT_MS, &j->e);
 	return NULL;
+}
+
+/* [a, a + l) as up to B.warps operations @code of whole pages each. */
+static void job_ops(struct job *j, int code, uint64_t a, size_t l,
+		    uint64_t value)
+{
+	size_t piece = l / B.warps / PAGE * PAGE, n;
+	unsigned int k;
+
+	j->nops = piece ? B.warps : 1;
+	j->ops = calloc(j->nops, sizeof(*j->ops));
+	if (!j->ops)
+		die("calloc %u ops", j->nops);
+	for (k = 0; k < j->nops; k++) {
+		n = k == j->nops - 1 ? l - k * piece : piece;
+		j->ops[k] = code == NVSVM_OP_SUM ?
+			    nvsvm_op_sum(a + k * piece, n) :
+			    nvsvm_op_fill(a + k * piece, n, value);
+	}
 }
 
 /* @code NVSVM_OP_SUM or _FILL over [p, p + size) split over the GPCs. */
@@ -333,9 +364,10 @@ static double gpu_run(int code, uint64_t *p, size_t size, uint64_t value,
 		      uint64_t *sum)
 {
 	struct job jobs[MAX_GPCS];
-	size_t share = size / B.gpcs;
+	/* Whole pages: FILL and SUM take multiples of 8 bytes. */
+	size_t share = size / B.gpcs / PAGE * PAGE;
 	pthread_barrier_t bar;
-	unsigned int i;
+	unsigned int i, k;
 	double t0, t1;
 
 	pthread_barrier_init(&bar, NULL, B.gpcs + 1);
@@ -346,8 +378,7 @@ static double gpu_run(int code, uint64_t *p, size_t size, uint64_t value,
 		jobs[i].bar = &bar;
 		jobs[i].chan = B.chan[i];
 		jobs[i].gpc = i;
-		jobs[i].op = code == NVSVM_OP_SUM ? nvsvm_op_sum(a, l) :
-			     nvsvm_op_fill(a, l, value);
+		job_ops(&jobs[i], code, a, l, value);
 		if (pthread_create(&jobs[i].t, NULL, job_thread, &jobs[i]))
 			die("pthread_create failed");
 	}
@@ -366,7 +397,9 @@ static double gpu_run(int code, uint64_t *p, size_t size, uint64_t value,
 			    nvsvm_status_name(jobs[i].e.status),
 			    (unsigned long long)jobs[i].e.fault_addr,
 			    nvsvm_access_name(jobs[i].e.fault_access));
-		*sum += jobs[i].op.result;
+		for (k = 0; k < jobs[i].nops; k++)
+			*sum += jobs[i].ops[k].result;
+		free(jobs[i].ops);
 	}
 	return t1 - t0;
 }
@@ -444,13 +477,16 @@ static void first_touch(size_t mib, bool write, bool thp)
 	result(name, "ours", median(v, B.reps), "pages/s");
 
 	if (write && !thp && total[0]) {
-		/* f: the fault pipeline during the 4-GPC sequential storm. */
+		/* f: the fault pipeline during the storm of every GPC's warps. */
 		name_of(name, sizeof(name), "f", mib);
 		result(name, "ours", 1000.0 * total[2] / total[0],
 		       "replays/1000faults");
 		name_of(name, sizeof(name), "f.batch", mib);
 		result(name, "ours", total[1] ? (double)total[0] / total[1] : 0,
 		       "faults/batch");
+		name_of(name, sizeof(name), "f.dups", mib);
+		result(name, "ours", total[1] ? (double)total[4] / total[1] : 0,
+		       "duplicates/batch");
 		name_of(name, sizeof(name), "f.inval", mib);
 		result(name, "ours", 1000.0 * total[3] / total[0],
 		       "invalidates/1000faults");
@@ -632,19 +668,102 @@ static void munmap_ratio(const char *w, size_t mib, size_t touch, bool peer)
 	result(name, side, mm / um, "x");
 }
 
+#define THRASH_ENABLE	"/sys/module/nvsvm/parameters/thrashing_enable"
+#define PP_PAGES	16
+#define PP_ROUNDS	64
+
+/* Write @v to nvsvm's thrashing_enable. */
+static void thrash_enable(const char *v)
+{
+	FILE *f = fopen(THRASH_ENABLE, "w");
+
+	if (!f || fputs(v, f) < 0 || fclose(f))
+		die("%s: %s", THRASH_ENABLE, strerror(errno));
+}
+
+/*
+ * One CPU/GPU ping-pong of PP_ROUNDS rounds on PP_PAGES pages: MIGRATE
+ * them to VRAM, the GPU fills them with the round's number, the CPU checks
+ * one word of each and writes another (taking each page back). Returns
+ * rounds per second.
+ */
+static double ping_pong_rate(void)
+{
+	const size_t size = PP_PAGES * PAGE;
+	struct nvsvm_op op;
+	struct nvsvm_exec e;
+	unsigned int r, i;
+	uint64_t *p;
+	void *base;
+	size_t len;
+	double t0, t;
+	int ret;
+
+	p = anon(HUGE, HUGE, false, &base, &len);
+	populate(p, size);
+	t0 = now();
+	for (r = 1; r <= PP_ROUNDS; r++) {
+		ret = nvsvm_migrate(B.fd, nvsvm_ptr(p), size,
+				    NVSVM_MIGRATE_TO_VRAM, NULL);
+		if (ret)
+			die("MIGRATE: %s", strerror(-ret));
+		op = nvsvm_op_fill(nvsvm_ptr(p), size, r);
+		ret = nvsvm_exec(B.fd, B.chan[0], 0, &op, 1, EXEC_TIMEOUT_MS,
+				 &e);
+		if (ret || e.status != NVSVM_EXEC_OK)
+			die("EXEC FILL: %s", ret ? strerror(-ret) :
+			    nvsvm_status_name(e.status));
+		for (i = 0; i < PP_PAGES; i++) {
+			if (p[i * WORDS + 7] != r)
+				die("ping-pong round %u: page %u holds %#llx",
+				    r, i, (unsigned long long)p[i * WORDS + 7]);
+			p[i * WORDS] = r;
+		}
+	}
+	t = now() - t0;
+	unmap(base, len);
+	return PP_ROUNDS / t;
+}
+
+/*
+ * p: the ping-pong's rounds per second with thrashing detection on (the
+ * module's parameters) against off, interleaved in the same run.
+ */
+static void ping_pong(void)
+{
+	double on[MAX_REPS], off[MAX_REPS];
+	uint64_t t0 = stat_get("thrashing");
+	unsigned int r;
+
+	for (r = 0; r < B.reps; r++) {
+		thrash_enable("0");
+		off[r] = ping_pong_rate();
+		thrash_enable("1");
+		on[r] = ping_pong_rate();
+	}
+	printf("# p: %u rounds on %u pages; %llu blocks found thrashing\n",
+	       PP_ROUNDS, PP_PAGES,
+	       (unsigned long long)(stat_get("thrashing") - t0));
+	samples("p.on-64K", "ours", "rounds/s, detection on", on, B.reps);
+	samples("p.off-64K", "ours", "rounds/s, detection off", off, B.reps);
+	result("p.on-64K", "ours", median(on, B.reps), "rounds/s");
+	result("p.off-64K", "ours", median(off, B.reps), "rounds/s");
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
-		"Workloads (default abcdefgh): a first-touch read, b first-touch\n"
+	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-W WARPS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
+		"Workloads (default abcdefghp): a first-touch read, b first-touch\n"
 		"write (and f, its fault counters), c MAP (and g, page-table\n"
 		"bytes), d munmap slowdown, e munmap of 1 GiB with one page mapped,\n"
-		"h a and b on THP. The peer is " PEER_DEV " (lib/test_hmm.ko).\n",
+		"h a and b on THP, p CPU/GPU ping-pong, thrashing detection on\n"
+		"against off. The peer is " PEER_DEV " (lib/test_hmm.ko).\n",
 		prog);
 }
 
 int main(int argc, char **argv)
 {
-	const char *work = "abcdefgh";
+	const char *work = "abcdefghp";
 	struct nvsvm_get_info info;
 	unsigned int gpcs = 0, i;
 	bool no_peer = false;
@@ -653,8 +772,11 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	B.reps = 3;
-	while ((c = getopt(argc, argv, "r:g:w:t:Ph")) != -1) {
+	while ((c = getopt(argc, argv, "r:g:W:w:t:Ph")) != -1) {
 		switch (c) {
+		case 'W':
+			B.warps = strtoul(optarg, NULL, 0);
+			break;
 		case 't':
 			tsc_mhz = strtod(optarg, NULL);
 			break;
@@ -679,7 +801,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || B.reps < 1 || B.reps > MAX_REPS ||
-	    gpcs > MAX_GPCS) {
+	    gpcs > MAX_GPCS || B.warps < 1 || B.warps > NVSVM_EXEC_MAX_OPS) {
 		usage(stderr);
 		return 2;
 	}
@@ -717,7 +839,7 @@ int main(int argc, char **argv)
 	for (i = optind; i < (unsigned int)argc; i++) {
 		size_t mib = strtoul(argv[i], NULL, 0);
 
-		if (!mib || mib % 2 || mib * MIB / PAGE % B.gpcs)
+		if (!mib || mib % 2)
 			die("bad size %s MiB", argv[i]);
 		if (strchr(work, 'a'))
 			first_touch(mib, false, false);
@@ -737,5 +859,11 @@ int main(int argc, char **argv)
 	}
 	if (strchr(work, 'e'))
 		munmap_ratio("e", 1024, 1, false);
+	if (strchr(work, 'p')) {
+		if (info.caps & NVSVM_CAP_DEVICE_PRIVATE)
+			ping_pong();
+		else
+			printf("# p: no device-private memory, skipped\n");
+	}
 	return 0;
 }

@@ -26,6 +26,7 @@ import sys
 #   ratio "peer":  ours / peer of the same name
 #   ratio "peer-a": ours / the peer's a figure of the same size (c)
 #   ratio "ours-a", "ours-b": ours / our own a (b) figure of the same size (h)
+#   ratio "ours-off": ours / our own p.off figure (p.on)
 GOALS = {
     "a": ("GPU first-touch read through faults", "peer", ("ratio", ">=", 1.0)),
     "b": ("GPU first-touch write, never-touched memory", "peer",
@@ -35,9 +36,10 @@ GOALS = {
     "d": ("munmap slowdown, GPU-mapped vs not", "peer", ("ours", "<=", 1.5)),
     "e": ("munmap of 1 GiB, one page GPU-mapped vs none", None,
           ("ours", "<=", 1.2)),
-    "f": ("replays per 1000 faults, 4-GPC sequential storm", None,
+    "f": ("replays per 1000 faults, storm of every GPC's warps", None,
           ("ours", "<=", 10.0)),
     "f.batch": ("faults per batch, same storm", None, None),
+    "f.dups": ("duplicate entries per batch, same storm", None, None),
     "f.inval": ("TLB invalidates per 1000 faults, same storm", None, None),
     "g": ("GPU page-table bytes per mapped byte", None, ("ours", "<=", 0.25)),
     "g.after": ("page-table bytes left after munmap (max)", None,
@@ -46,6 +48,9 @@ GOALS = {
             ("ratio", ">=", 5.0)),
     "h.b": ("b on THP, ratio to b on 4 KiB pages", "ours-b",
             ("ratio", ">=", 5.0)),
+    "p.on": ("CPU/GPU ping-pong rounds/s, thrashing detection on (ratio: to"
+             " off)", "ours-off", None),
+    "p.off": ("same ping-pong, detection off", None, None),
 }
 ORDER = list(GOALS)
 RESULT = re.compile(r"^bench: result (\S+) (ours|peer) (\S+) (\S+)\s*$")
@@ -104,6 +109,8 @@ def build(figures):
             base = peer
         elif how in ("ours-a", "ours-b"):
             base = figures.get((how[-1] + "-" + size, "ours"), (None, None))[0]
+        elif how == "ours-off":
+            base = figures.get(("p.off-" + size, "ours"), (None, None))[0]
         ratio = ours / base if ours is not None and base else None
         rows.append({
             "name": name,

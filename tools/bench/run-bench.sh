@@ -18,7 +18,7 @@
 # usage: run-bench.sh [--reps N] [--sizes "MIB..."] [--work LETTERS]
 #                     [--prefetch PERCENT] [--no-profile] [--timeout SECONDS]
 # Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
-# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefgh),
+# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghp),
 # NVSVM_BENCH_PREFETCH (nvsvm.prefetch_threshold for the run, default the
 # module's), NVSVM_BENCH_PROFILE (1, the default, adds the function-profile
 # pass), NVSVM_ACCEL (tcg|kvm, see tools/vm/accel.sh). `make bench` passes

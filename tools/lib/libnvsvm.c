@@ -133,12 +133,20 @@ int nvsvm_chan_destroy(int fd, uint32_t handle)
 int nvsvm_exec(int fd, uint32_t handle, uint32_t gpc, struct nvsvm_op *ops,
 	       uint32_t nops, uint32_t timeout_ms, struct nvsvm_exec *out)
 {
+	return nvsvm_exec_flags(fd, handle, gpc, 0, ops, nops, timeout_ms, out);
+}
+
+int nvsvm_exec_flags(int fd, uint32_t handle, uint32_t gpc, uint32_t flags,
+		     struct nvsvm_op *ops, uint32_t nops, uint32_t timeout_ms,
+		     struct nvsvm_exec *out)
+{
 	struct nvsvm_exec args = {
 		.handle = handle,
 		.gpc = gpc,
 		.ops = nvsvm_ptr(ops),
 		.nops = nops,
 		.timeout_ms = timeout_ms,
+		.flags = flags,
 	};
 	int ret;
 

@@ -111,6 +111,13 @@ int nvsvm_chan_destroy(int fd, uint32_t handle);
  */
 int nvsvm_exec(int fd, uint32_t handle, uint32_t gpc, struct nvsvm_op *ops,
 	       uint32_t nops, uint32_t timeout_ms, struct nvsvm_exec *out);
+/*
+ * nvsvm_exec_flags() - nvsvm_exec() with struct nvsvm_exec.flags:
+ * NVSVM_EXEC_WARPS (each operation a warp of its own) and NVSVM_EXEC_SLOT()
+ */
+int nvsvm_exec_flags(int fd, uint32_t handle, uint32_t gpc, uint32_t flags,
+		     struct nvsvm_op *ops, uint32_t nops, uint32_t timeout_ms,
+		     struct nvsvm_exec *out);
 
 /**
  * nvsvm_migrate() - move pages of a range to VRAM or system memory

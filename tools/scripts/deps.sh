@@ -32,6 +32,9 @@ packages=(
 	sparse dkms
 	# The test VM.
 	qemu-system-x86 busybox-static kmod cpio rsync
+	# The OpenCL ICD (tools/cl/): headers and ocl-icd's loader to build
+	# it and tests/opencl against, clinfo for the VM.
+	opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 clinfo
 	"$@"
 )
 

@@ -53,6 +53,10 @@ enum counter {
 	ST_VRAM_PAGES,
 	ST_MIGRATED_VRAM,
 	ST_MIGRATED_SYS,
+	ST_EVICTIONS,
+	ST_EVICTED_PAGES,
+	ST_THRASHING,
+	ST_THRASH_SKIPS,
 	ST_COUNT
 };
 
@@ -75,6 +79,10 @@ static const char *const stat_file[ST_COUNT] = {
 	[ST_VRAM_PAGES] = "vram_pages",
 	[ST_MIGRATED_VRAM] = "migrated_to_vram",
 	[ST_MIGRATED_SYS] = "migrated_to_sysmem",
+	[ST_EVICTIONS] = "evictions",
+	[ST_EVICTED_PAGES] = "evicted_pages",
+	[ST_THRASHING] = "thrashing",
+	[ST_THRASH_SKIPS] = "thrash_skips",
 };
 
 /**
@@ -282,6 +290,12 @@ static void print_totals(const struct gpu *g, const struct sample *s)
 	printf("  VRAM pages    %12" PRIu64 "  (migrated to VRAM %" PRIu64
 	       ", back to system memory %" PRIu64 ")\n",
 	       v[ST_VRAM_PAGES], v[ST_MIGRATED_VRAM], v[ST_MIGRATED_SYS]);
+	printf("  evictions     %12" PRIu64 "  VRAM chunks (%" PRIu64
+	       " pages back to system memory)\n",
+	       v[ST_EVICTIONS], v[ST_EVICTED_PAGES]);
+	printf("  thrashing     %12" PRIu64 "  2 MiB blocks kept in system memory (%"
+	       PRIu64 " moves to VRAM skipped)\n",
+	       v[ST_THRASHING], v[ST_THRASH_SKIPS]);
 	printf("  fault latency   p50 %s, p99 %s (%" PRIu64 " batches timed)\n",
 	       p50, p99, nlat);
 }

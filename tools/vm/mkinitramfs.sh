@@ -14,12 +14,15 @@
 #                       [--script FILE]    run in place of tests/run.sh
 #                       [--output TTY]     the script's output goes to
 #                                          /dev/TTY, not the console
+#                       [--opencl DIR]     DIR/libnvsvm-cl.so.1 (make -C
+#                                          tools cl), clinfo and their
+#                                          libraries
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-kver= out= nonce= kmods= tests= script=$top/tests/run.sh output=
+kver= out= nonce= kmods= tests= script=$top/tests/run.sh output= opencl=
 modules=()
 while (($#)); do
 	case $1 in
@@ -31,6 +34,7 @@ while (($#)); do
 	--tests) tests=$2; shift 2 ;;
 	--script) script=$2; shift 2 ;;
 	--output) output=$2; shift 2 ;;
+	--opencl) opencl=$2; shift 2 ;;
 	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -80,6 +84,33 @@ depmod -b "$root" "$kver"
 
 if [[ -n $tests && -d $tests ]]; then
 	find "$tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/tests/bin/" \;
+fi
+# copy_libs FILE...: the shared libraries FILE needs, at the paths the
+# host's dynamic linker found them (none for a static program).
+copy_libs() {
+	local lib libs
+	# ldd fails on a static program: no libraries, not an error.
+	libs=$(ldd "$@" 2>/dev/null | grep -o '/[^ ]*' | sort -u) || true
+	for lib in $libs; do
+		[[ -e $root$lib || ! -e $lib ]] && continue
+		mkdir -p "$root${lib%/*}"
+		cp -L "$lib" "$root$lib"
+	done
+	return 0
+}
+for t in "$root"/tests/bin/*; do
+	[[ -f $t ]] && copy_libs "$t"
+done
+if [[ -n $opencl ]]; then
+	if ! clinfo=$(command -v clinfo) || [[ ! -e $opencl/libnvsvm-cl.so.1 ]]; then
+		echo "mkinitramfs.sh: --opencl needs clinfo and $opencl/libnvsvm-cl.so.1; run 'make deps' and 'make -C tools cl'" >&2
+		exit 1
+	fi
+	mkdir -p "$root/etc/OpenCL/vendors" "$root/usr/lib"
+	cp -L "$opencl/libnvsvm-cl.so.1" "$root/usr/lib/"
+	echo /usr/lib/libnvsvm-cl.so.1 >"$root/etc/OpenCL/vendors/nvsvm.icd"
+	cp -L "$clinfo" "$root/usr/bin/clinfo"
+	copy_libs "$clinfo" "$opencl/libnvsvm-cl.so.1"
 fi
 cp "$script" "$root/tests/run.sh"
 for s in "$top"/tests/ktap.sh "$top"/tests/guest-*.sh; do

@@ -10,7 +10,7 @@
 # usage: run.sh --name NAME --kernel BZIMAGE --kver KVER
 #               --module FILE.ko [--module FILE.ko]... [--tests DIR]
 #               [--kmods DIR] [--debug] [--timeout SECONDS] [--counts FILE]
-#               [--workdir DIR] [--script FILE] [--quiet]
+#               [--workdir DIR] [--script FILE] [--quiet] [--opencl DIR]
 #
 #   --kmods DIR    the kernel's own lib/modules/KVER tree to include
 #   --debug        boot with kmemleak=on (the debug kernel)
@@ -20,6 +20,8 @@
 #                  a new /tmp/nvsvm-vm.*, removed when the run passed)
 #   --script FILE  the in-guest script to run instead of tests/run.sh (it
 #                  must report like tests/run.sh: "[program] ok N name")
+#   --opencl DIR   the OpenCL ICD built in DIR (make -C tools cl), with
+#                  clinfo and the libraries (tools/vm/mkinitramfs.sh)
 #   --quiet        show the script's output only (it goes to a third serial
 #                  port, output.log); the kernel log stays in console.log
 #                  and is printed only when the run fails
@@ -32,6 +34,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 name=vm kernel= kver= tests= kmods= debug=0 timeout_s=900 counts= workdir= script=
+opencl=
 quiet=0
 modules=()
 while (($#)); do
@@ -48,6 +51,7 @@ while (($#)); do
 	--workdir) workdir=$2; shift 2 ;;
 	--script) script=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
+	--opencl) opencl=$2; shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -86,6 +90,7 @@ initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}")
 [[ -n $tests ]] && initrd_args+=(--tests "$tests")
 [[ -n $kmods ]] && initrd_args+=(--kmods "$kmods")
 [[ -n $script ]] && initrd_args+=(--script "$script")
+[[ -n $opencl ]] && initrd_args+=(--opencl "$opencl")
 ((quiet)) && initrd_args+=(--output ttyS2)
 "$here/mkinitramfs.sh" "${initrd_args[@]}"
 

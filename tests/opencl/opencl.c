@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * opencl: the OpenCL ICD (tools/cl/, libnvsvm-cl) as an application sees
+ * it: written against Debian's opencl-headers, linked with ocl-icd's
+ * libOpenCL (dynamically, unlike the other test programs), and run in the
+ * test VM with the ICD registered in /etc/OpenCL/vendors (run.sh
+ * --opencl). The built-in kernels run on the virtual GP100 through EXEC
+ * over plain malloc'd memory (fine-grained system SVM).
+ *
+ * Skips (exit 4) when the VM has no /etc/OpenCL/vendors/nvsvm.icd; with
+ * it, a missing platform or device is a failure.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "libnvsvm.h"
+
+#define ICD_FILE	"/etc/OpenCL/vendors/nvsvm.icd"
+#define NODES		1000
+#define INC		7
+
+struct node {
+	uint64_t pad;
+	struct node *next;
+	uint64_t data;
+};
+
+FIXTURE(ocl) {
+	cl_platform_id platform;
+	cl_device_id dev;
+	cl_context ctx;
+	cl_command_queue q;
+	cl_program prog;
+};
+
+FIXTURE_SETUP(ocl)
+{
+	cl_platform_id ids[8];
+	cl_uint n = 0, i;
+	char name[64];
+	cl_int err;
+
+	ASSERT_EQ(CL_SUCCESS, clGetPlatformIDs(8, ids, &n));
+	self->platform = NULL;
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(ids[i], CL_PLATFORM_NAME,
+							sizeof(name), name, NULL));
+		if (!strcmp(name, "nvsvm"))
+			self->platform = ids[i];
+	}
+	ASSERT_NE(NULL, self->platform);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(self->platform,
+					     CL_DEVICE_TYPE_ACCELERATOR, 1,
+					     &self->dev, NULL));
+	self->ctx = clCreateContext(NULL, 1, &self->dev, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	self->q = clCreateCommandQueueWithProperties(self->ctx, self->dev,
+						     NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	self->prog = clCreateProgramWithBuiltInKernels(self->ctx, 1, &self->dev,
+			"nvsvm_fill;nvsvm_copy;nvsvm_sum;nvsvm_chase;nvsvm_atomic_add",
+			&err);
+	ASSERT_EQ(CL_SUCCESS, err);
+}
+
+FIXTURE_TEARDOWN(ocl)
+{
+	if (self->prog)
+		clReleaseProgram(self->prog);
+	if (self->q)
+		clReleaseCommandQueue(self->q);
+	if (self->ctx)
+		clReleaseContext(self->ctx);
+}
+
+static cl_kernel kernel(struct __test_metadata *_metadata, cl_program prog,
+			const char *name)
+{
+	cl_int err;
+	cl_kernel k = clCreateKernel(prog, name, &err);
+
+	EXPECT_EQ(CL_SUCCESS, err);
+	return k;
+}
+
+static cl_int event_status(cl_event ev)
+{
+	cl_int st = 1;
+
+	clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st,
+		       NULL);
+	return st;
+}
+
+/* A single work-item (clEnqueueTask is deprecated in OpenCL 2.0). */
+static cl_int task(cl_command_queue q, cl_kernel k, cl_event *ev)
+{
+	size_t one = 1;
+
+	return clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, ev);
+}
+
+/* An nvsvm_chase kernel over struct node lists, its arguments set. */
+static cl_kernel chase_kernel(struct __test_metadata *_metadata,
+			      cl_program prog, struct node *head,
+			      cl_ulong max, cl_ulong inc, uint64_t *visited)
+{
+	cl_uint off_next = offsetof(struct node, next);
+	cl_uint off_data = offsetof(struct node, data);
+	cl_kernel k = kernel(_metadata, prog, "nvsvm_chase");
+
+	if (!k)
+		return NULL;
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, head));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(max), &max));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(inc), &inc));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(off_next), &off_next));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 4, sizeof(off_data), &off_data));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 5, visited));
+	return k;
+}
+
+/*
+ * What clinfo shows, asserted on the API: type, profile, SVM (atomics as
+ * GET_INFO's NVSVM_CAP_ATOMICS says), kernels.
+ */
+TEST_F(ocl, device_info)
+{
+	cl_device_svm_capabilities svm = 0;
+	cl_device_type type = 0;
+	cl_bool compiler = CL_TRUE;
+	struct nvsvm_get_info gi;
+	char s[256];
+	int fd;
+
+	fd = nvsvm_open(0);
+	ASSERT_LE(0, fd);
+
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev, CL_DEVICE_TYPE,
+					      sizeof(type), &type, NULL));
+	EXPECT_EQ(CL_DEVICE_TYPE_ACCELERATOR, type);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev, CL_DEVICE_PROFILE,
+					      sizeof(s), s, NULL));
+	EXPECT_STREQ("EMBEDDED_PROFILE", s);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev,
+					      CL_DEVICE_COMPILER_AVAILABLE,
+					      sizeof(compiler), &compiler, NULL));
+	EXPECT_EQ(CL_FALSE, compiler);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev,
+					      CL_DEVICE_SVM_CAPABILITIES,
+					      sizeof(svm), &svm, NULL));
+	ASSERT_EQ(0, nvsvm_get_info(fd, &gi));
+	EXPECT_EQ(CL_DEVICE_SVM_COARSE_GRAIN_BUFFER |
+		  CL_DEVICE_SVM_FINE_GRAIN_BUFFER |
+		  CL_DEVICE_SVM_FINE_GRAIN_SYSTEM |
+		  (gi.caps & NVSVM_CAP_ATOMICS ? CL_DEVICE_SVM_ATOMICS : 0),
+		  svm);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev,
+					      CL_DEVICE_BUILT_IN_KERNELS,
+					      sizeof(s), s, NULL));
+	EXPECT_NE(NULL, strstr(s, "nvsvm_chase"));
+	EXPECT_NE(NULL, strstr(s, "nvsvm_atomic_add"));
+	nvsvm_close(fd);
+}
+
+/*
+ * The issue's case: a linked list built with malloc, one node at a time,
+ * walked by the GPU's CHASE from a pointer passed with
+ * clSetKernelArgSVMPointer; every node's data word gets INC, and the
+ * number of nodes visited is stored by the GPU in a malloc'd word.
+ */
+TEST_F(ocl, chase_malloc_list)
+{
+	struct node *head = NULL, *nd, **all;
+	uint64_t *visited = malloc(sizeof(*visited));
+	cl_event ev;
+	cl_kernel k;
+	int i, bad = 0;
+
+	all = calloc(NODES, sizeof(*all));
+	ASSERT_NE(NULL, all);
+	ASSERT_NE(NULL, visited);
+	*visited = 0;
+	for (i = NODES - 1; i >= 0; i--) {
+		nd = malloc(sizeof(*nd));
+		ASSERT_NE(NULL, nd);
+		nd->data = 1000 * (uint64_t)i;
+		nd->next = head;
+		head = nd;
+		all[i] = nd;
+	}
+	k = chase_kernel(_metadata, self->prog, head, 1 << 20, INC, visited);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, task(self->q, k, &ev));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &ev));
+	EXPECT_EQ(CL_COMPLETE, event_status(ev));
+	EXPECT_EQ((uint64_t)NODES, *visited);
+	for (i = 0; i < NODES; i++)
+		if (all[i]->data != 1000 * (uint64_t)i + INC)
+			bad++;
+	EXPECT_EQ(0, bad);
+	clReleaseEvent(ev);
+	clReleaseKernel(k);
+	for (i = 0; i < NODES; i++)
+		free(all[i]);
+	free(all);
+	free(visited);
+}
+
+/* clEnqueueSVMMemFill and clEnqueueSVMMemcpy on malloc'd memory, then SUM. */
+TEST_F(ocl, fill_copy_sum)
+{
+	size_t n = 64 * 1024, i;
+	uint64_t *a = malloc(n * 8), *b = malloc(n * 8), *res = malloc(8);
+	uint64_t pattern = 3;
+	cl_ulong bytes = n * 8;
+	cl_kernel k;
+	int bad = 0;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, res);
+	memset(b, 0, n * 8);
+	*res = 0;
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, a, &pattern,
+						  sizeof(pattern), n * 8, 0,
+						  NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemcpy(self->q, CL_TRUE, b, a, n * 8,
+						 0, NULL, NULL));
+	for (i = 0; i < n; i++)
+		if (b[i] != 3)
+			bad++;
+	EXPECT_EQ(0, bad);
+	k = kernel(_metadata, self->prog, "nvsvm_sum");
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, b));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(bytes), &bytes));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 2, res));
+	ASSERT_EQ(CL_SUCCESS, task(self->q, k, NULL));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	EXPECT_EQ(3 * (uint64_t)n, *res);
+	clReleaseKernel(k);
+	free(a);
+	free(b);
+	free(res);
+}
+
+/* One ATOMIC_ADD per work-item; each sees a distinct old value. */
+TEST_F(ocl, atomic_add)
+{
+	size_t items = 500, i;
+	uint64_t *counter = malloc(8), *old = calloc(items, 8);
+	char *seen = calloc(items, 1);
+	cl_ulong v = 2;
+	cl_kernel k;
+	int bad = 0;
+
+	ASSERT_NE(NULL, counter);
+	ASSERT_NE(NULL, old);
+	ASSERT_NE(NULL, seen);
+	*counter = 10;
+	k = kernel(_metadata, self->prog, "nvsvm_atomic_add");
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, counter));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(v), &v));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 2, old));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(self->q, k, 1, NULL,
+						     &items, NULL, 0, NULL,
+						     NULL));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	EXPECT_EQ(10 + 2 * (uint64_t)items, *counter);
+	for (i = 0; i < items; i++) {
+		uint64_t j = (old[i] - 10) / 2;
+
+		if (old[i] < 10 || (old[i] & 1) || j >= items || seen[j]++)
+			bad++;
+	}
+	EXPECT_EQ(0, bad);
+	clReleaseKernel(k);
+	free(counter);
+	free(old);
+	free(seen);
+}
+
+/*
+ * A kernel whose access the GPU cancels (a list whose second node is in a
+ * PROT_NONE page): the enqueue succeeds, the event ends with a negative
+ * status, clWaitForEvents says so, clFinish does not; the queue then runs
+ * the next command on a fresh channel.
+ */
+TEST_F(ocl, cancelled_fault_fails_event)
+{
+	struct node *nd = malloc(sizeof(*nd));
+	uint64_t *word = malloc(8);
+	cl_ulong pattern = 0x55;
+	void *hole;
+	cl_event ev, ev2;
+	cl_kernel k;
+
+	ASSERT_NE(NULL, nd);
+	ASSERT_NE(NULL, word);
+	hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	nd->data = 0;
+	nd->next = hole;
+	k = chase_kernel(_metadata, self->prog, nd, 10, 1, NULL);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, task(self->q, k, &ev));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+		  clWaitForEvents(1, &ev));
+	EXPECT_GT(0, event_status(ev));
+	/* The first node was done before the fault. */
+	EXPECT_EQ(1, nd->data);
+	/* A command waiting on the failed event does not run. */
+	*word = 0;
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, word, &pattern, 8, 8,
+						  1, &ev, &ev2));
+	EXPECT_GT(0, event_status(ev2));
+	EXPECT_EQ(0, *word);
+	clReleaseEvent(ev2);
+	/* The queue still works. */
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, word, &pattern, 8, 8,
+						  0, NULL, &ev2));
+	EXPECT_EQ(CL_COMPLETE, event_status(ev2));
+	EXPECT_EQ(0x55, *word);
+	clReleaseEvent(ev2);
+	clReleaseEvent(ev);
+	clReleaseKernel(k);
+	munmap(hole, 4096);
+	free(nd);
+	free(word);
+}
+
+/* clSVMAlloc memory, migrated (MIGRATE, or MAP where there is no VRAM). */
+TEST_F(ocl, svm_alloc_migrate)
+{
+	size_t size = 16 * 4096, i;
+	struct nvsvm_get_info gi;
+	uint64_t *p, before = 0, after = 0, pattern = 9;
+	cl_event ev;
+	int fd, bad = 0;
+
+	p = clSVMAlloc(self->ctx, CL_MEM_READ_WRITE |
+		       CL_MEM_SVM_FINE_GRAIN_BUFFER, size, 0);
+	ASSERT_NE(NULL, p);
+	memset(p, 1, size);
+	fd = nvsvm_open(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, nvsvm_get_info(fd, &gi));
+	nvsvm_close(fd);
+	nvsvm_stat_read(0, "vram_pages", &before);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMigrateMem(self->q, 1,
+						     (const void **)&p, NULL,
+						     0, 0, NULL, &ev));
+	EXPECT_EQ(CL_COMPLETE, event_status(ev));
+	clReleaseEvent(ev);
+	if (gi.caps & NVSVM_CAP_DEVICE_PRIVATE) {
+		ASSERT_EQ(0, nvsvm_stat_read(0, "vram_pages", &after));
+		EXPECT_EQ(before + size / 4096, after);
+	}
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, p, &pattern, 8, size,
+						  0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	for (i = 0; i < size / 8; i++)
+		if (p[i] != 9)
+			bad++;
+	EXPECT_EQ(0, bad);
+	clSVMFree(self->ctx, p);
+}
+
+/* Errors the spec names, and nothing run for them. */
+TEST_F(ocl, errors)
+{
+	const char *src = "kernel void k(void) {}";
+	uint64_t *buf = malloc(64);
+	cl_program p;
+	cl_kernel k;
+	cl_int err;
+
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ(CL_INVALID_OPERATION,
+		  clBuildProgram(self->prog, 0, NULL, NULL, NULL, NULL));
+	k = clCreateKernel(self->prog, "nvsvm_nope", &err);
+	EXPECT_EQ(NULL, k);
+	EXPECT_EQ(CL_INVALID_KERNEL_NAME, err);
+	p = clCreateProgramWithBuiltInKernels(self->ctx, 1, &self->dev,
+					      "nvsvm_fill;nope", &err);
+	EXPECT_EQ(NULL, p);
+	EXPECT_EQ(CL_INVALID_VALUE, err);
+	p = clCreateProgramWithSource(self->ctx, 1, &src, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_COMPILER_NOT_AVAILABLE,
+		  clBuildProgram(p, 0, NULL, NULL, NULL, NULL));
+	clReleaseProgram(p);
+	k = kernel(_metadata, self->prog, "nvsvm_fill");
+	ASSERT_NE(NULL, k);
+	EXPECT_EQ(CL_INVALID_KERNEL_ARGS,
+		  task(self->q, k, NULL));
+	EXPECT_EQ(CL_INVALID_ARG_INDEX, clSetKernelArgSVMPointer(k, 3, buf));
+	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 1, 4, buf));
+	clReleaseKernel(k);
+	EXPECT_EQ(CL_MEM_COPY_OVERLAP,
+		  clEnqueueSVMMemcpy(self->q, CL_TRUE, buf, buf + 1, 16, 0,
+				     NULL, NULL));
+	EXPECT_EQ(CL_INVALID_EVENT_WAIT_LIST,
+		  clEnqueueSVMMemcpy(self->q, CL_TRUE, buf, buf + 4, 16, 1,
+				     NULL, NULL));
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	if (access(ICD_FILE, R_OK))
+		ksft_exit_skip("no %s in this VM (run.sh --opencl)\n", ICD_FILE);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return test_harness_run(argc, argv);
+}

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The driver at the scale of a GP100: programs run as hundreds of warps
+ * at once (NVSVM_EXEC_WARPS), every warp a fault entry of its own, so
+ * that a batch holds hundreds of faults, many to the same pages; and a
+ * cancel of one warp's bad access, which the virtual GP100 applies to the
+ * whole micro-TLB of its TPC, must leave the other warps of that TPC and
+ * GPC alone (docs/gp100.md).
+ *
+ * Cases: TEST_F(chan, ...) on a channel in an area (kselftest_harness.h).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+
+FIXTURE_FX(chan, FX_AREA, NVSVM_CHAN_JOIN_AREA);
+
+/* A module parameter of nvsvm_vgpu; 0 when it cannot be read. */
+static unsigned int vgpu_param(const char *name)
+{
+	char path[128];
+	unsigned int v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/nvsvm_vgpu/parameters/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+struct topo {
+	unsigned int tpcs, sms, slots;
+};
+
+static int topo_read(struct topo *t)
+{
+	t->tpcs = vgpu_param("tpcs_per_gpc");
+	t->sms = vgpu_param("sms_per_tpc");
+	t->slots = t->tpcs * t->sms * vgpu_param("warps_per_sm");
+	if (!t->slots)
+		KTAP_FAIL_MSG("nvsvm_vgpu parameters unreadable");
+	return KTAP_PASS;
+}
+
+/* The driver's counters a storm moves (debugfs, docs/tracing.md). */
+enum { S_FAULTS, S_BATCHES, S_REPLAYS, S_INVALS, S_DUPS, S_RANGES, NSTAT };
+static const char *const stat_names[NSTAT] = {
+	"faults", "batches", "replays", "invalidates", "fault_dups", "ranges",
+};
+
+/* @d: the counters now, minus what @d held (from a first call). */
+static void stats_delta(uint64_t *d, bool first)
+{
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < NSTAT; i++) {
+		v = 0;
+		nvsvm_stat_read(dev_index, stat_names[i], &v);
+		d[i] = first ? v : v - d[i];
+	}
+}
+
+/* Run @ops as warps on GPC @gpc of @f's channel; all must complete. */
+static int warps_ok(struct fx *f, uint32_t gpc, struct nvsvm_op *ops,
+		    unsigned int n)
+{
+	struct nvsvm_exec e;
+
+	CHK_OK(nvsvm_exec_flags(f->fd, f->chan, gpc, NVSVM_EXEC_WARPS, ops, n,
+				TIMEOUT_MS, &e));
+	if (e.status != NVSVM_EXEC_OK)
+		KTAP_FAIL_MSG("status %s after %u of %u ops (fault at %#llx)",
+			      nvsvm_status_name(e.status), e.done, n,
+			      (unsigned long long)e.fault_addr);
+	CHK_EQ(e.done, n);
+	return KTAP_PASS;
+}
+
+/*
+ * A storm: one warp per page of memory the CPU wrote (so each page takes
+ * one fault, with no read-only zero page to upgrade), each warp writing
+ * its page, all faulting in the same round. The driver takes them in
+ * batches as large as the buffer holds (up to its batch size), not a few
+ * at a time, with at most one replay and one TLB invalidate per batch.
+ */
+TEST_F(chan, storm_full_batches)
+{
+	uint64_t *buf, d[NSTAT];
+	struct nvsvm_op *ops;
+	unsigned int n, i;
+	struct topo t;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	n = t.slots < NVSVM_EXEC_MAX_OPS ? t.slots : NVSVM_EXEC_MAX_OPS;
+	buf = anon((size_t)n * PAGE);
+	ops = calloc(n, sizeof(*ops));
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, ops);
+	ASSERT_EQ(0, madvise(buf, (size_t)n * PAGE, MADV_NOHUGEPAGE));
+	memset(buf, 0x11, (size_t)n * PAGE);
+	for (i = 0; i < n; i++)
+		ops[i] = nvsvm_op_write(nvsvm_ptr(&buf[i * WORDS + i % WORDS]),
+					0x5000 + i);
+	stats_delta(d, true);
+	ASSERT_PASS(warps_ok(&self->fx, 0, ops, n));
+	stats_delta(d, false);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0x5000 + i, buf[i * WORDS + i % WORDS]);
+	TH_LOG("%u warps: %llu faults in %llu batches, %llu replays, %llu invalidates",
+	       n, (unsigned long long)d[S_FAULTS],
+	       (unsigned long long)d[S_BATCHES],
+	       (unsigned long long)d[S_REPLAYS],
+	       (unsigned long long)d[S_INVALS]);
+	/* Every warp faulted before the interrupt: the first batch is full. */
+	ASSERT_GE(d[S_FAULTS], n);
+	ASSERT_GE(d[S_FAULTS], 32 * d[S_BATCHES]);
+	ASSERT_LE(d[S_REPLAYS], d[S_BATCHES]);
+	ASSERT_LE(d[S_INVALS], d[S_BATCHES]);
+	free(ops);
+}
+
+/*
+ * Many warps on few pages: 8 pages, every warp writing a word of its own.
+ * The duplicates are dropped before the mirror is asked: a handful of
+ * ranges for hundreds of entries.
+ */
+TEST_F(chan, storm_duplicates)
+{
+	uint64_t *buf, d[NSTAT];
+	struct nvsvm_op *ops;
+	unsigned int n, i;
+	struct topo t;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	n = t.slots < 8 * WORDS ? t.slots : 8 * WORDS;
+	buf = anon(8 * PAGE);
+	ops = calloc(n, sizeof(*ops));
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, ops);
+	ASSERT_EQ(0, madvise(buf, 8 * PAGE, MADV_NOHUGEPAGE));
+	for (i = 0; i < n; i++)
+		ops[i] = nvsvm_op_write(nvsvm_ptr(&buf[(i % 8) * WORDS + i / 8]),
+					0x6000 + i);
+	stats_delta(d, true);
+	ASSERT_PASS(warps_ok(&self->fx, 1, ops, n));
+	stats_delta(d, false);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0x6000 + i, buf[(i % 8) * WORDS + i / 8]);
+	TH_LOG("%u warps on 8 pages: %llu faults, %llu duplicates, %llu ranges",
+	       n, (unsigned long long)d[S_FAULTS],
+	       (unsigned long long)d[S_DUPS], (unsigned long long)d[S_RANGES]);
+	ASSERT_GE(d[S_FAULTS], n);
+	ASSERT_LE(d[S_RANGES], 8);
+}
+
+/*
+ * Two warps of one TPC (slot 0: SM 0, slot tpcs: SM 1, clients T1_0 and
+ * T1_1) read PROT_NONE memory. They share one micro-TLB, and a cancel
+ * naming either client fails both: the driver cancels once per micro-TLB.
+ * A second cancel would find nothing stalled (the model's cancel_misses).
+ */
+TEST_F(chan, cancel_once_per_utlb)
+{
+	uint64_t m0 = 0, m1 = 0, c0 = 0, c1 = 0;
+	struct nvsvm_op *ops;
+	struct nvsvm_exec e;
+	struct topo t;
+	unsigned int i;
+	char *hole;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	if (t.sms < 2)
+		SKIP(return, "needs 2 SMs per TPC");
+	hole = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ops = calloc(t.tpcs + 1, sizeof(*ops));
+	ASSERT_NE(MAP_FAILED, hole);
+	ASSERT_NE(NULL, ops);
+	for (i = 0; i <= t.tpcs; i++)
+		ops[i] = (struct nvsvm_op){ .code = NVSVM_OP_NOP };
+	ops[0] = nvsvm_op_read(nvsvm_ptr(hole));
+	ops[t.tpcs] = nvsvm_op_read(nvsvm_ptr(hole) + 64);
+	ASSERT_EQ(0, vgpu_stat_read("cancel_misses", &m0));
+	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "cancels", &c0));
+	ASSERT_EQ(0, nvsvm_exec_flags(self->fx.fd, self->fx.chan, 3,
+				      NVSVM_EXEC_WARPS, ops, t.tpcs + 1,
+				      TIMEOUT_MS, &e));
+	ASSERT_EQ(0, vgpu_stat_read("cancel_misses", &m1));
+	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "cancels", &c1));
+	ASSERT_EQ(NVSVM_EXEC_FAULT, e.status);
+	ASSERT_EQ(nvsvm_ptr(hole), e.fault_addr & ~(PAGE - 1));
+	ASSERT_EQ(m0, m1) {
+		TH_LOG("%llu cancels found nothing stalled (%llu cancels)",
+		       (unsigned long long)(m1 - m0),
+		       (unsigned long long)(c1 - c0));
+	}
+	ASSERT_EQ(c0 + 1, c1);
+	free(ops);
+}
+
+/* One EXEC of a thread, released with the others by a barrier. */
+struct job {
+	int fd;
+	uint32_t chan, gpc, flags;
+	struct nvsvm_op *ops;
+	unsigned int n;
+	pthread_barrier_t *bar;
+	pthread_t th;
+	struct nvsvm_exec e;
+	int ret;
+};
+
+static void *job_run(void *arg)
+{
+	struct job *j = arg;
+
+	pthread_barrier_wait(j->bar);
+	j->ret = nvsvm_exec_flags(j->fd, j->chan, j->gpc, j->flags, j->ops,
+				  j->n, TIMEOUT_MS, &j->e);
+	return NULL;
+}
+
+/*
+ * Bystander warps: slot 1 (TPC 1) and slot tpcs (TPC 0, SM 1) each fill
+ * 16 MiB of fresh memory at @buf (through faults, a 2 MiB block at a
+ * time), with @val and @val + 1.
+ */
+static void bystander_ops(const struct topo *t, struct nvsvm_op *ops,
+			  uint64_t *buf, uint64_t val)
+{
+	unsigned int i;
+
+	for (i = 0; i <= t->tpcs; i++)
+		ops[i] = (struct nvsvm_op){ .code = NVSVM_OP_NOP };
+	ops[1] = nvsvm_op_fill(nvsvm_ptr(buf), 16 * MiB, val);
+	ops[t->tpcs] = nvsvm_op_fill(nvsvm_ptr(buf + 2 * MiB), 16 * MiB,
+				     val + 1);
+}
+
+/*
+ * One warp's access cannot be served (PROT_NONE memory) and is
+ * cancelled: the virtual GP100 fails every stalled access of that TPC's
+ * micro-TLB in that page directory. At the same time, on the same GPC,
+ * warps of another channel of the process (same page directory) in the
+ * same TPC (its other SM) and in another TPC, and the same warps of
+ * another process, fill fresh memory through faults. Only the bad
+ * access's program fails; the others complete, their data checked.
+ */
+TEST_F(chan, cancel_spares_bystanders)
+{
+	struct nvsvm_op badop, *ops, *cops;
+	uint64_t *bad, *mine, *theirs;
+	pthread_barrier_t bar;
+	struct job jobs[2];
+	struct topo t;
+	uint32_t chan2;
+	int sync[2], i;
+	pid_t pid;
+	char c;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	if (t.tpcs < 2 || t.sms < 2)
+		SKIP(return, "needs 2 TPCs of 2 SMs");
+	mine = anon(32 * MiB);
+	theirs = anon(32 * MiB);
+	/* PROT_NONE: no access can be served, nothing maps over it. */
+	bad = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ops = calloc(t.tpcs + 1, sizeof(*ops));
+	cops = calloc(t.tpcs + 1, sizeof(*cops));
+	ASSERT_NE(NULL, mine);
+	ASSERT_NE(NULL, theirs);
+	ASSERT_NE(MAP_FAILED, bad);
+	ASSERT_NE(NULL, ops);
+	ASSERT_NE(NULL, cops);
+	ASSERT_EQ(0, pipe(sync));
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct fx cf;
+		struct nvsvm_exec e;
+
+		if (fx_open(&cf, FX_AREA, NVSVM_CHAN_JOIN_AREA) != KTAP_PASS)
+			_exit(2);
+		bystander_ops(&t, cops, theirs, 0x71);
+		if (read(sync[0], &c, 1) != 1)
+			_exit(3);
+		if (nvsvm_exec_flags(cf.fd, cf.chan, 2, NVSVM_EXEC_WARPS, cops,
+				     t.tpcs + 1, TIMEOUT_MS, &e) ||
+		    e.status != NVSVM_EXEC_OK)
+			_exit(4);
+		if (cpu_check(theirs, 2 * MiB, 0x71) != KTAP_PASS ||
+		    cpu_check(theirs + 2 * MiB, 2 * MiB, 0x72) != KTAP_PASS)
+			_exit(5);
+		_exit(0);
+	}
+
+	ASSERT_EQ(0, nvsvm_chan_create(self->fx.fd, NVSVM_CHAN_JOIN_AREA,
+				       &chan2));
+	bystander_ops(&t, ops, mine, 0x61);
+	/* The bad access: one warp in slot 0 (TPC 0, SM 0) of GPC 2. */
+	badop = nvsvm_op_write(nvsvm_ptr(bad), 1);
+	memset(jobs, 0, sizeof(jobs));
+	pthread_barrier_init(&bar, NULL, 2);
+	jobs[0] = (struct job){ .fd = self->fx.fd, .chan = self->fx.chan,
+				.gpc = 2, .ops = &badop, .n = 1, .bar = &bar };
+	jobs[1] = (struct job){ .fd = self->fx.fd, .chan = chan2, .gpc = 2,
+				.flags = NVSVM_EXEC_WARPS, .ops = ops,
+				.n = t.tpcs + 1, .bar = &bar };
+	ASSERT_EQ(1, write(sync[1], "g", 1));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&jobs[i].th, NULL, job_run,
+					    &jobs[i]));
+	for (i = 0; i < 2; i++)
+		pthread_join(jobs[i].th, NULL);
+	ASSERT_EQ(0, jobs[0].ret);
+	ASSERT_EQ(NVSVM_EXEC_FAULT, jobs[0].e.status);
+	ASSERT_EQ(nvsvm_ptr(bad), jobs[0].e.fault_addr);
+	ASSERT_EQ(0, jobs[1].ret);
+	if (jobs[1].e.status != NVSVM_EXEC_OK)
+		TH_LOG("bystanders: status %s, %u ops done",
+		       nvsvm_status_name(jobs[1].e.status), jobs[1].e.done);
+	ASSERT_EQ(NVSVM_EXEC_OK, jobs[1].e.status);
+	ASSERT_PASS(cpu_check(mine, 2 * MiB, 0x61));
+	ASSERT_PASS(cpu_check(mine + 2 * MiB, 2 * MiB, 0x62));
+	ASSERT_EQ(0, wait_child(pid));
+	free(ops);
+	free(cops);
+}
+
+int main(int argc, char **argv)
+{
+	return test_harness_main(argc, argv, NVSVM_CAP_EXEC);
+}
