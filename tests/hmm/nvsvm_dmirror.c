@@ -13,15 +13,16 @@
  * Every command then goes through nvsvm's user interface, from the
  * caller's own context:
  *  READ/WRITE       one GPU COPY between the mirrored range and the
- *                   caller's buffer, on a channel joined to the area: the
- *                   virtual GP100 faults, nvsvm serves the replayable
- *                   faults through HMM. faults is 1 when the GPU page
+ *                   caller's buffer, on a channel joined to the area, one
+ *                   warp per 64 KiB: the virtual GP100 faults, nvsvm
+ *                   serves the replayable faults through HMM. faults is 1 when the GPU page
  *                   tables lacked a page (or write access) for the
  *                   range before the copy, 0 when all was mapped.
  *  SNAPSHOT         MAP without faulting (what the CPU has), then QUERY
  *                   of the GPU page tables.
  *  MIGRATE_TO_DEV   nvsvm's MIGRATE to VRAM (device-private memory), then
- *                   a GPU COPY of the range into the buffer.
+ *                   a GPU COPY of the range into the buffer; ENOENT when
+ *                   QUERY then shows a page outside this GPU's VRAM.
  *  MIGRATE_TO_SYS   MIGRATE to system memory.
  *  RELEASE          MIGRATE of the command's range to system memory.
  *  EXCLUSIVE        a GPU ATOMIC_ADD of 0 on each page (a GPU atomic takes
@@ -47,6 +48,7 @@
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -56,6 +58,7 @@
 #define DM_UNITS	2
 #define DM_TIMEOUT_MS	600000
 #define DM_COPY_MAX	BIT_ULL(30)	/* bytes of one COPY operation */
+#define DM_COPY_WARP	SZ_64K		/* bytes per warp of a copy, at least */
 #define DM_PMD_SHIFT	21
 #define DM_PUD_SHIFT	30
 
@@ -162,6 +165,8 @@ out:
 /*
  * Run @nops operations on a new channel joined to the area, and destroy
  * it (a cancelled access leaves a channel in error). @ops get the results.
+ * Each operation is a warp of its own (NVSVM_EXEC_WARPS), as a GPU kernel
+ * runs many threads: their faults reach nvsvm in batches, not one by one.
  */
 static long dm_exec(struct dm_file *df, struct nvsvm_op *ops, u32 nops,
 		    struct nvsvm_exec *ex)
@@ -190,6 +195,7 @@ static long dm_exec(struct dm_file *df, struct nvsvm_op *ops, u32 nops,
 	ex->ops = (unsigned long)uops;
 	ex->nops = nops;
 	ex->timeout_ms = DM_TIMEOUT_MS;
+	ex->flags = NVSVM_EXEC_WARPS;
 	ret = dm_nv(df, NVSVM_IOCTL_EXEC, s.base, ex, sizeof(*ex));
 	if (!ret && copy_from_user(ops, uops, osize))
 		ret = -EFAULT;
@@ -238,27 +244,36 @@ static long dm_exec_errno(const struct nvsvm_exec *ex, u64 start, u64 end)
 	}
 }
 
-/* GPU COPY of @size bytes from @src to @dst; errno as for [start, end). */
+/*
+ * GPU COPY of @size bytes from @src to @dst, one warp per DM_COPY_WARP
+ * bytes (more when that would pass NVSVM_EXEC_MAX_OPS warps); errno as for
+ * [start, end).
+ */
 static long dm_gpu_copy(struct dm_file *df, u64 dst, u64 src, u64 size,
 			u64 start, u64 end)
 {
-	u32 i, nops = DIV_ROUND_UP_ULL(size, DM_COPY_MAX);
 	struct nvsvm_exec ex;
 	struct nvsvm_op *ops;
+	u64 chunk;
+	u32 i, nops;
 	long ret;
 
-	if (nops > NVSVM_EXEC_MAX_OPS || (dst | src) & 7)
+	if (size > NVSVM_EXEC_MAX_OPS * DM_COPY_MAX || (dst | src) & 7)
 		return -EINVAL;
+	chunk = max_t(u64, DM_COPY_WARP,
+		      round_up(DIV_ROUND_UP_ULL(size, NVSVM_EXEC_MAX_OPS),
+			       PAGE_SIZE));
+	nops = DIV_ROUND_UP_ULL(size, chunk);
 	ops = kcalloc(nops, sizeof(*ops), GFP_KERNEL);
 	if (!ops)
 		return -ENOMEM;
 	for (i = 0; i < nops; i++) {
-		u64 off = (u64)i * DM_COPY_MAX;
+		u64 off = (u64)i * chunk;
 
 		ops[i].code = NVSVM_OP_COPY;
 		ops[i].addr = dst + off;
 		ops[i].src = src + off;
-		ops[i].len = min(size - off, DM_COPY_MAX);
+		ops[i].len = min(size - off, chunk);
 	}
 	ret = dm_exec(df, ops, nops, &ex);
 	if (!ret)
@@ -392,19 +407,31 @@ static long dm_migrate(struct dm_file *df, struct hmm_dmirror_cmd *cmd,
 	return 0;
 }
 
+/*
+ * As dmirror: after the migration the device reads the range back, and a
+ * page not in this GPU's VRAM then (left in system memory, or in another
+ * GPU's) is ENOENT. Pages already in its VRAM count as migrated: nvsvm's
+ * moved counts only the pages this call moved.
+ */
 static long dm_migrate_to_dev(struct dm_file *df, struct hmm_dmirror_cmd *cmd)
 {
+	u32 want = NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM;
 	u64 size = cmd->npages << PAGE_SHIFT;
+	bool missing;
 	long ret;
 
 	ret = dm_migrate(df, cmd, NVSVM_MIGRATE_TO_VRAM);
+	if (!ret)
+		ret = dm_gpu_copy(df, cmd->ptr, cmd->addr, size, cmd->addr,
+				  cmd->addr + size);
+	if (!ret)
+		ret = dm_query_find(df, cmd, want, want, &missing);
 	if (ret)
 		return ret;
-	/* As dmirror: pages left in system memory are ENOENT. */
-	if (cmd->cpages != cmd->npages)
+	if (missing)
 		return -ENOENT;
-	return dm_gpu_copy(df, cmd->ptr, cmd->addr, size, cmd->addr,
-			   cmd->addr + size);
+	cmd->cpages = cmd->npages;
+	return 0;
 }
 
 static long dm_exclusive(struct dm_file *df, struct hmm_dmirror_cmd *cmd)
