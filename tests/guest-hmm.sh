@@ -69,11 +69,15 @@ kill_case() {
 # unloop: copy hmm-tests' output without repeated lines. Once an ASSERT of
 # a case failed, 6.1's kselftest_harness.h (which leaves its trigger set)
 # fails the fixture's teardown assertion again and again until the case's
-# 30 s timeout: at its first repeat, end the case. After each case's
+# 30 s timeout: when the running case's own "NAME:Expected" line came
+# $loops times in a row, end the case. (A later harness may print a failed
+# case's line two or three times, from stdio buffers copied by its fork,
+# even after the next case started: that is no loop.) After each case's
 # result, a line "#  TIME  NAME S s" with the seconds since its RUN line.
+loops=10
 unloop() {
 	prev=
-	killed=
+	reps=0
 	case=
 	t0=0
 	while IFS= read -r line; do
@@ -95,17 +99,25 @@ unloop() {
 			fi ;;
 		esac
 		if [ "$line" = "$prev" ]; then
-			case $killed:$line in
-			:*":Expected "*) kill_case ;;
+			reps=$((reps + 1))
+			case $reps:$line in
+			$loops:*":${case##*.}:Expected "*) kill_case ;;
 			esac
-			killed=1
 			continue
 		fi
 		prev=$line
-		killed=
+		reps=0
 		echo "$line"
 	done
 }
+
+# A benchmark, not a test: 7.3's benchmark_thp_migration times migrations
+# until its own 120 s timeout under TCG, on either peer. Where hmm-tests
+# has it, its harness takes -T to leave a case out (6.1's, without the
+# case, takes no options); it stands as one skip.
+bench=benchmark_thp_migration
+excl=
+! grep -q $bench $bin || excl="-T $bench"
 
 # suite PEER: run hmm-tests, show its output as comments and turn each of
 # its results into one of ours named PEER:NAME; "passed total" in $tmp/PEER.
@@ -116,7 +128,8 @@ suite() {
 	peer=$1
 	t0=$(uptime_s)
 	{
-		timeout -s KILL "$budget" $bin 2>&1 &
+		# shellcheck disable=SC2086 # $excl: options or nothing
+		timeout -s KILL "$budget" $bin $excl 2>&1 &
 		echo $! >"$tmp/pid"
 		wait $!
 		echo $? >"$tmp/status"
@@ -163,6 +176,10 @@ suite() {
 			fi ;;
 		esac
 	done <"$tmp/out"
+	if [ -n "$excl" ]; then
+		total=$((total + 1))
+		ok "$peer:$bench # SKIP a benchmark (120 s under TCG), left out with -T"
+	fi
 	[ "$status" != 137 ] ||
 		not_ok "$peer:hmm-tests # stopped after ${budget}s"
 	echo "$pass $total" >"$tmp/$peer"
