@@ -148,6 +148,8 @@ static bool nvsvm_mirror_invalidate(struct mmu_interval_notifier *mni,
 
 	if (nvsvm_mirror_event_ignored(svmm, range))
 		return true;
+	if (range->event == MMU_NOTIFY_UNMAP)
+		nvsvm_dmem_blocks_forget(&svmm->blocks, start, end);
 	atomic_inc(&svmm->changes);
 	if (mmu_notifier_range_blockable(range))
 		mutex_lock(&svmm->mutex);
