@@ -238,12 +238,18 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
  * of the unmanaged window (one notifier covers the whole range; nothing
  * is mapped in the window, where no notifier would ever unmap it), below
  * the area's limit, and inside the readable VMAs of the first and last
- * fault. The pages it adds are asked for reading only: each gets what the
- * CPU already grants (hmm reports write where the CPU PTE is writable), so
- * a prefetch never breaks copy-on-write, dirties a shared file page or
- * replaces the zero page; only the faults' own pages are faulted for
- * writing. If hmm still fails on the range, the caller serves the faults
- * alone, so a prefetch never cancels anything.
+ * fault. The pages it adds are never faulted for writing: each gets what
+ * the CPU already grants (hmm reports write where the CPU PTE is
+ * writable), so a prefetch never breaks copy-on-write, dirties a shared
+ * file page or replaces the zero page; only the faults' own pages are
+ * faulted for writing. Around read faults, the pages it adds are faulted
+ * in for reading (a page the CPU never touched maps the zero page).
+ * Around a write fault they are only looked up: one the CPU has is mapped
+ * as the CPU maps it, one it does not have is left alone. A first-touch
+ * write storm would otherwise map the zero page read-only ahead of its
+ * writes, and each write would then replace it through an invalidate.
+ * If hmm still fails on the range, the caller serves the faults alone, so
+ * a prefetch never cancels anything.
  *
  * Return: true when the range grew.
  */
@@ -252,7 +258,7 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 				 u64 *start, u64 *end)
 {
 	unsigned int thr = READ_ONCE(prefetch_threshold);
-	unsigned long lo = ULONG_MAX, hi = 0, i;
+	unsigned long lo = ULONG_MAX, hi = 0, i, ask = HMM_PFN_REQ_FAULT;
 	unsigned int order;
 	u64 glo, ghi;
 
@@ -267,6 +273,8 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
 		if (!b->req[i])
 			continue;
+		if (b->req[i] & HMM_PFN_REQ_WRITE)
+			ask = 0;	/* look up only (a snapshot) */
 		for (order = ilog2(NVSVM_RANGE_MAX_PAGES); order > 0; order--) {
 			unsigned long n = 1UL << order, r = ALIGN_DOWN(i, n);
 
@@ -293,7 +301,7 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	for (i = (glo - block) >> PAGE_SHIFT; i < (ghi - block) >> PAGE_SHIFT;
 	     i++)
 		if (!b->req[i] && b->dense[i + 1] == b->dense[i])
-			b->req[i] = HMM_PFN_REQ_FAULT;
+			b->req[i] = ask;
 	*start = glo;
 	*end = ghi;
 	return true;

@@ -168,6 +168,38 @@ TEST_F(chan, storm_duplicates)
 }
 
 /*
+ * One warp writes never-touched pages in order: after a few pages the
+ * region around its fault is dense, and a prefetch that faulted the
+ * pages ahead of it in for reading would map the zero page read-only
+ * there, to be upgraded through an invalidate at the next write. Each
+ * page takes one write fault, and nothing is invalidated.
+ */
+TEST_F(chan, write_fill_no_upgrade)
+{
+	const unsigned int pages = 64;
+	uint64_t *buf, d[NSTAT];
+	struct nvsvm_op op;
+	struct topo t;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	buf = anon(pages * PAGE);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, madvise(buf, pages * PAGE, MADV_NOHUGEPAGE));
+	op = nvsvm_op_fill(nvsvm_ptr(buf), pages * PAGE, 0x77);
+	stats_delta(d, true);
+	ASSERT_PASS(warps_ok(&self->fx, 4, &op, 1));
+	stats_delta(d, false);
+	ASSERT_PASS(cpu_check(buf, pages * WORDS, 0x77));
+	TH_LOG("one warp, %u fresh pages: %llu faults, %llu invalidates",
+	       pages, (unsigned long long)d[S_FAULTS],
+	       (unsigned long long)d[S_INVALS]);
+	ASSERT_EQ(0, d[S_INVALS]);
+	ASSERT_EQ(pages, d[S_FAULTS]);
+	munmap(buf, pages * PAGE);
+}
+
+/*
  * Two warps of one TPC (slot 0: SM 0, slot tpcs: SM 1, clients T1_0 and
  * T1_1) read PROT_NONE memory. They share one micro-TLB, and a cancel
  * naming either client fails both: the driver cancels once per micro-TLB.
