@@ -185,6 +185,9 @@ struct nvsvm_device {
 		struct workqueue_struct *wq;
 		struct workqueue_struct *area_wq;
 		struct nvsvm_fault_dev *dev;	/* the device work's */
+		struct delayed_work owed_work;	/* replay owed to an overflow */
+		atomic_t replay_owed;
+		s64 owed_batches;	/* owed_work's progress mark */
 		atomic64_t intr_ns;	/* first interrupt not yet served */
 		atomic64_t latency[NVSVM_LATENCY_BUCKETS];
 	} fault;
@@ -331,6 +334,7 @@ int gp100_fault_buffer_init(struct nvsvm_device *ndev);
 unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
 			       struct nvsvm_fault *out, unsigned int max,
 			       bool *overflow);
+bool gp100_fault_pending(struct nvsvm_device *ndev);
 void gp100_fault_buffer_fini(struct nvsvm_device *ndev);
 
 /* fault.c */

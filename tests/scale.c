@@ -168,6 +168,54 @@ TEST_F(chan, storm_duplicates)
 }
 
 /*
+ * The first-touch write storm of nvsvm-bench's b, small: every warp fills
+ * a piece of its own of never-touched memory, page by page. A write fault
+ * is served writable, and the pages prefetched around it are not mapped
+ * read-only on the zero page (each would be upgraded through a TLB
+ * invalidate at its write): no invalidate at all. And every entry in the
+ * buffer is served before the one replay, so that a warp whose page was
+ * not served yet does not fault again: at most 1.25 faults per page (one
+ * replay per batch of 256 makes it nearly two).
+ */
+TEST_F(chan, write_storm_fresh)
+{
+	const unsigned int per = 4;
+	uint64_t *buf, d[NSTAT];
+	struct nvsvm_op *ops;
+	unsigned int n, i;
+	size_t len;
+	struct topo t;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	n = t.slots < NVSVM_EXEC_MAX_OPS ? t.slots : NVSVM_EXEC_MAX_OPS;
+	len = (size_t)n * per * PAGE;
+	buf = anon(len);
+	ops = calloc(n, sizeof(*ops));
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, ops);
+	ASSERT_EQ(0, madvise(buf, len, MADV_NOHUGEPAGE));
+	for (i = 0; i < n; i++)
+		ops[i] = nvsvm_op_fill(nvsvm_ptr(&buf[i * per * WORDS]),
+				       per * PAGE, 0x7000 + i);
+	stats_delta(d, true);
+	ASSERT_PASS(warps_ok(&self->fx, 3, ops, n));
+	stats_delta(d, false);
+	for (i = 0; i < n; i++)
+		ASSERT_PASS(cpu_check(&buf[i * per * WORDS], per * WORDS,
+				      0x7000 + i));
+	TH_LOG("%u warps x %u fresh pages: %llu faults in %llu batches, %llu replays, %llu invalidates",
+	       n, per, (unsigned long long)d[S_FAULTS],
+	       (unsigned long long)d[S_BATCHES],
+	       (unsigned long long)d[S_REPLAYS],
+	       (unsigned long long)d[S_INVALS]);
+	ASSERT_EQ(0, d[S_INVALS]);
+	ASSERT_LE(4 * d[S_FAULTS], 5ULL * n * per);
+	free(ops);
+	munmap(buf, len);
+}
+
+/*
  * One warp writes never-touched pages in order: after a few pages the
  * region around its fault is dense, and a prefetch that faulted the
  * pages ahead of it in for reading would map the zero page read-only
