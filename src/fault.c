@@ -241,6 +241,8 @@ static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 	b->req[0] = nvsvm_fault_hmm_flags(f->access);
 	ret = nvsvm_mirror_range(svmm, &req);
 	b->changed |= req.changed;
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_NS_HMM, req.hmm_ns);
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_NS_PTE, req.pte_ns);
 	return ret;
 }
 
@@ -419,6 +421,8 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		ret = nvsvm_fault_spans(svmm, b, &req);
 	}
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_HMM, req.hmm_ns);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PTE, req.pte_ns);
 	trace_nvsvm_fault_range(ndev->index, req.start, req.end, last - first,
 				req.mapped, ret);
 	if (!ret) {
@@ -696,16 +700,23 @@ static void nvsvm_fault_load(struct nvsvm_fault_batch *b,
 }
 
 /* Sort a batch, moving whole entries. */
-static void nvsvm_fault_sort(struct nvsvm_fault_batch *b, unsigned int n)
+static void nvsvm_fault_sort(struct nvsvm_device *ndev,
+			     struct nvsvm_fault_batch *b, unsigned int n)
 {
+	u64 t0 = local_clock();
+
 	sort(b->e, n, sizeof(b->e[0]), nvsvm_fault_cmp, NULL);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_SORT, nvsvm_ns_since(t0));
 }
 
 /* REPLAY_START; it also replays what an overflow dropped. */
 static void nvsvm_fault_replay(struct nvsvm_device *ndev)
 {
+	u64 t0 = local_clock();
+
 	atomic_set(&ndev->fault.replay_owed, 0);
 	gp100_replay(ndev);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_REPLAY, nvsvm_ns_since(t0));
 }
 
 /*
@@ -777,6 +788,7 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 	struct nvsvm_fault_batch *b = &fa->b;
 	bool flushed = false;
 	unsigned int i, j, n;
+	u64 t0;
 
 	for (;;) {
 		n = nvsvm_fault_take(svmm, fa, b);
@@ -800,16 +812,22 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 			break;
 		}
 		flushed = false;
-		nvsvm_fault_sort(b, n);
+		nvsvm_fault_sort(ndev, b, n);
 		b->changed = false;
+		t0 = local_clock();
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n; j++)
 				if (b->e[j].f.inst != b->e[i].f.inst)
 					break;
 			nvsvm_fault_inst(ndev, svmm, b, i, j);
 		}
-		if (b->changed)
+		nvsvm_stat_add(ndev, NVSVM_STAT_NS_SERVE, nvsvm_ns_since(t0));
+		if (b->changed) {
+			t0 = local_clock();
 			nvsvm_mirror_invalidate_tlb(svmm);
+			nvsvm_stat_add(ndev, NVSVM_STAT_NS_INVAL,
+				       nvsvm_ns_since(t0));
+		}
 		nvsvm_fault_finish(ndev, b, n,
 				   b->owed + 1 < NVSVM_FAULT_AREA_BATCHES);
 	}
@@ -897,7 +915,7 @@ static bool nvsvm_fault_service(struct nvsvm_device *ndev,
 
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULTS, n);
 	nvsvm_fault_load(b, fd->drained, n);
-	nvsvm_fault_sort(b, n);
+	nvsvm_fault_sort(ndev, b, n);
 	for (i = 1; i < n; i++)
 		dups += b->e[i].f.inst == b->e[i - 1].f.inst &&
 			b->e[i].f.addr == b->e[i - 1].f.addr;
@@ -945,11 +963,18 @@ static void nvsvm_fault_work(struct work_struct *work)
 						 fault.work);
 	struct nvsvm_fault_dev *fd = ndev->fault.dev;
 	bool overflow, dropped = false, handed = false;
+	s64 woke = atomic64_xchg(&ndev->fault.wake_ns, 0);
 	unsigned int n;
+	u64 t0;
 
+	if (woke)
+		nvsvm_stat_add(ndev, NVSVM_STAT_NS_WAKE,
+			       max_t(s64, ktime_get_ns() - woke, 0));
 	for (;;) {
+		t0 = local_clock();
 		n = gp100_fault_drain(ndev, fd->drained, NVSVM_FAULT_BATCH,
 				      &overflow);
+		nvsvm_stat_add(ndev, NVSVM_STAT_NS_DRAIN, nvsvm_ns_since(t0));
 		if (overflow) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_OVERFLOWS, 1);
 			dropped = true;
@@ -989,10 +1014,13 @@ void nvsvm_gpu_fault_intr(struct nvsvm_gpu *gpu)
 {
 	struct nvsvm_device *ndev = gpu->priv;
 	unsigned long flags;
+	s64 now;
 
 	if (!ndev)
 		return;
-	atomic64_cmpxchg(&ndev->fault.intr_ns, 0, ktime_get_ns());
+	now = ktime_get_ns();
+	atomic64_cmpxchg(&ndev->fault.intr_ns, 0, now);
+	atomic64_cmpxchg(&ndev->fault.wake_ns, 0, now);
 	spin_lock_irqsave(&ndev->fault.lock, flags);
 	if (ndev->fault.wq)
 		queue_work(ndev->fault.wq, &ndev->fault.work);

@@ -745,6 +745,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 	};
 	unsigned long i, first, last;
 	bool uffd;
+	u64 t0;
 	int ret;
 
 	req->changed = false;
@@ -763,6 +764,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		range.hmm_pfns = &req->pfns[first];
 
 		range.notifier_seq = mmu_interval_read_begin(range.notifier);
+		t0 = local_clock();
 		mmap_read_lock(svmm->mm);
 		uffd = (req->req || req->default_flags & HMM_PFN_REQ_FAULT) &&
 		       nvsvm_mirror_uffd(svmm->mm, req->start, req->end);
@@ -777,6 +779,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 						   req->req ? &req->req[first] :
 						   NULL);
 		mmap_read_unlock(svmm->mm);
+		req->hmm_ns += nvsvm_ns_since(t0);
 		if (ret == -EBUSY)
 			continue;
 		if (ret)
@@ -784,6 +787,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		if (nvsvm_mirror_grow(req))
 			continue;
 
+		t0 = local_clock();
 		mutex_lock(&svmm->mutex);
 		if (mmu_interval_read_retry(range.notifier,
 					    range.notifier_seq)) {
@@ -793,6 +797,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		req->mapped = 0;
 		ret = nvsvm_mirror_write(svmm, req);
 		mutex_unlock(&svmm->mutex);
+		req->pte_ns += nvsvm_ns_since(t0);
 		if (ret != -ENOMEM)
 			return ret;
 	}

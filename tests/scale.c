@@ -54,9 +54,14 @@ static int topo_read(struct topo *t)
 }
 
 /* The driver's counters a storm moves (debugfs, docs/tracing.md). */
-enum { S_FAULTS, S_BATCHES, S_REPLAYS, S_INVALS, S_DUPS, S_RANGES, NSTAT };
+enum {
+	S_FAULTS, S_BATCHES, S_REPLAYS, S_INVALS, S_DUPS, S_RANGES,
+	S_NS_DRAIN, S_NS_SORT, S_NS_SERVE, S_NS_HMM, S_NS_PTE, S_NS_REPLAY,
+	NSTAT
+};
 static const char *const stat_names[NSTAT] = {
 	"faults", "batches", "replays", "invalidates", "fault_dups", "ranges",
+	"ns_drain", "ns_sort", "ns_serve", "ns_hmm", "ns_pte", "ns_replay",
 };
 
 /* @d: the counters now, minus what @d held (from a first call). */
@@ -211,6 +216,16 @@ TEST_F(chan, write_storm_fresh)
 	       (unsigned long long)d[S_INVALS]);
 	ASSERT_EQ(0, d[S_INVALS]);
 	ASSERT_LE(4 * d[S_FAULTS], 5ULL * n * per);
+	/* Each stage of the batches took some time (docs/tracing.md). */
+	TH_LOG("stages, ns per fault: drain %llu sort %llu serve %llu (hmm %llu, PTE %llu) replay %llu",
+	       (unsigned long long)(d[S_NS_DRAIN] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_SORT] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_SERVE] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_HMM] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_PTE] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_REPLAY] / d[S_FAULTS]));
+	for (i = S_NS_DRAIN; i <= S_NS_REPLAY; i++)
+		ASSERT_NE(0, d[i]);
 	free(ops);
 	munmap(buf, len);
 }
