@@ -56,6 +56,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/sched/clock.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -101,6 +102,15 @@ enum nvsvm_stat {
 	NVSVM_STAT_EVICTED_PAGES,	/* pages those evictions moved back */
 	NVSVM_STAT_THRASHING,	/* 2 MiB blocks found thrashing (pinned) */
 	NVSVM_STAT_THRASH_SKIPS,	/* moves to VRAM of a pinned block skipped */
+	/* Where the fault path's time goes, cumulative ns (local_clock()): */
+	NVSVM_STAT_NS_WAKE,	/* fault interrupt to the device work running */
+	NVSVM_STAT_NS_DRAIN,	/* reading the fault buffer */
+	NVSVM_STAT_NS_SORT,	/* sorting batches (device and area works) */
+	NVSVM_STAT_NS_SERVE,	/* area works serving batches, hmm and PTEs in */
+	NVSVM_STAT_NS_HMM,	/* hmm_range_fault() for faults, mmap lock in */
+	NVSVM_STAT_NS_PTE,	/* PTE writes for faults, svmm->mutex in */
+	NVSVM_STAT_NS_INVAL,	/* the fault path's TLB invalidates */
+	NVSVM_STAT_NS_REPLAY,	/* REPLAY_START writes */
 	NVSVM_STAT_COUNT
 };
 
@@ -185,7 +195,11 @@ struct nvsvm_device {
 		struct workqueue_struct *wq;
 		struct workqueue_struct *area_wq;
 		struct nvsvm_fault_dev *dev;	/* the device work's */
+		struct delayed_work owed_work;	/* replay owed to an overflow */
+		atomic_t replay_owed;
+		s64 owed_batches;	/* owed_work's progress mark */
 		atomic64_t intr_ns;	/* first interrupt not yet served */
+		atomic64_t wake_ns;	/* first interrupt the work has not seen */
 		atomic64_t latency[NVSVM_LATENCY_BUCKETS];
 	} fault;
 	struct dentry *debugfs;
@@ -196,6 +210,14 @@ static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
 				  enum nvsvm_stat stat, s64 v)
 {
 	atomic64_add(v, &ndev->stats[stat]);
+}
+
+/* ns from @t0 (an earlier local_clock() on any CPU) to now, never negative. */
+static inline u64 nvsvm_ns_since(u64 t0)
+{
+	u64 t = local_clock();
+
+	return t > t0 ? t - t0 : 0;
 }
 
 /**
@@ -331,6 +353,7 @@ int gp100_fault_buffer_init(struct nvsvm_device *ndev);
 unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
 			       struct nvsvm_fault *out, unsigned int max,
 			       bool *overflow);
+bool gp100_fault_pending(struct nvsvm_device *ndev);
 void gp100_fault_buffer_fini(struct nvsvm_device *ndev);
 
 /* fault.c */
