@@ -341,15 +341,19 @@ TEST_F(chan, mmap_bad_input)
 /*
  * After BUF_FREE the GPU loses the buffer at once, even with its
  * translations in the TLB (a read on the same GPC just before): a read
- * is cancelled, and must not see the freed page. With a CPU mapping
- * still there, the CPU keeps the pages and their data.
+ * is cancelled, and must not see the freed page. A neighbour buffer in
+ * the same page table keeps the table, so that only the invalidate that
+ * follows the PTEs' clearing (not the one after a table's unlinking) can
+ * remove the translations. With a CPU mapping still there, the CPU keeps
+ * the pages and their data.
  */
 static void free_warm_case(struct __test_metadata *_metadata, struct fx *f,
 			   int cpu_map)
 {
-	struct tbuf b;
+	struct tbuf b, n;
 	uint64_t v, i;
 
+	ASSERT_PASS(buf_new(f, WIN_ADDR + BUF_SIZE, PAGE, 0, &n));
 	ASSERT_PASS(buf_new(f, WIN_ADDR, BUF_SIZE, cpu_map, &b));
 	ASSERT_PASS(gpc0_ok(f, nvsvm_op_fill(b.addr, BUF_SIZE, 0xfeed), NULL));
 	for (i = 0; i < BUF_PAGES; i++) {
@@ -359,6 +363,8 @@ static void free_warm_case(struct __test_metadata *_metadata, struct fx *f,
 	ASSERT_EQ(0, nvsvm_buf_free(f->fd, b.h));
 	for (i = 0; i < BUF_PAGES; i++)
 		ASSERT_PASS(gpc0_read_cancelled(f, b.addr + i * PAGE));
+	ASSERT_PASS(gpc0_ok(f, nvsvm_op_read(n.addr), &v));
+	ASSERT_EQ(0, v);
 	if (cpu_map) {
 		ASSERT_PASS(cpu_check(b.p, BUF_SIZE / 8, 0xfeed));
 		ASSERT_EQ(0, munmap((void *)b.p, BUF_SIZE));
