@@ -357,7 +357,8 @@ int nvsvm_buf_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (vma->vm_mm != nf->mm)
 		return -EPERM;
-	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff > U32_MAX)
+	/* VM_MAYSHARE: MAP_SHARED, also of a file opened read-only. */
+	if (!(vma->vm_flags & VM_MAYSHARE) || vma->vm_pgoff > U32_MAX)
 		return -EINVAL;
 	xa_lock(&nf->bufs);
 	buf = xa_load(&nf->bufs, vma->vm_pgoff);

@@ -339,6 +339,39 @@ TEST_F(chan, mmap_bad_input)
 }
 
 /*
+ * A file opened read-only: a shared read-only mapping works (the kernel
+ * clears VM_SHARED there, not VM_MAYSHARE), a writable one is the VFS's
+ * EACCES, a private one still EINVAL.
+ */
+TEST(mmap_readonly_file)
+{
+	char path[32];
+	struct tbuf b;
+	struct fx f;
+	void *p;
+
+	snprintf(path, sizeof(path), "/dev/nvsvm%u", dev_index);
+	f.fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, f.fd);
+	ASSERT_EQ(0, nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE));
+	ASSERT_PASS(buf_new(&f, WIN_ADDR, BUF_SIZE, 0, &b));
+	p = mmap((void *)(uintptr_t)b.addr, BUF_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, f.fd, (off_t)b.off);
+	ASSERT_EQ(MAP_FAILED, p);
+	ASSERT_EQ(EACCES, errno);
+	p = mmap((void *)(uintptr_t)b.addr, BUF_SIZE, PROT_READ,
+		 MAP_PRIVATE | MAP_FIXED_NOREPLACE, f.fd, (off_t)b.off);
+	ASSERT_EQ(MAP_FAILED, p);
+	ASSERT_EQ(EINVAL, errno);
+	p = mmap((void *)(uintptr_t)b.addr, BUF_SIZE, PROT_READ,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, f.fd, (off_t)b.off);
+	ASSERT_EQ((void *)(uintptr_t)b.addr, p);
+	ASSERT_PASS(cpu_check(b.p, BUF_SIZE / 8, 0));
+	ASSERT_EQ(0, munmap(p, BUF_SIZE));
+	close(f.fd);
+}
+
+/*
  * After BUF_FREE the GPU loses the buffer at once, even with its
  * translations in the TLB (a read on the same GPC just before): a read
  * is cancelled, and must not see the freed page. A neighbour buffer in
