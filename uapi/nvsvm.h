@@ -29,8 +29,9 @@
  * Conventions: every struct has fixed-width fields; user pointers travel as
  * __u64; fields marked (in) are read, (out) are written, (in/out) both.
  * Reserved fields and flags bits must be zero (EINVAL otherwise), and so
- * must the results MAP and CHAN_CREATE write back (nvsvm_map.mapped,
- * nvsvm_chan_create.handle), on input. The
+ * must the results MAP, CHAN_CREATE and BUF_ALLOC write back
+ * (nvsvm_map.mapped, nvsvm_chan_create.handle, nvsvm_buf_alloc.handle and
+ * .mmap_offset), on input. The
  * ioctl number encodes the struct size: a mismatch fails with EINVAL, an
  * unknown number with ENOTTY. Addresses and sizes are bytes, page aligned
  * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise). Numbers
@@ -42,9 +43,10 @@
  * No physical address or pfn ever crosses this interface.
  *
  * Kernel memory: what a file makes the driver allocate (the file, its
- * area, GPU page tables, channels and their instance blocks, per-call
- * buffers) is charged to the memory cgroup of the process that opened it,
- * page tables too when the fault handler allocates them. Beyond the
+ * area, GPU page tables, channels and their instance blocks, window
+ * buffers, per-call buffers) is charged to the memory cgroup of the
+ * process that opened it, page tables too when the fault handler
+ * allocates them. Beyond the
  * cgroup's memory.max the call fails with ENOMEM instead of invoking the
  * OOM killer (a GPU fault whose page tables cannot be had is replayed and
  * faults again). A file holds at most NVSVM_CHAN_MAX_DEFAULT channels, or
