@@ -500,6 +500,70 @@ TEST(prefetch_below_window)
 }
 
 /*
+ * Large pages at the window's edges: a THP whose 2 MiB block holds the
+ * window [1 MiB, 1 MiB + 256 KiB) (the CPU maps its own pages there; the
+ * GPU sees the buffer). MAP of the block's mirrored parts maps them with
+ * 64 KiB PTEs up to the window on both sides, never a 2 MiB one over it;
+ * the buffer keeps its pages through that and through munmap of the THP.
+ */
+TEST(large_pages_beside_window)
+{
+	const uint64_t block = 0xe000400000ULL, wpages = 64;
+	const uint64_t win = block + MiB, wend = win + wpages * PAGE;
+	uint64_t i, n = 2 * MiB / PAGE, mapped = 0;
+	volatile uint64_t *p;
+	uint32_t q[512];
+	struct tbuf b;
+	struct fx f;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	p = mmap((void *)block, 2 * MiB, RW,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_EQ((void *)block, (void *)p);
+	ASSERT_EQ(0, madvise((void *)p, 2 * MiB, MADV_HUGEPAGE));
+	for (i = 0; i < n; i++)
+		p[i * WORDS] = 0x7000 + i;
+	if (is_thp((const void *)p) != 1)
+		SKIP(return, "no THP at %#llx", (unsigned long long)block);
+	OPEN_DEV(f.fd);
+	ASSERT_EQ(0, nvsvm_area_init(f.fd, win, wpages * PAGE));
+	ASSERT_EQ(0, nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan));
+	ASSERT_PASS(buf_new(&f, win, wpages * PAGE, 0, &b));
+	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_fill(win, wpages * PAGE, 0xb0b0),
+			    NULL));
+	ASSERT_EQ(0, nvsvm_map(f.fd, block, win - block, 0, &mapped));
+	ASSERT_EQ((win - block) / PAGE, mapped);
+	ASSERT_EQ(0, nvsvm_map(f.fd, wend, block + 2 * MiB - wend, 0,
+			       &mapped));
+	ASSERT_EQ((block + 2 * MiB - wend) / PAGE, mapped);
+	ASSERT_EQ(0, nvsvm_query(f.fd, win - 16 * PAGE, 16, q));
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(16, NVSVM_QUERY_SHIFT(q[i]));
+	ASSERT_EQ(0, nvsvm_query(f.fd, wend, 16, q));
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(16, NVSVM_QUERY_SHIFT(q[i]));
+	/* The CPU's pages around the window, the buffer in it. */
+	ASSERT_PASS(gpu_read_eq(&f, &p[(win - block) / 8 - WORDS],
+				0x7000 + (win - block) / PAGE - 1));
+	ASSERT_PASS(gpu_read_eq(&f, &p[(wend - block) / 8],
+				0x7000 + (wend - block) / PAGE));
+	ASSERT_PASS(gpu_sum_eq(&f, (const void *)b.p, b.size,
+			       0xb0b0 * (b.size / 8)));
+	ASSERT_EQ(0x7000 + wpages / 2 + (win - block) / PAGE,
+		  p[(win - block) / 8 + wpages / 2 * WORDS]);
+	ASSERT_EQ(0, munmap((void *)p, 2 * MiB));
+	ASSERT_PASS(gpu_sum_eq(&f, (const void *)b.p, b.size,
+			       0xb0b0 * (b.size / 8)));
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(win - PAGE), win - PAGE,
+			      NVSVM_ACCESS_READ));
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(wend), wend,
+			      NVSVM_ACCESS_READ));
+	ASSERT_EQ(0, nvsvm_buf_free(f.fd, b.h));
+	ASSERT_PASS(gpc0_read_cancelled(&f, win));
+	close(f.fd);
+}
+
+/*
  * MAP, UNMAP and MIGRATE stay out of the window (EINVAL), buffer or not:
  * the buffer keeps its GPU mapping.
  */
