@@ -186,6 +186,19 @@ static int nvsvm_buf_check(struct nvsvm_file *nf, u64 addr, u64 end)
 	return 0;
 }
 
+/**
+ * nvsvm_ioctl_buf_alloc() - NVSVM_IOCTL_BUF_ALLOC
+ * @nf: the file
+ * @uarg: struct nvsvm_buf_alloc
+ *
+ * The pages are allocated (charged, zeroed) outside the file's lock, then
+ * the range is checked again, the handle reserved, the pages mapped on
+ * the GPU, and only then the handle made visible to mmap(2).
+ *
+ * Return: 0 with the handle and mmap offset written back; -EINVAL (bad
+ * fields, no area, outside its window), -EEXIST (over another buffer),
+ * -ENOMEM, -ENOSPC (handles), -EINTR, -EFAULT.
+ */
 long nvsvm_ioctl_buf_alloc(struct nvsvm_file *nf, void __user *uarg)
 {
 	struct nvsvm_buf_alloc args;
@@ -260,6 +273,14 @@ static void nvsvm_buf_remove(struct nvsvm_file *nf, struct nvsvm_svmm *svmm,
 	nvsvm_buf_put(buf);
 }
 
+/**
+ * nvsvm_ioctl_buf_free() - NVSVM_IOCTL_BUF_FREE
+ * @nf: the file
+ * @uarg: struct nvsvm_buf_free
+ *
+ * Return: 0 once the buffer is off the GPU and its handle gone; -EINVAL
+ * for flags or an unknown handle, -EFAULT.
+ */
 long nvsvm_ioctl_buf_free(struct nvsvm_file *nf, void __user *uarg)
 {
 	struct nvsvm_buf_free args;
