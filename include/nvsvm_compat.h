@@ -129,4 +129,14 @@
 #define nvsvm_zone_device_page_init(page, pgmap) zone_device_page_init(page)
 #endif
 
+/*
+ * 6.3 (bc292ab00f6c, "mm: introduce vma->vm_flags wrapper functions")
+ * made vma->vm_flags read-only: changes go through vm_flags_set().
+ */
+#ifdef NVSVM_HAVE_VM_FLAGS_SET
+#define nvsvm_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#else
+#define nvsvm_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#endif
+
 #endif /* _NVSVM_COMPAT_H */

@@ -7,9 +7,10 @@
  *   nvsvm_device->unplug   (rwsem) read by every ioctl and by release;
  *                       unregister takes it for write to wait them out
  *   nvsvm_device->files_lock   the device's list of open files
- *   nvsvm_file->lock    the file's svmm pointer and channel table; held
- *                       through AREA_INIT (whose notifier insert may take
- *                       the mmap lock for write) and area teardown
+ *   nvsvm_file->lock    the file's svmm pointer, channel table and changes
+ *                       of its buffer table; held through AREA_INIT (whose
+ *                       notifier insert may take the mmap lock for write),
+ *                       BUF_ALLOC, BUF_FREE and area teardown
  *   nvsvm_pascal->lock  (src/pascal.c) a GPU's joined channels
  *   nvsvm_device->chan_lock   binds, unbinds and detaches in @chans
  *   nvsvm_svmm->use     (rwsem) read: MAP and the area's fault work use the
@@ -24,13 +25,16 @@
  *   nvsvm_svmm->mutex   the svmm's GPU page tables (struct nvsvm_vmm) and
  *                       the notifier sequence check before PTE writes:
  *                       src/mirror.c (PTE writes, the notifier callback,
- *                       nvsvm_mirror_valid()) and src/svmm.c (UNMAP, QUERY,
- *                       teardown); nothing else takes it
+ *                       nvsvm_mirror_valid()), src/svmm.c (UNMAP, QUERY,
+ *                       teardown) and src/buf.c (buffer PTEs in the
+ *                       window); nothing else takes it
  * Spinlocks, innermost; none of them is held while another is taken:
  *   nvsvm_vmm->cache_lock      the vmm's cache of free table frames
  *   nvsvm_svmm->fault_lock     faults handed to the area's fault work
  *   nvsvm_device->inval_lock   the invalidate/replay/cancel registers
  *   nvsvm_device->chans's xa_lock   a channel's svmm pointer
+ *   nvsvm_file->bufs's xa_lock   mmap(2)'s look-up of a buffer (src/buf.c),
+ *                       under the mmap lock
  *   nvsvm_device->fault.lock   (irq) the fault workqueue, against the
  *                       fault interrupt
  *   nvsvm_dmem->lock    (irqsave, src/dmem.c) the VRAM page allocator
@@ -56,6 +60,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/sched/clock.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -74,6 +79,8 @@
  * returns -ENOMEM) instead of invoking the OOM killer.
  */
 #define NVSVM_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+/* Buffers (src/buf.c) one file may hold: handles 1 to this (ENOSPC). */
+#define NVSVM_BUF_MAX		BIT(20)
 /* Fault service latency histogram: bucket k counts [2^(k-1), 2^k) us. */
 #define NVSVM_LATENCY_BUCKETS	24
 
@@ -101,6 +108,15 @@ enum nvsvm_stat {
 	NVSVM_STAT_EVICTED_PAGES,	/* pages those evictions moved back */
 	NVSVM_STAT_THRASHING,	/* 2 MiB blocks found thrashing (pinned) */
 	NVSVM_STAT_THRASH_SKIPS,	/* moves to VRAM of a pinned block skipped */
+	/* Where the fault path's time goes, cumulative ns (local_clock()): */
+	NVSVM_STAT_NS_WAKE,	/* fault interrupt to the device work running */
+	NVSVM_STAT_NS_DRAIN,	/* reading the fault buffer */
+	NVSVM_STAT_NS_SORT,	/* sorting batches (device and area works) */
+	NVSVM_STAT_NS_SERVE,	/* area works serving batches, hmm and PTEs in */
+	NVSVM_STAT_NS_HMM,	/* hmm_range_fault() for faults, mmap lock in */
+	NVSVM_STAT_NS_PTE,	/* PTE writes for faults, svmm->mutex in */
+	NVSVM_STAT_NS_INVAL,	/* the fault path's TLB invalidates */
+	NVSVM_STAT_NS_REPLAY,	/* REPLAY_START writes */
 	NVSVM_STAT_COUNT
 };
 
@@ -185,7 +201,11 @@ struct nvsvm_device {
 		struct workqueue_struct *wq;
 		struct workqueue_struct *area_wq;
 		struct nvsvm_fault_dev *dev;	/* the device work's */
+		struct delayed_work owed_work;	/* replay owed to an overflow */
+		atomic_t replay_owed;
+		s64 owed_batches;	/* owed_work's progress mark */
 		atomic64_t intr_ns;	/* first interrupt not yet served */
+		atomic64_t wake_ns;	/* first interrupt the work has not seen */
 		atomic64_t latency[NVSVM_LATENCY_BUCKETS];
 	} fault;
 	struct dentry *debugfs;
@@ -196,6 +216,14 @@ static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
 				  enum nvsvm_stat stat, s64 v)
 {
 	atomic64_add(v, &ndev->stats[stat]);
+}
+
+/* ns from @t0 (an earlier local_clock() on any CPU) to now, never negative. */
+static inline u64 nvsvm_ns_since(u64 t0)
+{
+	u64 t = local_clock();
+
+	return t > t0 ? t - t0 : 0;
 }
 
 /**
@@ -211,7 +239,8 @@ static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
  * @use: held for read while MAP or the fault worker use the mirror, for
  *	write by fini to wait them out before the notifiers go
  * @mutex: protects @vmm; PTEs are written only under it, after checking
- *	the notifier sequence, by src/mirror.c alone
+ *	the notifier sequence, by src/mirror.c alone; in the unmanaged
+ *	window, by src/buf.c alone (its buffers)
  * @dead: set by fini under @use; the mirror is not used after it
  * @changes: bumped by every invalidation of the mirror; the fault worker
  *	cancels an access found unservable twice only if it did not move
@@ -247,9 +276,11 @@ struct nvsvm_svmm {
  * @node: in the device's list of open files
  * @mm: address space of the opener; every ioctl but GET_INFO must come
  *	from it
- * @lock: protects @svmm and @chans
+ * @lock: protects @svmm and @chans, and changes of @bufs
  * @svmm: the SVM area, or NULL
  * @chans: channels by handle
+ * @bufs: buffers in the area's window by handle (src/buf.c); looked up
+ *	by mmap(2) under its xa_lock alone
  */
 struct nvsvm_file {
 	struct nvsvm_device *ndev;
@@ -258,6 +289,7 @@ struct nvsvm_file {
 	struct mutex lock;		/* @svmm, @chans */
 	struct nvsvm_svmm *svmm;
 	struct xarray chans;
+	struct xarray bufs;
 };
 
 /**
@@ -309,6 +341,12 @@ void nvsvm_svmm_fini(struct nvsvm_svmm *svmm);
 long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
 			  struct nvsvm_svmm **psvmm);
 
+/* buf.c */
+long nvsvm_ioctl_buf_alloc(struct nvsvm_file *nf, void __user *uarg);
+long nvsvm_ioctl_buf_free(struct nvsvm_file *nf, void __user *uarg);
+void nvsvm_buf_fini_all(struct nvsvm_file *nf, struct nvsvm_svmm *svmm);
+int nvsvm_buf_mmap(struct file *file, struct vm_area_struct *vma);
+
 /* mirror.c */
 void nvsvm_svmm_put(struct nvsvm_svmm *svmm);
 bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end);
@@ -331,6 +369,7 @@ int gp100_fault_buffer_init(struct nvsvm_device *ndev);
 unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
 			       struct nvsvm_fault *out, unsigned int max,
 			       bool *overflow);
+bool gp100_fault_pending(struct nvsvm_device *ndev);
 void gp100_fault_buffer_fini(struct nvsvm_device *ndev);
 
 /* fault.c */

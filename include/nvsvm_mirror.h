@@ -42,6 +42,8 @@ struct nvsvm_mirror_notifier {
  *	exclusive-access mode (no exclusive access to be had for them)
  * @mapped: (out) pages valid on the GPU
  * @changed: (out) a valid PTE changed: a TLB invalidate is due
+ * @hmm_ns: (in/out) ns spent in hmm_range_fault(), added to
+ * @pte_ns: (in/out) ns spent writing PTEs, added to
  */
 struct nvsvm_range_req {
 	u64 start;
@@ -54,6 +56,8 @@ struct nvsvm_range_req {
 	bool atomic;
 	u64 mapped;
 	bool changed;
+	u64 hmm_ns;
+	u64 pte_ns;
 };
 
 int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req);

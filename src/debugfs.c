@@ -34,6 +34,14 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_EVICTED_PAGES] = "evicted_pages",
 	[NVSVM_STAT_THRASHING] = "thrashing",
 	[NVSVM_STAT_THRASH_SKIPS] = "thrash_skips",
+	[NVSVM_STAT_NS_WAKE] = "ns_wake",
+	[NVSVM_STAT_NS_DRAIN] = "ns_drain",
+	[NVSVM_STAT_NS_SORT] = "ns_sort",
+	[NVSVM_STAT_NS_SERVE] = "ns_serve",
+	[NVSVM_STAT_NS_HMM] = "ns_hmm",
+	[NVSVM_STAT_NS_PTE] = "ns_pte",
+	[NVSVM_STAT_NS_INVAL] = "ns_invalidate",
+	[NVSVM_STAT_NS_REPLAY] = "ns_replay",
 };
 
 static int nvsvm_stat_get(void *data, u64 *val)

@@ -57,7 +57,9 @@
  * within thrashing_lapse_usec (500) of the one before, the block is
  * thrashing: for thrashing_pin lapses (300) MIGRATE leaves it in system
  * memory, where the GPU maps it (remote access, UVM's "pin"). Nothing
- * loops: a pinned block is skipped, not retried.
+ * loops: a pinned block is skipped, not retried. A munmap that touches a
+ * block forgets its history (nvsvm_dmem_blocks_forget(), from the
+ * mirror's notifier), so what is mapped there later starts afresh.
  *
  * Locking: dmem->lock (a spinlock, taken with interrupts off since pages
  * can be freed from any context) protects the bitmap and its first-fit
@@ -595,55 +597,51 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 	return moved ? -EBUSY : 0;
 }
 
-/*
- * The history of the block at @addr in @blocks, made if need be; NULL when
- * there is none and none could be made (then nothing is tracked).
- */
-static struct nvsvm_dmem_block *nvsvm_dmem_block(struct xarray *blocks,
-						 u64 addr)
+/* Is the block at @addr pinned in system memory at @now? */
+static bool nvsvm_dmem_pinned(struct xarray *blocks, u64 addr, u64 now)
 {
-	unsigned long idx = addr / NVSVM_RANGE_MAX_BYTES;
-	struct nvsvm_dmem_block *b, *old;
-
-	b = xa_load(blocks, idx);
-	if (b)
-		return b;
-	b = kzalloc(sizeof(*b), NVSVM_GFP_USER);
-	if (!b)
-		return NULL;
-	old = xa_cmpxchg(blocks, idx, NULL, b, NVSVM_GFP_USER);
-	if (!old)
-		return b;
-	kfree(b);
-	return xa_is_err(old) ? NULL : old;
-}
-
-/* Is the block @b pinned in system memory at @now? */
-static bool nvsvm_dmem_pinned(struct xarray *blocks,
-			      struct nvsvm_dmem_block *b, u64 now)
-{
+	struct nvsvm_dmem_block *b;
 	bool pinned;
 
 	xa_lock(blocks);
-	pinned = now < b->pinned_until;
+	b = xa_load(blocks, addr / NVSVM_RANGE_MAX_BYTES);
+	pinned = b && now < b->pinned_until;
 	xa_unlock(blocks);
 	return pinned;
 }
 
 /*
- * The block @b moved to VRAM at @now: is it thrashing now? Then it is
- * pinned in system memory (and true is returned).
+ * The block at @addr moved to VRAM at @now: is it thrashing now? Then it
+ * is pinned in system memory (and true is returned). Its history is made
+ * here if need be; without memory for it, nothing is tracked.
  */
-static bool nvsvm_dmem_moved_block(struct xarray *blocks,
-				   struct nvsvm_dmem_block *b, u64 now)
+static bool nvsvm_dmem_moved_block(struct xarray *blocks, u64 addr, u64 now)
 {
 	u64 lapse = (u64)READ_ONCE(thrashing_lapse_usec) * NSEC_PER_USEC, pin;
+	unsigned long idx = addr / NVSVM_RANGE_MAX_BYTES;
+	struct nvsvm_dmem_block *b, *new = NULL;
 	bool thrashing = false;
 
 	if (check_mul_overflow(lapse, (u64)READ_ONCE(thrashing_pin), &pin) ||
 	    check_add_overflow(now, pin, &pin))
 		pin = U64_MAX;
+	if (!xa_load(blocks, idx)) {
+		new = kzalloc(sizeof(*new), NVSVM_GFP_USER);
+		if (!new)
+			return false;
+	}
 	xa_lock(blocks);
+	b = xa_load(blocks, idx);
+	if (!b && new) {
+		/* Nodes for the new slot, without sleeping. */
+		if (xa_err(__xa_store(blocks, idx, new, GFP_NOWAIT |
+				      __GFP_ACCOUNT | __GFP_NOWARN)))
+			goto out;
+		b = new;
+		new = NULL;
+	}
+	if (!b)
+		goto out;
 	if (b->moves && now - b->last <= lapse)
 		b->moves++;
 	else
@@ -654,8 +652,35 @@ static bool nvsvm_dmem_moved_block(struct xarray *blocks,
 		b->pinned_until = pin;
 		thrashing = true;
 	}
+out:
 	xa_unlock(blocks);
+	kfree(new);
 	return thrashing;
+}
+
+/**
+ * nvsvm_dmem_blocks_forget() - drop the history of unmapped blocks
+ * @blocks: an area's migration history (see nvsvm_dmem_migrate())
+ * @start: first unmapped address
+ * @end: end of the unmapped range, exclusive, above @start
+ *
+ * Every 2 MiB block that [@start, @end) touches loses its history, as UVM
+ * drops a VA block's at munmap: memory mapped there later starts afresh
+ * instead of inheriting a pin. Does not sleep (the notifier of the OOM
+ * reaper calls it); the history is only ever used under the xarray's lock,
+ * so a migration running beside it just starts the block's count again.
+ */
+void nvsvm_dmem_blocks_forget(struct xarray *blocks, u64 start, u64 end)
+{
+	XA_STATE(xas, blocks, start / NVSVM_RANGE_MAX_BYTES);
+	struct nvsvm_dmem_block *b;
+
+	xas_lock(&xas);
+	xas_for_each(&xas, b, (end - 1) / NVSVM_RANGE_MAX_BYTES) {
+		xas_store(&xas, NULL);
+		kfree(b);
+	}
+	xas_unlock(&xas);
 }
 
 /**
@@ -710,7 +735,6 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 	dst = src + NVSVM_DMEM_CHUNK;
 
 	for (addr = start; addr < end; ) {
-		struct nvsvm_dmem_block *b;
 		struct vm_area_struct *vma;
 		u64 next;
 
@@ -728,8 +752,7 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 		next = min3((u64)vma->vm_end, end,
 			    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
 			    NVSVM_RANGE_MAX_BYTES);
-		b = track ? nvsvm_dmem_block(blocks, addr) : NULL;
-		if (b && nvsvm_dmem_pinned(blocks, b, ktime_get_ns())) {
+		if (track && nvsvm_dmem_pinned(blocks, addr, ktime_get_ns())) {
 			mmap_read_unlock(mm);
 			nvsvm_stat_add(ndev, NVSVM_STAT_THRASH_SKIPS, 1);
 			addr = next;
@@ -741,8 +764,8 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 		mmap_read_unlock(mm);
 		if (ret > 0) {
 			*moved += ret;
-			if (b && nvsvm_dmem_moved_block(blocks, b,
-							ktime_get_ns()))
+			if (track && nvsvm_dmem_moved_block(blocks, addr,
+							    ktime_get_ns()))
 				nvsvm_stat_add(ndev, NVSVM_STAT_THRASHING, 1);
 		}
 		ret = 0;

@@ -14,11 +14,12 @@
  *
  * An area's work serves its faults: it coalesces those inside one 2 MiB
  * block into a range served by one hmm_range_fault() loop, then writes at
- * most one TLB invalidate (only when a valid PTE changed), the cancels of
- * the accesses that cannot be served (per-area suspect state), and one
- * REPLAY_START. The replay makes every stalled access retry, other
- * areas' too: those not served yet fault again, and the device work drops
- * the entries its area already has pending.
+ * most one TLB invalidate (only when a valid PTE changed) and the cancels
+ * of the accesses that cannot be served (per-area suspect state), batch
+ * after batch, and one REPLAY_START once it has served every fault of its
+ * in the buffer (NVSVM_FAULT_AREA_BATCHES). The replay makes every stalled
+ * access retry, other areas' too: those not served yet fault again, and
+ * the device work drops the entries its area already has pending.
  */
 #include <linux/bitmap.h>
 #include <linux/err.h>
@@ -36,6 +37,26 @@
 #include "trace.h"
 
 #define NVSVM_FAULT_BATCH	256
+
+/*
+ * Faults an area holds for its work, and batches its work serves before
+ * it replays. Every entry in the buffer is served before the replay (what
+ * NVIDIA UVM's ONCE replay policy does; its default, BATCH_FLUSH, replays
+ * after each batch and drops the entries left in the buffer): a replay
+ * with faults still unserved makes each of their accesses fault again,
+ * a new entry each, and a storm of many warps then refills the buffer
+ * faster than it is served, and overflows it. The bound on batches keeps
+ * the served accesses from waiting on a buffer that keeps filling.
+ */
+#define NVSVM_FAULT_PENDING	(4 * NVSVM_FAULT_BATCH)
+#define NVSVM_FAULT_AREA_BATCHES	8
+
+/*
+ * A replay owed for an overflow is left to the area works the faults went
+ * to, unless none made progress for this long (one may be waiting for a
+ * page-in that never completes).
+ */
+#define NVSVM_FAULT_OWED_MS	10
 
 /*
  * nvsvm_chan_svmm_get() - the area of the channel with an instance block
@@ -117,6 +138,7 @@ struct nvsvm_fault_suspect {
  * @nsuspect: entries in @suspect
  * @changed: serving this batch changed a valid GPU PTE (the area work
  *	invalidates the TLB once when it is done)
+ * @owed: batches served since the last replay (an area work's)
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
  * @valid: prefetch: the pages of the block valid on the GPU
@@ -128,6 +150,7 @@ struct nvsvm_fault_batch {
 	struct nvsvm_fault_suspect suspect[NVSVM_FAULT_BATCH];
 	unsigned int nsuspect;
 	bool changed;
+	unsigned int owed;
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
 	DECLARE_BITMAP(valid, NVSVM_RANGE_MAX_PAGES);
@@ -136,12 +159,13 @@ struct nvsvm_fault_batch {
 
 /**
  * struct nvsvm_fault_area - an area's share of the fault path
- * @pending: faults the device work handed over, not taken yet
+ * @pending: faults the device work handed over, not taken yet, oldest
+ *	first
  * @npending: entries in @pending (both under &nvsvm_svmm.fault_lock)
  * @b: the area work's batch, with its own suspects
  */
 struct nvsvm_fault_area {
-	struct nvsvm_fault pending[NVSVM_FAULT_BATCH];
+	struct nvsvm_fault pending[NVSVM_FAULT_PENDING];
 	unsigned int npending;
 	struct nvsvm_fault_batch b;
 };
@@ -217,6 +241,8 @@ static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 	b->req[0] = nvsvm_fault_hmm_flags(f->access);
 	ret = nvsvm_mirror_range(svmm, &req);
 	b->changed |= req.changed;
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_NS_HMM, req.hmm_ns);
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_NS_PTE, req.pte_ns);
 	return ret;
 }
 
@@ -238,12 +264,18 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
  * of the unmanaged window (one notifier covers the whole range; nothing
  * is mapped in the window, where no notifier would ever unmap it), below
  * the area's limit, and inside the readable VMAs of the first and last
- * fault. The pages it adds are asked for reading only: each gets what the
- * CPU already grants (hmm reports write where the CPU PTE is writable), so
- * a prefetch never breaks copy-on-write, dirties a shared file page or
- * replaces the zero page; only the faults' own pages are faulted for
- * writing. If hmm still fails on the range, the caller serves the faults
- * alone, so a prefetch never cancels anything.
+ * fault. The pages it adds are never faulted for writing: each gets what
+ * the CPU already grants (hmm reports write where the CPU PTE is
+ * writable), so a prefetch never breaks copy-on-write, dirties a shared
+ * file page or replaces the zero page; only the faults' own pages are
+ * faulted for writing. Around read faults, the pages it adds are faulted
+ * in for reading (a page the CPU never touched maps the zero page).
+ * Around a write fault they are only looked up: one the CPU has is mapped
+ * as the CPU maps it, one it does not have is left alone. A first-touch
+ * write storm would otherwise map the zero page read-only ahead of its
+ * writes, and each write would then replace it through an invalidate.
+ * If hmm still fails on the range, the caller serves the faults alone, so
+ * a prefetch never cancels anything.
  *
  * Return: true when the range grew.
  */
@@ -252,7 +284,7 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 				 u64 *start, u64 *end)
 {
 	unsigned int thr = READ_ONCE(prefetch_threshold);
-	unsigned long lo = ULONG_MAX, hi = 0, i;
+	unsigned long lo = ULONG_MAX, hi = 0, i, ask = HMM_PFN_REQ_FAULT;
 	unsigned int order;
 	u64 glo, ghi;
 
@@ -267,6 +299,8 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
 		if (!b->req[i])
 			continue;
+		if (b->req[i] & HMM_PFN_REQ_WRITE)
+			ask = 0;	/* look up only (a snapshot) */
 		for (order = ilog2(NVSVM_RANGE_MAX_PAGES); order > 0; order--) {
 			unsigned long n = 1UL << order, r = ALIGN_DOWN(i, n);
 
@@ -293,7 +327,7 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	for (i = (glo - block) >> PAGE_SHIFT; i < (ghi - block) >> PAGE_SHIFT;
 	     i++)
 		if (!b->req[i] && b->dense[i + 1] == b->dense[i])
-			b->req[i] = HMM_PFN_REQ_FAULT;
+			b->req[i] = ask;
 	*start = glo;
 	*end = ghi;
 	return true;
@@ -387,6 +421,8 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		ret = nvsvm_fault_spans(svmm, b, &req);
 	}
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_HMM, req.hmm_ns);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PTE, req.pte_ns);
 	trace_nvsvm_fault_range(ndev->index, req.start, req.end, last - first,
 				req.mapped, ret);
 	if (!ret) {
@@ -664,27 +700,85 @@ static void nvsvm_fault_load(struct nvsvm_fault_batch *b,
 }
 
 /* Sort a batch, moving whole entries. */
-static void nvsvm_fault_sort(struct nvsvm_fault_batch *b, unsigned int n)
+static void nvsvm_fault_sort(struct nvsvm_device *ndev,
+			     struct nvsvm_fault_batch *b, unsigned int n)
 {
+	u64 t0 = local_clock();
+
 	sort(b->e, n, sizeof(b->e[0]), nvsvm_fault_cmp, NULL);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_SORT, nvsvm_ns_since(t0));
 }
 
-/* The cancels of a served batch, its suspects, one replay. */
-static void nvsvm_fault_finish(struct nvsvm_device *ndev,
-			       struct nvsvm_fault_batch *b, unsigned int n)
+/* REPLAY_START; it also replays what an overflow dropped. */
+static void nvsvm_fault_replay(struct nvsvm_device *ndev)
 {
+	u64 t0 = local_clock();
+
+	atomic_set(&ndev->fault.replay_owed, 0);
+	gp100_replay(ndev);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_REPLAY, nvsvm_ns_since(t0));
+}
+
+/*
+ * The cancels of a served batch, its suspects, one replay. With @defer,
+ * a batch with nothing to cancel leaves its replay to a later batch
+ * (b->owed counts them). A batch with accesses to cancel replays the
+ * accesses served before it first: a cancel fails every stalled access of
+ * its micro-TLB, and nvsvm_fault_utlb_busy() only sees this batch's.
+ *
+ * Return: true when it replayed.
+ */
+static bool nvsvm_fault_finish(struct nvsvm_device *ndev,
+			       struct nvsvm_fault_batch *b, unsigned int n,
+			       bool defer)
+{
+	bool bad = false;
 	unsigned int i;
 
 	nvsvm_stat_add(ndev, NVSVM_STAT_BATCHES, 1);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		b->e[i].unservable = b->e[i].cancel;
+		bad |= b->e[i].cancel;
+	}
+	if (defer && !bad) {
+		b->owed++;
+		return false;
+	}
+	if (bad && b->owed)
+		nvsvm_fault_replay(ndev);
 	nvsvm_fault_cancel(ndev, b, n);
 	nvsvm_fault_suspects(b, n);
-	gp100_replay(ndev);
+	nvsvm_fault_replay(ndev);
 	nvsvm_fault_latency(ndev);
+	b->owed = 0;
+	return true;
 }
 
-/* An area's work: serve what the device work handed over. */
+/*
+ * Take up to a batch of @fa's pending faults into @b, oldest first.
+ * Return: how many.
+ */
+static unsigned int nvsvm_fault_take(struct nvsvm_svmm *svmm,
+				     struct nvsvm_fault_area *fa,
+				     struct nvsvm_fault_batch *b)
+{
+	unsigned int n;
+
+	spin_lock(&svmm->fault_lock);
+	n = min_t(unsigned int, fa->npending, NVSVM_FAULT_BATCH);
+	nvsvm_fault_load(b, fa->pending, n);
+	fa->npending -= n;
+	memmove(fa->pending, fa->pending + n,
+		fa->npending * sizeof(fa->pending[0]));
+	spin_unlock(&svmm->fault_lock);
+	return n;
+}
+
+/*
+ * An area's work: serve what the device work handed over, batch by batch,
+ * and replay once, when the buffer holds no more of its faults (or after
+ * NVSVM_FAULT_AREA_BATCHES batches).
+ */
 static void nvsvm_fault_area_work(struct work_struct *work)
 {
 	struct nvsvm_svmm *svmm = container_of(work, struct nvsvm_svmm,
@@ -692,26 +786,50 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 	struct nvsvm_device *ndev = svmm->ndev;
 	struct nvsvm_fault_area *fa = svmm->fault;
 	struct nvsvm_fault_batch *b = &fa->b;
+	bool flushed = false;
 	unsigned int i, j, n;
+	u64 t0;
 
-	spin_lock(&svmm->fault_lock);
-	n = fa->npending;
-	nvsvm_fault_load(b, fa->pending, n);
-	fa->npending = 0;
-	spin_unlock(&svmm->fault_lock);
-
-	if (n) {
-		nvsvm_fault_sort(b, n);
+	for (;;) {
+		n = nvsvm_fault_take(svmm, fa, b);
+		if (!n) {
+			if (!b->owed)
+				break;
+			/*
+			 * Entries the device work has not read yet may be
+			 * ours: have them handed over first (the device work
+			 * never waits for an area's).
+			 */
+			if (!flushed && b->owed < NVSVM_FAULT_AREA_BATCHES &&
+			    gp100_fault_pending(ndev)) {
+				nvsvm_fault_flush(ndev);
+				flushed = true;
+				continue;
+			}
+			nvsvm_fault_replay(ndev);
+			nvsvm_fault_latency(ndev);
+			b->owed = 0;
+			break;
+		}
+		flushed = false;
+		nvsvm_fault_sort(ndev, b, n);
 		b->changed = false;
+		t0 = local_clock();
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n; j++)
 				if (b->e[j].f.inst != b->e[i].f.inst)
 					break;
 			nvsvm_fault_inst(ndev, svmm, b, i, j);
 		}
-		if (b->changed)
+		nvsvm_stat_add(ndev, NVSVM_STAT_NS_SERVE, nvsvm_ns_since(t0));
+		if (b->changed) {
+			t0 = local_clock();
 			nvsvm_mirror_invalidate_tlb(svmm);
-		nvsvm_fault_finish(ndev, b, n);
+			nvsvm_stat_add(ndev, NVSVM_STAT_NS_INVAL,
+				       nvsvm_ns_since(t0));
+		}
+		nvsvm_fault_finish(ndev, b, n,
+				   b->owed + 1 < NVSVM_FAULT_AREA_BATCHES);
 	}
 	/* The reference of this queueing; may be the last one. */
 	nvsvm_svmm_put(svmm);
@@ -741,7 +859,7 @@ static void nvsvm_fault_hand(struct nvsvm_device *ndev,
 			dups++;
 			continue;
 		}
-		if (fa->npending < NVSVM_FAULT_BATCH)
+		if (fa->npending < NVSVM_FAULT_PENDING)
 			fa->pending[fa->npending++] = e[i].f;
 	}
 	spin_unlock(&svmm->fault_lock);
@@ -783,18 +901,21 @@ static bool nvsvm_fault_dispatch(struct nvsvm_device *ndev,
 	return false;
 }
 
-static void nvsvm_fault_service(struct nvsvm_device *ndev,
+/*
+ * Read one batch: hand each area its faults, cancel or drop the others.
+ * Return: true when some went to an area (whose work replays).
+ */
+static bool nvsvm_fault_service(struct nvsvm_device *ndev,
 				struct nvsvm_fault_dev *fd, unsigned int n,
 				bool overflow)
 {
 	struct nvsvm_fault_batch *b = &fd->b;
-	/* After an overflow, dropped accesses wait for a replay from here. */
-	bool replay = overflow;
+	bool replay = false, handed = false;
 	unsigned int i, j, dups = 0;
 
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULTS, n);
 	nvsvm_fault_load(b, fd->drained, n);
-	nvsvm_fault_sort(b, n);
+	nvsvm_fault_sort(ndev, b, n);
 	for (i = 1; i < n; i++)
 		dups += b->e[i].f.inst == b->e[i - 1].f.inst &&
 			b->e[i].f.addr == b->e[i - 1].f.addr;
@@ -804,10 +925,36 @@ static void nvsvm_fault_service(struct nvsvm_device *ndev,
 		for (j = i + 1; j < n; j++)
 			if (b->e[j].f.inst != b->e[i].f.inst)
 				break;
-		replay |= nvsvm_fault_dispatch(ndev, b, i, j);
+		if (nvsvm_fault_dispatch(ndev, b, i, j))
+			replay = true;
+		else
+			handed = true;
 	}
 	if (replay)
-		nvsvm_fault_finish(ndev, b, n);
+		nvsvm_fault_finish(ndev, b, n, false);
+	return handed;
+}
+
+/*
+ * The replay owed for an overflow, if no area work replayed since and none
+ * is making progress (see NVSVM_FAULT_OWED_MS).
+ */
+static void nvsvm_fault_owed_work(struct work_struct *work)
+{
+	struct nvsvm_device *ndev = container_of(to_delayed_work(work),
+						 struct nvsvm_device,
+						 fault.owed_work);
+	s64 batches = atomic64_read(&ndev->stats[NVSVM_STAT_BATCHES]);
+
+	if (!atomic_read(&ndev->fault.replay_owed))
+		return;
+	if (batches != ndev->fault.owed_batches) {
+		ndev->fault.owed_batches = batches;
+		schedule_delayed_work(&ndev->fault.owed_work,
+				      msecs_to_jiffies(NVSVM_FAULT_OWED_MS));
+		return;
+	}
+	nvsvm_fault_replay(ndev);
 }
 
 static void nvsvm_fault_work(struct work_struct *work)
@@ -815,28 +962,46 @@ static void nvsvm_fault_work(struct work_struct *work)
 	struct nvsvm_device *ndev = container_of(work, struct nvsvm_device,
 						 fault.work);
 	struct nvsvm_fault_dev *fd = ndev->fault.dev;
-	bool overflow;
+	bool overflow, dropped = false, handed = false;
+	s64 woke = atomic64_xchg(&ndev->fault.wake_ns, 0);
 	unsigned int n;
+	u64 t0;
 
+	if (woke)
+		nvsvm_stat_add(ndev, NVSVM_STAT_NS_WAKE,
+			       max_t(s64, ktime_get_ns() - woke, 0));
 	for (;;) {
+		t0 = local_clock();
 		n = gp100_fault_drain(ndev, fd->drained, NVSVM_FAULT_BATCH,
 				      &overflow);
-		if (overflow)
+		nvsvm_stat_add(ndev, NVSVM_STAT_NS_DRAIN, nvsvm_ns_since(t0));
+		if (overflow) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_OVERFLOWS, 1);
-		if (n) {
-			nvsvm_fault_service(ndev, fd, n, overflow);
-		} else if (overflow) {
-			/*
-			 * Nothing read, but accesses were dropped: replay
-			 * them. One replay more than batches at most per
-			 * overflow; a lost replay would stall a GPC forever.
-			 */
-			gp100_replay(ndev);
-		} else {
-			break;
+			dropped = true;
 		}
+		if (!n)
+			break;
+		handed |= nvsvm_fault_service(ndev, fd, n, overflow);
 		cond_resched();
 	}
+	if (!dropped)
+		return;
+	/*
+	 * Accesses were dropped: they wait for a replay. A lost replay would
+	 * stall a GPC forever; one now, while the area works still serve what
+	 * was read, would make every access they have not served yet fault
+	 * again and refill the buffer. The area works' replays serve them;
+	 * if none comes, nvsvm_fault_owed_work() replays.
+	 */
+	if (!handed) {
+		nvsvm_fault_replay(ndev);
+		return;
+	}
+	atomic_set(&ndev->fault.replay_owed, 1);
+	ndev->fault.owed_batches =
+		atomic64_read(&ndev->stats[NVSVM_STAT_BATCHES]);
+	schedule_delayed_work(&ndev->fault.owed_work,
+			      msecs_to_jiffies(NVSVM_FAULT_OWED_MS));
 }
 
 /**
@@ -849,10 +1014,13 @@ void nvsvm_gpu_fault_intr(struct nvsvm_gpu *gpu)
 {
 	struct nvsvm_device *ndev = gpu->priv;
 	unsigned long flags;
+	s64 now;
 
 	if (!ndev)
 		return;
-	atomic64_cmpxchg(&ndev->fault.intr_ns, 0, ktime_get_ns());
+	now = ktime_get_ns();
+	atomic64_cmpxchg(&ndev->fault.intr_ns, 0, now);
+	atomic64_cmpxchg(&ndev->fault.wake_ns, 0, now);
 	spin_lock_irqsave(&ndev->fault.lock, flags);
 	if (ndev->fault.wq)
 		queue_work(ndev->fault.wq, &ndev->fault.work);
@@ -870,7 +1038,8 @@ EXPORT_SYMBOL_GPL(nvsvm_gpu_fault_intr);
  * is gone by then). It does not wait for any area's work, which may be
  * waiting for a page-in that does not complete.
  *
- * Context: process, may sleep; not from a fault work.
+ * Context: process, may sleep; not from the device's fault work (an
+ * area's work may: the device work never waits for one).
  */
 void nvsvm_fault_flush(struct nvsvm_device *ndev)
 {
@@ -899,6 +1068,7 @@ int nvsvm_fault_init(struct nvsvm_device *ndev)
 
 	spin_lock_init(&ndev->fault.lock);
 	INIT_WORK(&ndev->fault.work, nvsvm_fault_work);
+	INIT_DELAYED_WORK(&ndev->fault.owed_work, nvsvm_fault_owed_work);
 	ndev->fault.dev = kvzalloc(sizeof(*ndev->fault.dev), GFP_KERNEL);
 	if (!ndev->fault.dev)
 		return -ENOMEM;
@@ -946,6 +1116,8 @@ void nvsvm_fault_fini(struct nvsvm_device *ndev)
 	/* The device work first: it is what queues area works. */
 	if (wq)
 		destroy_workqueue(wq);
+	/* Only the device work schedules it. */
+	cancel_delayed_work_sync(&ndev->fault.owed_work);
 	destroy_workqueue(ndev->fault.area_wq);
 	gp100_fault_buffer_fini(ndev);
 	kvfree(ndev->fault.dev);

@@ -51,6 +51,7 @@ static int nvsvm_open(struct inode *inode, struct file *file)
 	mmgrab(nf->mm);
 	mutex_init(&nf->lock);
 	xa_init_flags(&nf->chans, XA_FLAGS_ALLOC1);
+	xa_init_flags(&nf->bufs, XA_FLAGS_ALLOC1);
 	/*
 	 * misc_open() calls this under the lock misc_deregister() takes:
 	 * the device is not unregistered yet, and unregister finds nf.
@@ -67,7 +68,8 @@ static int nvsvm_open(struct inode *inode, struct file *file)
  * The file's area goes, if it has one; nf->lock held. Every channel loses
  * the area first: the file's (their instance blocks point at the empty
  * directory) and those a driver joined to it (they keep walking its PD3,
- * emptied by nvsvm_svmm_fini()).
+ * emptied by nvsvm_svmm_fini()). The buffers in its window leave the GPU
+ * before their pages can go.
  */
 static void nvsvm_file_area_fini(struct nvsvm_file *nf)
 {
@@ -77,6 +79,7 @@ static void nvsvm_file_area_fini(struct nvsvm_file *nf)
 		return;
 	nf->svmm = NULL;
 	nvsvm_chan_detach_svmm(nf->ndev, svmm);
+	nvsvm_buf_fini_all(nf, svmm);
 	nvsvm_svmm_fini(svmm);
 }
 
@@ -122,6 +125,7 @@ static int nvsvm_release(struct inode *inode, struct file *file)
 	list_del(&nf->node);
 	mutex_unlock(&ndev->files_lock);
 	xa_destroy(&nf->chans);
+	xa_destroy(&nf->bufs);
 	mmdrop(nf->mm);
 	kfree(nf);
 	nvsvm_device_put(ndev);
@@ -227,6 +231,8 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_CREATE)] = nvsvm_ioctl_chan_create,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_DESTROY)] = nvsvm_ioctl_chan_destroy,
 		[_IOC_NR(NVSVM_IOCTL_MIGRATE)] = nvsvm_ioctl_migrate,
+		[_IOC_NR(NVSVM_IOCTL_BUF_ALLOC)] = nvsvm_ioctl_buf_alloc,
+		[_IOC_NR(NVSVM_IOCTL_BUF_FREE)] = nvsvm_ioctl_buf_free,
 	};
 	static const unsigned int cmds[ARRAY_SIZE(ioctls)] = {
 		[_IOC_NR(NVSVM_IOCTL_GET_INFO)] = NVSVM_IOCTL_GET_INFO,
@@ -238,6 +244,8 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_CREATE)] = NVSVM_IOCTL_CHAN_CREATE,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_DESTROY)] = NVSVM_IOCTL_CHAN_DESTROY,
 		[_IOC_NR(NVSVM_IOCTL_MIGRATE)] = NVSVM_IOCTL_MIGRATE,
+		[_IOC_NR(NVSVM_IOCTL_BUF_ALLOC)] = NVSVM_IOCTL_BUF_ALLOC,
+		[_IOC_NR(NVSVM_IOCTL_BUF_FREE)] = NVSVM_IOCTL_BUF_FREE,
 	};
 	struct nvsvm_file *nf = file->private_data;
 	struct nvsvm_device *ndev = nf->ndev;
@@ -272,5 +280,6 @@ const struct file_operations nvsvm_fops = {
 	.release = nvsvm_release,
 	.unlocked_ioctl = nvsvm_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = nvsvm_buf_mmap,
 	.llseek = noop_llseek,
 };

@@ -389,10 +389,26 @@ unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
 			get = 0;
 		n++;
 	}
-	ndev->fault.get = get;
+	WRITE_ONCE(ndev->fault.get, get);
 	nv_wr32(ndev, NV_FAULT_BUF_GET,
 		get | (*overflow ? NV_FAULT_BUF_OVERFLOW : 0));
 	return n;
+}
+
+/**
+ * gp100_fault_pending() - does the fault buffer hold entries not read yet?
+ * @ndev: device
+ *
+ * A hint for a fault worker other than the one that drains the buffer: the
+ * answer may change right after.
+ *
+ * Return: true when PUT is not where the last gp100_fault_drain() stopped.
+ */
+bool gp100_fault_pending(struct nvsvm_device *ndev)
+{
+	u32 put = nv_rd32(ndev, NV_FAULT_BUF_PUT) & ~NV_FAULT_BUF_OVERFLOW;
+
+	return put < ndev->fault.entries && put != READ_ONCE(ndev->fault.get);
 }
 
 /**

@@ -148,6 +148,8 @@ static bool nvsvm_mirror_invalidate(struct mmu_interval_notifier *mni,
 
 	if (nvsvm_mirror_event_ignored(svmm, range))
 		return true;
+	if (range->event == MMU_NOTIFY_UNMAP)
+		nvsvm_dmem_blocks_forget(&svmm->blocks, start, end);
 	atomic_inc(&svmm->changes);
 	if (mmu_notifier_range_blockable(range))
 		mutex_lock(&svmm->mutex);
@@ -745,6 +747,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 	};
 	unsigned long i, first, last;
 	bool uffd;
+	u64 t0;
 	int ret;
 
 	req->changed = false;
@@ -763,6 +766,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		range.hmm_pfns = &req->pfns[first];
 
 		range.notifier_seq = mmu_interval_read_begin(range.notifier);
+		t0 = local_clock();
 		mmap_read_lock(svmm->mm);
 		uffd = (req->req || req->default_flags & HMM_PFN_REQ_FAULT) &&
 		       nvsvm_mirror_uffd(svmm->mm, req->start, req->end);
@@ -777,6 +781,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 						   req->req ? &req->req[first] :
 						   NULL);
 		mmap_read_unlock(svmm->mm);
+		req->hmm_ns += nvsvm_ns_since(t0);
 		if (ret == -EBUSY)
 			continue;
 		if (ret)
@@ -784,6 +789,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		if (nvsvm_mirror_grow(req))
 			continue;
 
+		t0 = local_clock();
 		mutex_lock(&svmm->mutex);
 		if (mmu_interval_read_retry(range.notifier,
 					    range.notifier_seq)) {
@@ -793,6 +799,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		req->mapped = 0;
 		ret = nvsvm_mirror_write(svmm, req);
 		mutex_unlock(&svmm->mutex);
+		req->pte_ns += nvsvm_ns_since(t0);
 		if (ret != -ENOMEM)
 			return ret;
 	}

@@ -23,7 +23,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -788,6 +791,104 @@ static char helper_why[128] __attribute__((unused));
 	FIXTURE_TEARDOWN(name)						\
 	{								\
 	}
+
+/*
+ * Memory cgroups (memcg.c, buf.c): cg_enter() mounts cgroup2 on CG_ROOT if
+ * it is not there yet, enables the memory controller below the root and
+ * moves the process into a group of its own, cg_dir; cg_leave() goes back.
+ */
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG2_MAGIC	0x63677270
+
+static char cg_dir[128] __attribute__((unused));
+
+static inline int cg_write(const char *dir, const char *file, const char *val)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static inline int cg_read(const char *dir, const char *file, char *buf,
+			  size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+/*
+ * Move the calling process into a new memory cgroup with memory.max
+ * @max ("max" for none). KTAP_PASS, KTAP_SKIP without cgroup2 or its
+ * memory controller (HELPER_SKIP), KTAP_FAIL.
+ */
+static inline int cg_enter(const char *max)
+{
+	char buf[512];
+	struct statfs sf;
+	int ret;
+
+	if (statfs(CG_ROOT, &sf) || sf.f_type != CG2_MAGIC) {
+		if (access(CG_ROOT, F_OK))
+			HELPER_SKIP("no %s: kernel without CONFIG_CGROUPS", CG_ROOT);
+		if (mount("none", CG_ROOT, "cgroup2", 0, NULL)) {
+			if (errno == ENODEV)
+				HELPER_SKIP("no cgroup2 file system");
+			KTAP_FAIL_MSG("mount cgroup2 on %s: %s", CG_ROOT,
+				      strerror(errno));
+		}
+	}
+	ret = cg_read(CG_ROOT, "cgroup.controllers", buf, sizeof(buf));
+	if (ret)
+		KTAP_FAIL_MSG("read cgroup.controllers: %s", strerror(-ret));
+	if (!strstr(buf, "memory"))
+		HELPER_SKIP("no memory controller: kernel without CONFIG_MEMCG");
+	ret = cg_write(CG_ROOT, "cgroup.subtree_control", "+memory");
+	if (ret)
+		KTAP_FAIL_MSG("enable +memory: %s", strerror(-ret));
+	snprintf(cg_dir, sizeof(cg_dir), "%s/nvsvm-memcg.%d", CG_ROOT,
+		 (int)getpid());
+	if (mkdir(cg_dir, 0755) && errno != EEXIST)
+		KTAP_FAIL_MSG("mkdir %s: %s", cg_dir, strerror(errno));
+	ret = cg_write(cg_dir, "memory.max", max);
+	if (ret)
+		KTAP_FAIL_MSG("memory.max %s: %s", max, strerror(-ret));
+	ret = cg_write(cg_dir, "cgroup.procs", "0");
+	if (ret)
+		KTAP_FAIL_MSG("join %s: %s", cg_dir, strerror(-ret));
+	ret = cg_read(cg_dir, "memory.stat", buf, sizeof(buf));
+	if (ret || !strstr(buf, "kernel "))
+		HELPER_SKIP("memory.stat has no kernel field");
+	return KTAP_PASS;
+}
+
+/* Back to the root group; the case's group goes. */
+static inline void cg_leave(void)
+{
+	cg_write(CG_ROOT, "cgroup.procs", "0");
+	rmdir(cg_dir);
+}
+
+#define CG_ENTER(max)	ASSERT_PASS_SKIP(cg_enter(max))
 
 /*
  * Drop from the harness's list the cases for which @keep(name, @arg) is

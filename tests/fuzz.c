@@ -518,14 +518,15 @@ static void do_random_cmd(struct fz *z)
 	nr = chance(z, 70) ? below(z, 12) : below(z, 256);
 	size = chance(z, 50) ? 8 * below(z, 8) : below(z, 1 << 14);
 	cmd = _IOC(dir, type, nr, size);
-	for (k = 0; k < NIOC + 1; k++) {
-		static const unsigned long cmds[NIOC + 1] = {
+	for (k = 0; k < NIOC + 3; k++) {
+		static const unsigned long cmds[NIOC + 3] = {
 			NVSVM_IOCTL_GET_INFO, NVSVM_IOCTL_AREA_INIT,
 			NVSVM_IOCTL_AREA_FINI, NVSVM_IOCTL_MAP,
 			NVSVM_IOCTL_UNMAP, NVSVM_IOCTL_QUERY,
 			NVSVM_IOCTL_CHAN_CREATE, NVSVM_IOCTL_CHAN_DESTROY,
 			NVSVM_IOCTL_EXEC, NVSVM_IOCTL_MIGRATE,
-			NVSVM_IOCTL_QUERY_OLD,
+			NVSVM_IOCTL_QUERY_OLD, NVSVM_IOCTL_BUF_ALLOC,
+			NVSVM_IOCTL_BUF_FREE,
 		};
 
 		if (cmd == cmds[k])

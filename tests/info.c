@@ -129,7 +129,7 @@ TEST_F(dev, ioctl_unknown_nr)
 	struct nvsvm_get_info gi;
 	int fd = self->fx.fd;
 
-	ASSERT_EQ(-ENOTTY, xioctl(fd, _IOR('V', 0x0a, struct nvsvm_get_info), &gi));
+	ASSERT_EQ(-ENOTTY, xioctl(fd, _IOR('V', 0x0c, struct nvsvm_get_info), &gi));
 	ASSERT_EQ(-ENOTTY, xioctl(fd, _IOWR('V', 0x7f, struct nvsvm_get_info), &gi));
 	ASSERT_EQ(-ENOTTY, xioctl(fd, _IO('V', 0x3c), NULL));
 }
@@ -147,7 +147,8 @@ static const unsigned long all_cmds[] = {
 	NVSVM_IOCTL_GET_INFO, NVSVM_IOCTL_AREA_INIT, NVSVM_IOCTL_AREA_FINI,
 	NVSVM_IOCTL_MAP, NVSVM_IOCTL_UNMAP, NVSVM_IOCTL_QUERY,
 	NVSVM_IOCTL_CHAN_CREATE, NVSVM_IOCTL_CHAN_DESTROY, NVSVM_IOCTL_EXEC,
-	NVSVM_IOCTL_MIGRATE, NVSVM_IOCTL_QUERY_OLD,
+	NVSVM_IOCTL_MIGRATE, NVSVM_IOCTL_QUERY_OLD, NVSVM_IOCTL_BUF_ALLOC,
+	NVSVM_IOCTL_BUF_FREE,
 };
 
 /*

@@ -815,6 +815,61 @@ TEST(thrashing_off)
 	ASSERT_PASS(thrash_case(off, want, 0));
 }
 
+/*
+ * Pin a block by a ping-pong (60 s lapse), munmap it and map fresh memory
+ * at the same address: the new memory moves to VRAM at once, because a
+ * munmap forgets the block's history (before: the pin carried over, so
+ * MIGRATE skipped the new memory for 300 lapses).
+ */
+static int remap_after_pin(struct fx *f, uint64_t *buf, uint64_t *moves,
+			   uint64_t *moved)
+{
+	const size_t n = 4;
+	size_t i;
+
+	CHECK(ping_pong(f, buf, n, moves));
+	if (munmap(buf, BLOCK))
+		KTAP_FAIL_MSG("munmap: %s", strerror(errno));
+	if (mmap(buf, BLOCK, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != buf)
+		KTAP_FAIL_MSG("mmap at the old address: %s", strerror(errno));
+	if (madvise(buf, BLOCK, MADV_NOHUGEPAGE))
+		KTAP_FAIL_MSG("madvise: %s", strerror(errno));
+	for (i = 0; i < n * WORDS; i++)
+		buf[i] = pat(i);
+	CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(buf), n * PAGE,
+			     NVSVM_MIGRATE_TO_VRAM, moved));
+	return KTAP_PASS;
+}
+
+TEST(munmap_forgets_thrashing)
+{
+	const unsigned int v[4] = { 1, 3, 60000000, 300 };
+	uint64_t moves[ROUNDS], moved = 0, s0, s1, *buf;
+	unsigned int old[4];
+	struct fx f;
+	int ret;
+
+	NEED_DMEM();
+	buf = blocks_filled(1);
+	ASSERT_TRUE(buf);
+	FX_OPEN(&f);
+	ASSERT_PASS(counter("thrash_skips", &s0));
+	ASSERT_PASS(thrash_params(v, old));
+	ret = remap_after_pin(&f, buf, moves, &moved);
+	thrash_restore(old);
+	ASSERT_PASS(ret);
+	ASSERT_PASS(counter("thrash_skips", &s1));
+	/* Pinned before the munmap: the last rounds moved nothing. */
+	ASSERT_EQ(0, moves[ROUNDS - 1]);
+	ASSERT_EQ(ROUNDS - 3, s1 - s0);
+	/* The new memory moved, all four pages, and its data is right. */
+	ASSERT_EQ(4, moved);
+	ASSERT_PASS(query_expect(&f, buf, 4, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(cpu_pat(buf, 0, 4 * WORDS));
+	close(f.fd);
+}
+
 /* Bad input: the documented errno, and nothing moved. */
 TEST(bad_input)
 {

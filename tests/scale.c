@@ -54,9 +54,14 @@ static int topo_read(struct topo *t)
 }
 
 /* The driver's counters a storm moves (debugfs, docs/tracing.md). */
-enum { S_FAULTS, S_BATCHES, S_REPLAYS, S_INVALS, S_DUPS, S_RANGES, NSTAT };
+enum {
+	S_FAULTS, S_BATCHES, S_REPLAYS, S_INVALS, S_DUPS, S_RANGES,
+	S_NS_DRAIN, S_NS_SORT, S_NS_SERVE, S_NS_HMM, S_NS_PTE, S_NS_REPLAY,
+	NSTAT
+};
 static const char *const stat_names[NSTAT] = {
 	"faults", "batches", "replays", "invalidates", "fault_dups", "ranges",
+	"ns_drain", "ns_sort", "ns_serve", "ns_hmm", "ns_pte", "ns_replay",
 };
 
 /* @d: the counters now, minus what @d held (from a first call). */
@@ -165,6 +170,96 @@ TEST_F(chan, storm_duplicates)
 	       (unsigned long long)d[S_DUPS], (unsigned long long)d[S_RANGES]);
 	ASSERT_GE(d[S_FAULTS], n);
 	ASSERT_LE(d[S_RANGES], 8);
+}
+
+/*
+ * The first-touch write storm of nvsvm-bench's b, small: every warp fills
+ * a piece of its own of never-touched memory, page by page. A write fault
+ * is served writable, and the pages prefetched around it are not mapped
+ * read-only on the zero page (each would be upgraded through a TLB
+ * invalidate at its write): no invalidate at all. And every entry in the
+ * buffer is served before the one replay, so that a warp whose page was
+ * not served yet does not fault again: at most 1.25 faults per page (one
+ * replay per batch of 256 makes it nearly two).
+ */
+TEST_F(chan, write_storm_fresh)
+{
+	const unsigned int per = 4;
+	uint64_t *buf, d[NSTAT];
+	struct nvsvm_op *ops;
+	unsigned int n, i;
+	size_t len;
+	struct topo t;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	n = t.slots < NVSVM_EXEC_MAX_OPS ? t.slots : NVSVM_EXEC_MAX_OPS;
+	len = (size_t)n * per * PAGE;
+	buf = anon(len);
+	ops = calloc(n, sizeof(*ops));
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, ops);
+	ASSERT_EQ(0, madvise(buf, len, MADV_NOHUGEPAGE));
+	for (i = 0; i < n; i++)
+		ops[i] = nvsvm_op_fill(nvsvm_ptr(&buf[i * per * WORDS]),
+				       per * PAGE, 0x7000 + i);
+	stats_delta(d, true);
+	ASSERT_PASS(warps_ok(&self->fx, 3, ops, n));
+	stats_delta(d, false);
+	for (i = 0; i < n; i++)
+		ASSERT_PASS(cpu_check(&buf[i * per * WORDS], per * WORDS,
+				      0x7000 + i));
+	TH_LOG("%u warps x %u fresh pages: %llu faults in %llu batches, %llu replays, %llu invalidates",
+	       n, per, (unsigned long long)d[S_FAULTS],
+	       (unsigned long long)d[S_BATCHES],
+	       (unsigned long long)d[S_REPLAYS],
+	       (unsigned long long)d[S_INVALS]);
+	ASSERT_EQ(0, d[S_INVALS]);
+	ASSERT_LE(4 * d[S_FAULTS], 5ULL * n * per);
+	/* Each stage of the batches took some time (docs/tracing.md). */
+	TH_LOG("stages, ns per fault: drain %llu sort %llu serve %llu (hmm %llu, PTE %llu) replay %llu",
+	       (unsigned long long)(d[S_NS_DRAIN] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_SORT] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_SERVE] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_HMM] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_PTE] / d[S_FAULTS]),
+	       (unsigned long long)(d[S_NS_REPLAY] / d[S_FAULTS]));
+	for (i = S_NS_DRAIN; i <= S_NS_REPLAY; i++)
+		ASSERT_NE(0, d[i]);
+	free(ops);
+	munmap(buf, len);
+}
+
+/*
+ * One warp writes never-touched pages in order: after a few pages the
+ * region around its fault is dense, and a prefetch that faulted the
+ * pages ahead of it in for reading would map the zero page read-only
+ * there, to be upgraded through an invalidate at the next write. Each
+ * page takes one write fault, and nothing is invalidated.
+ */
+TEST_F(chan, write_fill_no_upgrade)
+{
+	const unsigned int pages = 64;
+	uint64_t *buf, d[NSTAT];
+	struct nvsvm_op op;
+	struct topo t;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	buf = anon(pages * PAGE);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, madvise(buf, pages * PAGE, MADV_NOHUGEPAGE));
+	op = nvsvm_op_fill(nvsvm_ptr(buf), pages * PAGE, 0x77);
+	stats_delta(d, true);
+	ASSERT_PASS(warps_ok(&self->fx, 4, &op, 1));
+	stats_delta(d, false);
+	ASSERT_PASS(cpu_check(buf, pages * WORDS, 0x77));
+	TH_LOG("one warp, %u fresh pages: %llu faults, %llu invalidates",
+	       pages, (unsigned long long)d[S_FAULTS],
+	       (unsigned long long)d[S_INVALS]);
+	ASSERT_EQ(0, d[S_INVALS]);
+	ASSERT_EQ(pages, d[S_FAULTS]);
+	munmap(buf, pages * PAGE);
 }
 
 /*

@@ -19,15 +19,19 @@
  *     that the driver serves by asking HMM for the CPU pages.
  *  3. NVSVM_IOCTL_MAP/UNMAP fill or clear the GPU page tables ahead of time;
  *     NVSVM_IOCTL_QUERY reports what the GPU page tables say.
- *  4. Work runs on the channels through the GPU's own driver (nouveau for
+ *  4. NVSVM_IOCTL_BUF_ALLOC puts a buffer of driver memory in the window,
+ *     mapped on the GPU and, through mmap(2) of the file, on the CPU at
+ *     the same address; NVSVM_IOCTL_BUF_FREE drops it.
+ *  5. Work runs on the channels through the GPU's own driver (nouveau for
  *     a real Pascal). The virtual GP100 adds its test instruction set,
  *     NVSVM_IOCTL_EXEC, in uapi/nvsvm_vgpu.h (NVSVM_CAP_EXEC).
  *
  * Conventions: every struct has fixed-width fields; user pointers travel as
  * __u64; fields marked (in) are read, (out) are written, (in/out) both.
  * Reserved fields and flags bits must be zero (EINVAL otherwise), and so
- * must the results MAP and CHAN_CREATE write back (nvsvm_map.mapped,
- * nvsvm_chan_create.handle), on input. The
+ * must the results MAP, CHAN_CREATE and BUF_ALLOC write back
+ * (nvsvm_map.mapped, nvsvm_chan_create.handle, nvsvm_buf_alloc.handle and
+ * .mmap_offset), on input. The
  * ioctl number encodes the struct size: a mismatch fails with EINVAL, an
  * unknown number with ENOTTY. Addresses and sizes are bytes, page aligned
  * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise). Numbers
@@ -39,9 +43,10 @@
  * No physical address or pfn ever crosses this interface.
  *
  * Kernel memory: what a file makes the driver allocate (the file, its
- * area, GPU page tables, channels and their instance blocks, per-call
- * buffers) is charged to the memory cgroup of the process that opened it,
- * page tables too when the fault handler allocates them. Beyond the
+ * area, GPU page tables, channels and their instance blocks, window
+ * buffers, per-call buffers) is charged to the memory cgroup of the
+ * process that opened it, page tables too when the fault handler
+ * allocates them. Beyond the
  * cgroup's memory.max the call fails with ENOMEM instead of invoking the
  * OOM killer (a GPU fault whose page tables cannot be had is replayed and
  * faults again). A file holds at most NVSVM_CHAN_MAX_DEFAULT channels, or
@@ -246,6 +251,47 @@ struct nvsvm_migrate {
 	__u64 moved;
 };
 
+/**
+ * struct nvsvm_buf_alloc - a buffer of driver memory in the unmanaged window
+ * @addr: (in) its GPU address, page aligned; [@addr, @addr + @size) lies
+ *	inside the area's unmanaged window (EINVAL) and overlaps no other
+ *	buffer of the file (EEXIST)
+ * @size: (in) bytes, page aligned, non-zero
+ * @flags: (in) zero
+ * @handle: (in/out) zero on input (EINVAL otherwise); the buffer's handle,
+ *	for BUF_FREE
+ * @mmap_offset: (in/out) zero on input (EINVAL otherwise); the offset to
+ *	pass to mmap(2) on this file to map the buffer on the CPU
+ *
+ * The buffer's pages are zeroed system memory, charged to the caller's
+ * memory cgroup (ENOMEM beyond its memory.max), and mapped on the GPU at
+ * once, readable, writable and atomic-capable. mmap(NULL or @addr, @size,
+ * PROT_*, MAP_SHARED [| MAP_FIXED], fd, @mmap_offset) maps the same pages
+ * on the CPU, only at @addr and only whole (EINVAL otherwise; MAP_PRIVATE
+ * is refused with EINVAL too), so that one pointer is valid on both
+ * sides. The buffer stays on the GPU until BUF_FREE, AREA_FINI or close;
+ * its pages stay until then and until the last CPU mapping of them goes.
+ * Nothing else changes its GPU mapping: munmap(2) of the CPU mapping
+ * leaves the GPU one alone.
+ */
+struct nvsvm_buf_alloc {
+	__u64 addr;
+	__u64 size;
+	__u32 flags;
+	__u32 handle;
+	__u64 mmap_offset;
+};
+
+/**
+ * struct nvsvm_buf_free - remove a buffer from the GPU and drop it
+ * @handle: (in) from BUF_ALLOC (EINVAL when unknown or already freed)
+ * @flags: (in) zero
+ */
+struct nvsvm_buf_free {
+	__u32 handle;
+	__u32 flags;
+};
+
 #define NVSVM_IOCTL_BASE	'V'
 #define NVSVM_IOCTL_GET_INFO	_IOR(NVSVM_IOCTL_BASE, 0x00, struct nvsvm_get_info)
 #define NVSVM_IOCTL_AREA_INIT	_IOW(NVSVM_IOCTL_BASE, 0x01, struct nvsvm_area_init)
@@ -256,6 +302,8 @@ struct nvsvm_migrate {
 #define NVSVM_IOCTL_CHAN_CREATE	_IOWR(NVSVM_IOCTL_BASE, 0x06, struct nvsvm_chan_create)
 #define NVSVM_IOCTL_CHAN_DESTROY _IOW(NVSVM_IOCTL_BASE, 0x07, struct nvsvm_chan_destroy)
 #define NVSVM_IOCTL_MIGRATE	_IOWR(NVSVM_IOCTL_BASE, 0x09, struct nvsvm_migrate)
+#define NVSVM_IOCTL_BUF_ALLOC	_IOWR(NVSVM_IOCTL_BASE, 0x0a, struct nvsvm_buf_alloc)
+#define NVSVM_IOCTL_BUF_FREE	_IOW(NVSVM_IOCTL_BASE, 0x0b, struct nvsvm_buf_free)
 
 /*
  * QUERY's first number, _IOW although QUERY writes user memory (the

@@ -341,18 +341,55 @@ TEST_F(ocl, cancelled_fault_fails_event)
 	free(word);
 }
 
-/* clSVMAlloc memory, migrated (MIGRATE, or MAP where there is no VRAM). */
+/*
+ * The path of the file that maps @p in /proc/self/maps into @path ("" for
+ * an anonymous mapping), its permissions into @perms; -1 if none maps it.
+ */
+static int mapping_of(const void *p, char *path, size_t len, char *perms)
+{
+	unsigned long lo, hi, a = (unsigned long)p;
+	char line[512], name[256];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (ret && fgets(line, sizeof(line), f)) {
+		name[0] = 0;
+		if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %255s", &lo, &hi,
+			   perms, name) < 3 || a < lo || a >= hi)
+			continue;
+		snprintf(path, len, "%s", name);
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * clSVMAlloc and clCreateBuffer memory are buffers of the unmanaged
+ * window: mappings of /dev/nvsvm0, which the GPU fills and the host reads;
+ * clSVMFree and the buffer's release give the range back to the window's
+ * PROT_NONE reservation. Migrating them is a no-op that completes (they
+ * are driver memory); malloc'd memory moves to VRAM where the kernel can.
+ */
 TEST_F(ocl, svm_alloc_migrate)
 {
 	size_t size = 16 * 4096, i;
 	struct nvsvm_get_info gi;
-	uint64_t *p, before = 0, after = 0, pattern = 9;
+	uint64_t *p, *m, *b, before = 0, after = 0, pattern = 9;
+	char path[256], perms[8];
 	cl_event ev;
+	cl_mem mem;
+	cl_int err;
 	int fd, bad = 0;
 
 	p = clSVMAlloc(self->ctx, CL_MEM_READ_WRITE |
 		       CL_MEM_SVM_FINE_GRAIN_BUFFER, size, 0);
 	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mapping_of(p, path, sizeof(path), perms));
+	EXPECT_STREQ("/dev/nvsvm0", path);
+	EXPECT_STREQ("rw-s", perms);
 	memset(p, 1, size);
 	fd = nvsvm_open(0);
 	ASSERT_LE(0, fd);
@@ -364,10 +401,6 @@ TEST_F(ocl, svm_alloc_migrate)
 						     0, 0, NULL, &ev));
 	EXPECT_EQ(CL_COMPLETE, event_status(ev));
 	clReleaseEvent(ev);
-	if (gi.caps & NVSVM_CAP_DEVICE_PRIVATE) {
-		ASSERT_EQ(0, nvsvm_stat_read(0, "vram_pages", &after));
-		EXPECT_EQ(before + size / 4096, after);
-	}
 	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, p, &pattern, 8, size,
 						  0, NULL, NULL));
 	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
@@ -376,6 +409,54 @@ TEST_F(ocl, svm_alloc_migrate)
 			bad++;
 	EXPECT_EQ(0, bad);
 	clSVMFree(self->ctx, p);
+	ASSERT_EQ(0, mapping_of(p, path, sizeof(path), perms));
+	EXPECT_STREQ("", path);
+	EXPECT_STREQ("---p", perms);
+
+	/* A buffer object: the same. */
+	mem = clCreateBuffer(self->ctx, CL_MEM_READ_WRITE, size, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	pattern = 5;
+	ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(self->q, mem, &pattern, 8, 0,
+						  size, 0, NULL, NULL));
+	b = clEnqueueMapBuffer(self->q, mem, CL_TRUE, CL_MAP_READ, 0, size, 0,
+			       NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(0, mapping_of(b, path, sizeof(path), perms));
+	EXPECT_STREQ("/dev/nvsvm0", path);
+	for (i = 0, bad = 0; i < size / 8; i++)
+		if (b[i] != 5)
+			bad++;
+	EXPECT_EQ(0, bad);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueUnmapMemObject(self->q, mem, b, 0, NULL,
+						      NULL));
+	ASSERT_EQ(CL_SUCCESS, clReleaseMemObject(mem));
+	ASSERT_EQ(0, mapping_of(b, path, sizeof(path), perms));
+	EXPECT_STREQ("---p", perms);
+
+	/* System SVM memory moves to VRAM. */
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	memset(m, 1, size);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMigrateMem(self->q, 1,
+						     (const void **)&m, &size,
+						     0, 0, NULL, &ev));
+	EXPECT_EQ(CL_COMPLETE, event_status(ev));
+	clReleaseEvent(ev);
+	if (gi.caps & NVSVM_CAP_DEVICE_PRIVATE) {
+		ASSERT_EQ(0, nvsvm_stat_read(0, "vram_pages", &after));
+		EXPECT_EQ(before + size / 4096, after);
+	}
+	pattern = 9;
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, m, &pattern, 8, size,
+						  0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	for (i = 0, bad = 0; i < size / 8; i++)
+		if (m[i] != 9)
+			bad++;
+	EXPECT_EQ(0, bad);
+	munmap(m, size);
 }
 
 /* Errors the spec names, and nothing run for them. */

@@ -24,11 +24,14 @@
  *   a  GPU first-touch read of CPU-populated anonymous memory through
  *      faults (EXEC SUM, no MAP); peer: HMM_DMIRROR_READ
  *   b  GPU first-touch write to never-touched memory (EXEC FILL); peer:
- *      HMM_DMIRROR_WRITE. Also gives f: the fault counters of this storm
+ *      HMM_DMIRROR_WRITE. Also gives f: the fault counters of this storm,
+ *      and b.cpu: b over the CPU's own first touch (memset of fresh
+ *      anonymous memory of the same size)
  *   c  explicit MAP (NVSVM_MAP_WRITE) of a populated range; also gives g:
  *      pt_bytes per mapped byte, and pt_bytes left after munmap, and
  *      (a '#' line) the GPU's SUM and FILL rates over the mapped range:
- *      the model's execution cost per page with no fault
+ *      the model's execution cost per page with no fault, also given as
+ *      x.sum and x.fill in ns per page; and a/c: a over c (when a ran)
  *   d  munmap of a GPU-mapped (peer: dmirror-mirrored) populated range
  *      against munmap of the same populated range with no GPU mapping
  *   e  munmap of 1 GiB with one page GPU-mapped against none (once, not
@@ -425,17 +428,44 @@ static void name_of(char *buf, size_t n, const char *w, size_t mib)
 		snprintf(buf, n, "%s-%zuM", w, mib);
 }
 
-/* Fault counters around the b storms, summed over the repetitions. */
+/*
+ * Fault counters around the b storms, summed over the repetitions; from
+ * FSTAGE on, the fault path's stages in ns (docs/tracing.md).
+ */
 static const char *const fcnt[] = { "faults", "batches", "replays",
-				    "invalidates", "fault_dups", "overflows" };
+				    "invalidates", "fault_dups", "overflows",
+				    "ns_wake", "ns_drain", "ns_sort",
+				    "ns_serve", "ns_hmm", "ns_pte",
+				    "ns_invalidate", "ns_replay" };
 #define NFCNT	(sizeof(fcnt) / sizeof(fcnt[0]))
+#define FSTAGE	6
+
+/* a's median at the size being measured, for a/c (0: a did not run). */
+static double a_rate;
+
+/* The CPU's first touch: memset of fresh anonymous memory, pages/s. */
+static double cpu_first_touch(size_t size, unsigned int r)
+{
+	void *base;
+	size_t len;
+	uint64_t *p = anon(size, PAGE, false, &base, &len);
+	double t0 = now(), t;
+
+	memset(p, 0x40 + r, size);
+	t = now() - t0;
+	if (p[size / 8 - 1] != (0x40 + r) * 0x0101010101010101ULL)
+		die("memset did not write");
+	unmap(base, len);
+	return size / PAGE / t;
+}
 
 /* a and b (and h, with @thp): pages per second, ours then the peer's. */
 static void first_touch(size_t mib, bool write, bool thp)
 {
 	size_t size = mib * MIB, len, npages = size / PAGE;
-	double v[MAX_REPS], pv[MAX_REPS], thpv[MAX_REPS];
+	double v[MAX_REPS], pv[MAX_REPS], thpv[MAX_REPS], cpu[MAX_REPS];
 	uint64_t before[NFCNT], total[NFCNT] = { 0 };
+	double tsum = 0;
 	const char *w = thp ? (write ? "h.b" : "h.a") : (write ? "b" : "a");
 	char name[32];
 	unsigned int r, k;
@@ -465,16 +495,37 @@ static void first_touch(size_t mib, bool write, bool thp)
 			total[k] += stat_get(fcnt[k]) - before[k];
 		thpv[r] = thp ? thp_percent(p, size) : 0;
 		v[r] = npages / t;
+		tsum += t;
 		unmap(base, len);
+		if (write && !thp)
+			cpu[r] = cpu_first_touch(size, r);
 	}
 	samples(name, "ours", "pages/s", v, B.reps);
 	printf("# %s ours counters over %u runs:", name, B.reps);
-	for (k = 0; k < NFCNT; k++)
+	for (k = 0; k < FSTAGE; k++)
 		printf(" %s %llu", fcnt[k], (unsigned long long)total[k]);
 	printf("\n");
+	if (total[0]) {
+		/* Serving includes hmm and the PTE writes. */
+		printf("# %s ours fault stages, ns per fault:", name);
+		for (k = FSTAGE; k < NFCNT; k++)
+			printf(" %s %.0f", fcnt[k] + 3,
+			       (double)total[k] / total[0]);
+		printf(" (wall %.0f)\n", 1e9 * tsum / total[0]);
+	}
 	if (thp)
 		samples(name, "ours", "THP-backed %", thpv, B.reps);
 	result(name, "ours", median(v, B.reps), "pages/s");
+	if (!write && !thp)
+		a_rate = median(v, B.reps);
+	if (write && !thp) {
+		samples(name, "ours", "CPU memset of fresh memory, pages/s",
+			cpu, B.reps);
+		name_of(name, sizeof(name), "b.cpu", mib);
+		result(name, "ours", median(v, B.reps) / median(cpu, B.reps),
+		       "ratio");
+		name_of(name, sizeof(name), w, mib);
+	}
 
 	if (write && !thp && total[0]) {
 		/* f: the fault pipeline during the storm of every GPC's warps. */
@@ -594,6 +645,15 @@ static void map_populated(size_t mib)
 	printf("# %s ours GPU execution on mapped pages: SUM %.6g, FILL %.6g pages/s (medians), %llu faults\n",
 	       name, median(xs, B.reps), median(xf, B.reps),
 	       (unsigned long long)xfaults);
+	if (a_rate) {
+		name_of(name, sizeof(name), "a/c", mib);
+		result(name, "ours", a_rate / median(v, B.reps), "ratio");
+	}
+	/* The model's own cost per page, beside the fault figures. */
+	name_of(name, sizeof(name), "x.sum", mib);
+	result(name, "ours", 1e9 / median(xs, B.reps), "ns/page");
+	name_of(name, sizeof(name), "x.fill", mib);
+	result(name, "ours", 1e9 / median(xf, B.reps), "ns/page");
 	name_of(name, sizeof(name), "g", mib);
 	samples(name, "ours", "pt_bytes % of mapped bytes", pt, B.reps);
 	result(name, "ours", median(pt, B.reps), "%");
@@ -841,6 +901,7 @@ int main(int argc, char **argv)
 
 		if (!mib || mib % 2)
 			die("bad size %s MiB", argv[i]);
+		a_rate = 0;
 		if (strchr(work, 'a'))
 			first_touch(mib, false, false);
 		if (strchr(work, 'b') || strchr(work, 'f'))

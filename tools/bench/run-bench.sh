@@ -84,7 +84,7 @@ else
 	step "host TSC frequency unknown: the guest calibrates it against its own clock"
 fi
 
-[[ -z $work || $work =~ ^[a-h]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
+[[ -z $work || $work =~ ^[a-hp]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
 [[ -z $prefetch || $prefetch =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --prefetch $prefetch" >&2; exit 2; }
 work_arg=
 [[ -z $work ]] || work_arg="-w $work"

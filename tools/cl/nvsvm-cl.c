@@ -543,20 +543,139 @@ static void *window_reserve(void)
 	return NULL;
 }
 
+/*
+ * Window buffers: clSVMAlloc and clCreateBuffer memory, driver pages
+ * (BUF_ALLOC) that the GPU and the CPU see at the same address in the
+ * context's unmanaged window, mapped over its PROT_NONE reservation. Only
+ * for a context of one device (a buffer is one file's); where the window
+ * has no room, or the driver none, the caller falls back to mirrored
+ * anonymous memory.
+ */
+static void *win_alloc(cl_context ctx, size_t len, size_t align)
+{
+	uint64_t base = (uintptr_t)ctx->window, end = base + ctx->window_size;
+	struct nv_win_buf *b, **pp;
+	uint64_t addr, off;
+	int fd = ctx->devs[0].fd;
+
+	if (ctx->ndevs != 1 || len > ctx->window_size)
+		return NULL;
+	if (align < PAGE)
+		align = PAGE;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	pthread_mutex_lock(&ctx->lock);
+	addr = base;
+	for (pp = &ctx->win; ; pp = &(*pp)->next) {
+		addr = (addr + align - 1) & ~(uint64_t)(align - 1);
+		if (addr + len > end)
+			goto fail;
+		if (!*pp || addr + len <= (*pp)->addr)
+			break;
+		addr = (*pp)->addr + (*pp)->size;
+	}
+	if (nvsvm_buf_alloc(fd, addr, len, 0, &b->handle, &off))
+		goto fail;
+	if (nvsvm_buf_mmap(fd, addr, len, off, PROT_READ | PROT_WRITE)) {
+		nvsvm_buf_free(fd, b->handle);
+		goto fail;
+	}
+	b->addr = addr;
+	b->size = len;
+	b->next = *pp;
+	*pp = b;
+	pthread_mutex_unlock(&ctx->lock);
+	return (void *)(uintptr_t)addr;
+fail:
+	pthread_mutex_unlock(&ctx->lock);
+	free(b);
+	return NULL;
+}
+
+static bool in_window(cl_context ctx, const void *p)
+{
+	return (const uint8_t *)p >= (uint8_t *)ctx->window &&
+	       (const uint8_t *)p < (uint8_t *)ctx->window + ctx->window_size;
+}
+
+/*
+ * Give the buffer at @p back: its CPU mapping becomes PROT_NONE window
+ * reservation again, then BUF_FREE takes it off the GPU.
+ */
+static void win_free(cl_context ctx, void *p)
+{
+	struct nv_win_buf *b = NULL, **pp;
+
+	pthread_mutex_lock(&ctx->lock);
+	for (pp = &ctx->win; *pp; pp = &(*pp)->next) {
+		if ((*pp)->addr == (uintptr_t)p) {
+			b = *pp;
+			*pp = b->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (!b)
+		return;
+	mmap(p, b->size, PROT_NONE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	nvsvm_buf_free(ctx->devs[0].fd, b->handle);
+	free(b);
+}
+
+/* Memory for clSVMAlloc or a buffer: window first, else mirrored. */
+static void *mem_alloc(cl_context ctx, size_t len, size_t align)
+{
+	size_t extra = align > PAGE ? align : 0;
+	uint8_t *p, *q;
+
+	p = win_alloc(ctx, len, align);
+	if (p)
+		return p;
+	p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (!extra)
+		return p;
+	q = (uint8_t *)(((uintptr_t)p + align - 1) & ~((uintptr_t)align - 1));
+	if (q > p)
+		munmap(p, q - p);
+	if (q + len < p + len + extra)
+		munmap(q + len, p + len + extra - (q + len));
+	return q;
+}
+
+static void mem_free(cl_context ctx, void *p, size_t len)
+{
+	if (in_window(ctx, p))
+		win_free(ctx, p);
+	else
+		munmap(p, len);
+}
+
 static void ctx_destroy(cl_context ctx)
 {
 	struct nv_svm_alloc *a, *next;
+	struct nv_win_buf *b, *bnext;
 	cl_uint i;
 
+	/* The area's buffers go with it; their CPU mappings with the window. */
 	for (i = 0; i < ctx->ndevs; i++) {
 		if (ctx->devs[i].fd < 0)
 			continue;
 		nvsvm_area_fini(ctx->devs[i].fd);
 		nvsvm_close(ctx->devs[i].fd);
 	}
+	for (b = ctx->win; b; b = bnext) {
+		bnext = b->next;
+		free(b);
+	}
 	for (a = ctx->svm; a; a = next) {
 		next = a->next;
-		munmap(a->ptr, a->size);
+		if (!in_window(ctx, a->ptr))
+			munmap(a->ptr, a->size);
 		free(a);
 	}
 	if (ctx->window)
@@ -1160,7 +1279,7 @@ static void *nv_SVMAlloc(cl_context ctx, cl_svm_mem_flags flags, size_t size,
 	cl_svm_mem_flags rw = flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY |
 				       CL_MEM_READ_ONLY);
 	struct nv_svm_alloc *a;
-	size_t len, extra = 0;
+	size_t len;
 	uint8_t *p;
 	cl_uint i;
 
@@ -1182,31 +1301,13 @@ static void *nv_SVMAlloc(cl_context ctx, cl_svm_mem_flags flags, size_t size,
 			return NULL;
 	if (alignment & (alignment - 1))
 		return NULL;
-	/*
-	 * Ordinary anonymous memory, mirrored like the rest of the process:
-	 * the unmanaged window cannot hold it, since a GPU access there is
-	 * cancelled and nvsvm has no call to back it (see docs/opencl.md).
-	 */
 	len = (size + PAGE - 1) & ~(PAGE - 1);
-	if (alignment > PAGE)
-		extra = alignment;
-	p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	p = mem_alloc(ctx, len, alignment);
+	if (!p)
 		return NULL;
-	if (extra) {
-		uint8_t *q = (uint8_t *)(((uintptr_t)p + alignment - 1) &
-					 ~((uintptr_t)alignment - 1));
-
-		if (q > p)
-			munmap(p, q - p);
-		if (q + len < p + len + extra)
-			munmap(q + len, p + len + extra - (q + len));
-		p = q;
-	}
 	a = malloc(sizeof(*a));
 	if (!a) {
-		munmap(p, len);
+		mem_free(ctx, p, len);
 		return NULL;
 	}
 	a->ptr = p;
@@ -1248,7 +1349,7 @@ static void nv_SVMFree(cl_context ctx, void *ptr)
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	if (a) {
-		munmap(a->ptr, a->size);
+		mem_free(ctx, a->ptr, a->size);
 		free(a);
 	}
 }
@@ -1420,7 +1521,8 @@ static cl_int nv_EnqueueSVMUnmap(cl_command_queue q, void *ptr, cl_uint nw,
  * memory with CL_MIGRATE_MEM_OBJECT_HOST. Migration is a hint: where the
  * module has no device memory (EOPNOTSUPP), a move to the device maps the
  * pages ahead of time with MAP instead, and a move to the host does
- * nothing (the pages are there).
+ * nothing (the pages are there). Window buffers (clSVMAlloc, buffers)
+ * are driver memory, always mapped on the GPU: they stay where they are.
  */
 static void migrate_one(cl_command_queue q, const void *ptr, size_t size,
 			bool to_host)
@@ -1431,6 +1533,8 @@ static void migrate_one(cl_command_queue q, const void *ptr, size_t size,
 	uint64_t moved = 0;
 	int ret;
 
+	if (in_window(q->ctx, ptr))
+		return;
 	ret = nvsvm_migrate(fd, start, end - start,
 			    to_host ? NVSVM_MIGRATE_TO_SYSMEM :
 				      NVSVM_MIGRATE_TO_VRAM, &moved);
@@ -1534,9 +1638,8 @@ static cl_mem nv_CreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size,
 		m->svm = svm_find(ctx, host_ptr) != NULL;
 	} else {
 		m->alloc = (size + PAGE - 1) & ~(PAGE - 1);
-		m->data = mmap(NULL, m->alloc, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m->data == MAP_FAILED) {
+		m->data = mem_alloc(ctx, m->alloc, PAGE);
+		if (!m->data) {
 			obj_free(m);
 			return fail(errcode_ret,
 				    CL_MEM_OBJECT_ALLOCATION_FAILURE);
@@ -1583,7 +1686,7 @@ static cl_int nv_ReleaseMemObject(cl_mem m)
 		free(d);
 	}
 	if (m->alloc)
-		munmap(m->data, m->alloc);
+		mem_free(m->ctx, m->data, m->alloc);
 	ctx = m->ctx;
 	obj_free(m);
 	return nv_ReleaseContext(ctx);

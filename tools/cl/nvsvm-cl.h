@@ -66,6 +66,14 @@ struct nv_svm_alloc {
 	size_t size;
 };
 
+/* A buffer of the unmanaged window (BUF_ALLOC), kept sorted by address. */
+struct nv_win_buf {
+	struct nv_win_buf *next;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t handle;
+};
+
 struct _cl_context {
 	struct nv_obj obj;
 	cl_uint ndevs;
@@ -76,8 +84,9 @@ struct _cl_context {
 	uint64_t window_size;
 	void (CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
 	void *notify_data;
-	pthread_mutex_t lock;		/* svm list */
+	pthread_mutex_t lock;		/* svm and win lists */
 	struct nv_svm_alloc *svm;
+	struct nv_win_buf *win;		/* window buffers, by address */
 };
 
 struct _cl_command_queue {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "libnvsvm.h"
@@ -128,6 +129,41 @@ int nvsvm_chan_destroy(int fd, uint32_t handle)
 	struct nvsvm_chan_destroy args = { .handle = handle };
 
 	return nvsvm_ioctl(fd, NVSVM_IOCTL_CHAN_DESTROY, &args);
+}
+
+int nvsvm_buf_alloc(int fd, uint64_t addr, uint64_t size, uint32_t flags,
+		    uint32_t *handle, uint64_t *mmap_offset)
+{
+	struct nvsvm_buf_alloc args = {
+		.addr = addr,
+		.size = size,
+		.flags = flags,
+	};
+	int ret;
+
+	ret = nvsvm_ioctl(fd, NVSVM_IOCTL_BUF_ALLOC, &args);
+	if (!ret) {
+		*handle = args.handle;
+		if (mmap_offset)
+			*mmap_offset = args.mmap_offset;
+	}
+	return ret;
+}
+
+int nvsvm_buf_free(int fd, uint32_t handle)
+{
+	struct nvsvm_buf_free args = { .handle = handle };
+
+	return nvsvm_ioctl(fd, NVSVM_IOCTL_BUF_FREE, &args);
+}
+
+int nvsvm_buf_mmap(int fd, uint64_t addr, uint64_t size, uint64_t mmap_offset,
+		   int prot)
+{
+	void *p = mmap((void *)(uintptr_t)addr, size, prot,
+		       MAP_SHARED | MAP_FIXED, fd, (off_t)mmap_offset);
+
+	return p == MAP_FAILED ? -errno : 0;
 }
 
 int nvsvm_exec(int fd, uint32_t handle, uint32_t gpc, struct nvsvm_op *ops,

@@ -96,6 +96,36 @@ int nvsvm_chan_create(int fd, uint32_t flags, uint32_t *handle);
 int nvsvm_chan_destroy(int fd, uint32_t handle);
 
 /**
+ * nvsvm_buf_alloc() - a buffer of driver memory at @addr in the window
+ * @addr: GPU address, inside the area's unmanaged window
+ * @size: bytes, page aligned, non-zero
+ * @flags: zero
+ * @handle: receives the buffer's handle (for nvsvm_buf_free())
+ * @mmap_offset: if not NULL, receives the mmap(2) offset of the buffer
+ * Return: 0; -EINVAL (bad range or flags, no area, outside the window);
+ * -EEXIST (overlaps another buffer); -ENOMEM (the caller's memory cgroup
+ * or the system has no room); -ENOSPC (too many buffers); -EPERM.
+ */
+int nvsvm_buf_alloc(int fd, uint64_t addr, uint64_t size, uint32_t flags,
+		    uint32_t *handle, uint64_t *mmap_offset);
+
+/** nvsvm_buf_free() - drop a buffer from the GPU; 0, -EINVAL, -EPERM */
+int nvsvm_buf_free(int fd, uint32_t handle);
+
+/**
+ * nvsvm_buf_mmap() - map a buffer on the CPU at its GPU address
+ * @addr: the buffer's address; whatever the caller mapped there (such as
+ *	a PROT_NONE reservation of the window) is replaced (MAP_FIXED)
+ * @size: the buffer's size
+ * @mmap_offset: from nvsvm_buf_alloc()
+ * @prot: PROT_READ | PROT_WRITE, or less
+ * Return: 0, or the negative errno of mmap(2) (-EINVAL for another
+ * address or size than the buffer's, or an unknown offset).
+ */
+int nvsvm_buf_mmap(int fd, uint64_t addr, uint64_t size, uint64_t mmap_offset,
+		   int prot);
+
+/**
  * nvsvm_exec() - run @nops operations on channel @handle and wait
  * @gpc: GPC index or NVSVM_GPC_ANY
  * @ops: the program; each op's result field is written back

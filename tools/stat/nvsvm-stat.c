@@ -57,6 +57,14 @@ enum counter {
 	ST_EVICTED_PAGES,
 	ST_THRASHING,
 	ST_THRASH_SKIPS,
+	ST_NS_WAKE,
+	ST_NS_DRAIN,
+	ST_NS_SORT,
+	ST_NS_SERVE,
+	ST_NS_HMM,
+	ST_NS_PTE,
+	ST_NS_INVAL,
+	ST_NS_REPLAY,
 	ST_COUNT
 };
 
@@ -83,6 +91,14 @@ static const char *const stat_file[ST_COUNT] = {
 	[ST_EVICTED_PAGES] = "evicted_pages",
 	[ST_THRASHING] = "thrashing",
 	[ST_THRASH_SKIPS] = "thrash_skips",
+	[ST_NS_WAKE] = "ns_wake",
+	[ST_NS_DRAIN] = "ns_drain",
+	[ST_NS_SORT] = "ns_sort",
+	[ST_NS_SERVE] = "ns_serve",
+	[ST_NS_HMM] = "ns_hmm",
+	[ST_NS_PTE] = "ns_pte",
+	[ST_NS_INVAL] = "ns_invalidate",
+	[ST_NS_REPLAY] = "ns_replay",
 };
 
 /**
@@ -256,6 +272,30 @@ static void lat_quantile(const struct sample *s, const struct sample *base,
 		snprintf(out, size, "<%" PRIu64 "us", s->lat_bound[k]);
 }
 
+/*
+ * Where the fault path's time went (cumulative ns counters): total ms of
+ * each stage, and us per batch. Serving includes hmm and the PTE writes.
+ */
+static void print_stages(const uint64_t *v)
+{
+	static const struct {
+		enum counter st;
+		const char *name;
+	} stage[] = {
+		{ ST_NS_WAKE, "wake-up" }, { ST_NS_DRAIN, "drain" },
+		{ ST_NS_SORT, "sort" }, { ST_NS_SERVE, "serve" },
+		{ ST_NS_HMM, " hmm" }, { ST_NS_PTE, " PTE write" },
+		{ ST_NS_INVAL, "invalidate" }, { ST_NS_REPLAY, "replay" },
+	};
+	double nb = v[ST_BATCHES] ? (double)v[ST_BATCHES] : 1;
+	unsigned int k;
+
+	printf("  fault stages  %12s  %10s\n", "ms", "us/batch");
+	for (k = 0; k < ARRAY_SIZE(stage); k++)
+		printf("    %-12s %10.1f  %10.1f\n", stage[k].name,
+		       v[stage[k].st] / 1e6, v[stage[k].st] / 1e3 / nb);
+}
+
 static void print_totals(const struct gpu *g, const struct sample *s)
 {
 	const uint64_t *v = s->stat;
@@ -298,6 +338,7 @@ static void print_totals(const struct gpu *g, const struct sample *s)
 	       v[ST_THRASHING], v[ST_THRASH_SKIPS]);
 	printf("  fault latency   p50 %s, p99 %s (%" PRIu64 " batches timed)\n",
 	       p50, p99, nlat);
+	print_stages(v);
 }
 
 static void print_rate_header(void)
