@@ -8,8 +8,10 @@
 #   2. build-stock    nvsvm.ko, nvsvm_vgpu.ko with W=1 and sparse (C=2)
 #                     against KDIR, no compiler or sparse warning; then the
 #                     TEST-ONLY tests/kmod module against them
-#                     (build-test-kmod), for the stock VM's tests/pascal
-#                     (every lane's module build is W=1 C=2 the same way)
+#                     (build-test-kmod), for the stock VM's tests/pascal,
+#                     and tests/hmm's nvsvm_dmirror.ko (build-hmm-kmod),
+#                     for tests/guest-hmm.sh's hmm-tests
+#                     (every lane's module builds are W=1 C=2 the same way)
 #   3. checkpatch     checkpatch.pl --strict (tools/scripts/style.sh)
 #   4. dkms           DKMS build + install in a throwaway tree, the installed
 #                     tree kept for 8.
@@ -98,10 +100,24 @@ vm() {
 	else
 		result "not ok $name/vm # the VM runner stopped early (status $status)"
 	fi
+	# tests/guest-hmm.sh's figures: the kernel's hmm-tests on nvsvm and
+	# on test_hmm, and the seconds they took.
+	grep -ahE '^# \[guest-hmm\] # hmm-tests' "$out/vm-$name/console.log" 2>/dev/null |
+		tr -d '\r' | sed "s/^# \[guest-hmm\] /# $name: /" || true
 }
 
 not_run() {
 	result "not ok $1 # not run: $2"
+}
+
+# hmm_kmod NAME KDIR SERIES: the TEST-ONLY tests/hmm/nvsvm_dmirror.ko (the
+# dmirror front end tests/guest-hmm.sh runs the kernel's hmm-tests on),
+# against KDIR with the test_hmm_uapi.h of linux-source-SERIES, into
+# build/NAME-hmm.
+hmm_kmod() {
+	local ksrc
+	ksrc=$("$scripts/linux-source.sh" "$3") || return 1
+	"$top/tests/hmm/build-kmod.sh" "$2" "$ksrc" "build/$1-hmm" C=2
 }
 
 # The patch passes checkpatch --strict but for three reasoned exceptions:
@@ -169,6 +185,9 @@ fi
 if ((stock_ok)) && [[ $only != setup ]] &&
 	step build-test-kmod "$scripts/build-test-kmod.sh" "$KDIR" build/stock build/stock-kmod; then
 	stock_test_mods=(--module build/stock-kmod/nvsvm_pascal_test.ko)
+fi
+if ((stock_ok)) && [[ $only != setup ]] && step build-hmm-kmod hmm_kmod stock "$KDIR" 6.1; then
+	stock_test_mods+=(--module build/stock-hmm/nvsvm_dmirror.ko)
 fi
 if [[ $only == setup ]]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
@@ -254,6 +273,9 @@ if [[ -z $only || $only == 6.12 ]]; then
 		if step build-6.12-test-kmod "$scripts/build-test-kmod.sh" "$k612" build/stock-6.12 build/stock-6.12-kmod; then
 			test_mods_612=(--module build/stock-6.12-kmod/nvsvm_pascal_test.ko)
 		fi
+		if step build-6.12-hmm-kmod hmm_kmod stock-6.12 "$k612" 6.12; then
+			test_mods_612+=(--module build/stock-6.12-hmm/nvsvm_dmirror.ko)
+		fi
 		# The tests on 6.12's own kselftest_harness.h.
 		tests612=build/tests
 		if step tests-build-6.12 tests_build 6.12 build/tests-6.12; then
@@ -310,6 +332,9 @@ debug_lane() {
 		fi
 		if step "build-$name-test-kmod" "$scripts/build-test-kmod.sh" "$dk" "build/$name" "build/$name-kmod"; then
 			test_mods=(--module "build/$name-kmod/nvsvm_pascal_test.ko")
+		fi
+		if step "build-$name-hmm-kmod" hmm_kmod "$name" "$dk" "${series:-6.1}"; then
+			test_mods+=(--module "build/$name-hmm/nvsvm_dmirror.ko")
 		fi
 		vm "$name" --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
 			--kmods "$dk/modinst/lib/modules/$dkver" \
