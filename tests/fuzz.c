@@ -4,7 +4,9 @@
  * ioctl and field, random command numbers and sizes, bad pointers
  * (NULL, unmapped, read-only, kernel addresses, structs straddling a
  * PROT_NONE page), huge, unaligned and wrapping ranges, the unmanaged
- * window, channels that do not exist, EXEC programs of random operations;
+ * window, channels that do not exist, EXEC programs of random operations,
+ * window buffers (BUF_ALLOC, BUF_FREE) and mmap(2) of the file at good and
+ * bad addresses, sizes, offsets and flags;
  * from the opener, from two threads at once, from a forked child and from
  * a process that received the descriptor over a unix socket.
  *
@@ -51,11 +53,15 @@ static unsigned int seconds = DEF_SECONDS;
 static uint64_t pt_base, pm_base;
 static int have_stats;
 
-/* ioctls by number; index NIOC is "a random command". */
-enum { NIOC = 10 };
+/*
+ * ioctls by number, then mmap(2) of the file (MMAP, not an ioctl);
+ * index NIOC is "a random command".
+ */
+enum { BUF_ALLOC = 10, BUF_FREE, MMAP, NIOC };
 static const char *const ioc_names[NIOC + 1] = {
 	"GET_INFO", "AREA_INIT", "AREA_FINI", "MAP", "UNMAP", "QUERY",
-	"CHAN_CREATE", "CHAN_DESTROY", "EXEC", "MIGRATE", "random",
+	"CHAN_CREATE", "CHAN_DESTROY", "EXEC", "MIGRATE", "BUF_ALLOC",
+	"BUF_FREE", "mmap", "random",
 };
 
 /* One bit per errno; EOPNOTSUPP (95) takes bit 63. */
@@ -80,7 +86,26 @@ static const uint64_t allowed[NIOC + 1] = {
 	 */
 	[9] = E(ENOTTY) | E(EFAULT) | E(EINVAL) | E(EINTR) | E(EBUSY) |
 	      E(EPERM) | E(EOPNOTSUPP) | COMMON,
-	[10] = E(ENOTTY) | E(EINVAL),
+	[BUF_ALLOC] = E(EFAULT) | E(EINVAL) | E(EEXIST) | E(ENOSPC) |
+		      E(EINTR) | E(EPERM) | COMMON,
+	[BUF_FREE] = E(EFAULT) | E(EINVAL) | E(EPERM),
+	/*
+	 * The driver's EINVAL and EPERM, and what mmap(2) itself returns
+	 * before the driver is asked: ENOMEM (no room at the hint),
+	 * EEXIST (MAP_FIXED_NOREPLACE), EOVERFLOW (offset + length wraps).
+	 */
+	[MMAP] = E(EINVAL) | E(EPERM) | E(EEXIST) | E(EOVERFLOW) | COMMON,
+	[NIOC] = E(ENOTTY) | E(EINVAL),
+};
+
+/* Buffers and CPU mappings one fuzzer keeps track of. */
+#define MAX_BUFS	16
+#define MAX_MAPS	8
+#define BUF_MAX_PAGES	64	/* a valid BUF_ALLOC stays this small */
+
+struct fzbuf {
+	uint32_t handle;
+	uint64_t addr, size, off;
 };
 
 struct fz {
@@ -95,6 +120,17 @@ struct fz {
 	struct nvsvm_op *ops;	/* OPS_MAX ops */
 	uint32_t chans[MAX_CHANS];
 	unsigned int nchan;
+	/*
+	 * Window buffers this fuzzer allocated, and its CPU mappings of them.
+	 * Its MAP_FIXED mmaps stay in [wlo, whi), a part of the window no
+	 * other fuzzer of the process maps in: a MAP_FIXED mmap replaces what
+	 * was there even when it fails.
+	 */
+	struct fzbuf bufs[MAX_BUFS];
+	unsigned int nbuf;
+	struct fzbuf maps[MAX_MAPS];
+	unsigned int nmap;
+	uint64_t wlo, whi;
 	/* Results. */
 	unsigned long calls, ok[NIOC + 1], errs[NIOC + 1];
 	unsigned long exec_status[5], bad;
@@ -258,7 +294,8 @@ static struct nvsvm_op fop(struct fz *z)
 static void record(struct fz *z, unsigned int k, unsigned long cmd,
 		   int ret, int err)
 {
-	uint64_t ok = z->foreign && k ? E(EPERM) | E(ENOTTY) | E(EINVAL) :
+	uint64_t ok = k == MMAP ? allowed[k] :
+		      z->foreign && k ? E(EPERM) | E(ENOTTY) | E(EINVAL) :
 		      allowed[k];
 
 	z->calls++;
@@ -490,6 +527,145 @@ static void do_exec(struct fz *z)
 	memset(z->ops, 0, n * sizeof(*z->ops));
 }
 
+/* An address for a buffer: mostly in this fuzzer's part of the window. */
+static uint64_t fbufaddr(struct fz *z)
+{
+	if (chance(z, 70))
+		return z->wlo + below(z, (z->whi - z->wlo) / PAGE) * PAGE;
+	return faddr(z);
+}
+
+static void do_buf_alloc(struct fz *z)
+{
+	struct nvsvm_buf_alloc b = {
+		.addr = fbufaddr(z),
+		.size = chance(z, 70) ? (1 + below(z, 16)) * PAGE : fsize(z),
+		.flags = fu32(z, 0),
+		.handle = chance(z, 90) ? 0 : rnd(z),
+		.mmap_offset = chance(z, 90) ? 0 : rnd(z),
+	};
+	void *p;
+
+	/* No valid buffer of hundreds of MiB: the VM has 2 GiB. */
+	if (b.size > BUF_MAX_PAGES * PAGE && b.size <= WIN_SIZE &&
+	    !(b.size % PAGE))
+		b.size = BUF_MAX_PAGES * PAGE;
+	p = fptr(z, &b, sizeof(b));
+	if (call(z, BUF_ALLOC, NVSVM_IOCTL_BUF_ALLOC, p) || p == z->ro_arg)
+		return;
+	memcpy(&b, p, sizeof(b));
+	check_out(z, "BUF_ALLOC handle in [1, 2^20]",
+		  b.handle >= 1 && b.handle <= 1U << 20);
+	check_out(z, "BUF_ALLOC mmap_offset page aligned, non-zero",
+		  b.mmap_offset && !(b.mmap_offset % PAGE));
+	check_out(z, "BUF_ALLOC range in the window",
+		  b.addr >= WIN_ADDR && b.addr + b.size <= WIN_ADDR + WIN_SIZE);
+	if (z->nbuf < MAX_BUFS)
+		z->bufs[z->nbuf++] = (struct fzbuf){ b.handle, b.addr, b.size,
+						     b.mmap_offset };
+}
+
+static void do_buf_free(struct fz *z)
+{
+	struct nvsvm_buf_free b = { fu32(z, below(z, 40)), fu32(z, 0) };
+	unsigned int i = 0;
+
+	if (z->nbuf && chance(z, 70)) {
+		i = below(z, z->nbuf);
+		b.handle = z->bufs[i].handle;
+	}
+	if (call(z, BUF_FREE, NVSVM_IOCTL_BUF_FREE, fptr(z, &b, sizeof(b))))
+		return;
+	for (i = 0; i < z->nbuf; i++)
+		if (z->bufs[i].handle == b.handle) {
+			z->bufs[i] = z->bufs[--z->nbuf];
+			break;
+		}
+}
+
+static void unmap_one(struct fz *z, unsigned int i)
+{
+	munmap((void *)(uintptr_t)z->maps[i].addr, z->maps[i].size);
+	z->maps[i] = z->maps[--z->nmap];
+}
+
+/*
+ * mmap(2) of the file: mostly one of this fuzzer's buffers, often with one
+ * thing wrong (address, size, offset, MAP_PRIVATE). A mapping made is
+ * checked (the CPU writes and reads it back) and kept for a while, so
+ * that BUF_FREE, AREA_FINI and close meet live CPU mappings.
+ */
+static void do_mmap(struct fz *z)
+{
+	const int prots[] = { PROT_READ | PROT_WRITE, PROT_READ, PROT_NONE,
+			      PROT_READ | PROT_WRITE | PROT_EXEC };
+	struct fzbuf b = { 0, fbufaddr(z), (1 + below(z, 16)) * PAGE,
+			   below(z, 40) * PAGE };
+	int flags = MAP_SHARED, prot = prots[chance(z, 80) ? 0 : below(z, 4)];
+	void *m;
+
+	if (z->nmap == MAX_MAPS || (z->nmap && chance(z, 20))) {
+		unmap_one(z, below(z, z->nmap));
+		return;
+	}
+	if (z->nbuf && chance(z, 80))
+		b = z->bufs[below(z, z->nbuf)];
+	switch (below(z, 12)) {
+	case 0:
+		b.addr += PAGE;
+		break;
+	case 1:
+		b.size += chance(z, 50) ? PAGE : -PAGE;
+		break;
+	case 2:
+		b.off = chance(z, 50) ? b.off + PAGE : rnd(z) & ~(PAGE - 1);
+		break;
+	case 3:
+		flags = MAP_PRIVATE;
+		break;
+	case 4:
+		b.size = fsize(z);
+		break;
+	}
+	if (!b.size || b.size > WIN_SIZE)
+		b.size = PAGE;
+	/*
+	 * Nothing in another fuzzer's part of the window: a mapping made
+	 * there could be replaced by that one's MAP_FIXED, and munmap()ed
+	 * under it.
+	 */
+	if (b.addr >= WIN_ADDR && b.addr < WIN_ADDR + WIN_SIZE &&
+	    (b.addr < z->wlo || b.addr >= z->whi))
+		b.addr = z->wlo + (b.addr - WIN_ADDR) % (z->whi - z->wlo);
+	if (chance(z, 10))
+		b.addr = 0;	/* the kernel picks: not the buffer's address */
+	/* MAP_FIXED only where it replaces nothing but this fuzzer's own. */
+	else if (b.addr >= z->wlo && b.addr < z->whi &&
+		 b.size <= z->whi - b.addr && chance(z, 70))
+		flags |= MAP_FIXED;
+	else if (chance(z, 50))
+		flags |= MAP_FIXED_NOREPLACE;
+	m = mmap((void *)(uintptr_t)b.addr, b.size, prot, flags, z->fd,
+		 (off_t)b.off);
+	record(z, MMAP, 0, m == MAP_FAILED ? -1 : 0,
+	       m == MAP_FAILED ? errno : 0);
+	if (m == MAP_FAILED)
+		return;
+	check_out(z, "mmap at the buffer's address", nvsvm_ptr(m) == b.addr);
+	if (nvsvm_ptr(m) != b.addr || z->nmap == MAX_MAPS) {
+		munmap(m, b.size);
+		return;
+	}
+	if (prot & PROT_WRITE) {
+		volatile uint64_t *w = m;
+
+		w[0] = b.off ^ 0x6d6d6170;
+		check_out(z, "mmap'd buffer reads back", w[0] ==
+			  (b.off ^ 0x6d6d6170));
+	}
+	z->maps[z->nmap++] = b;
+}
+
 static void do_migrate(struct fz *z)
 {
 	struct nvsvm_migrate m = {
@@ -503,6 +679,14 @@ static void do_migrate(struct fz *z)
 /* A command with a random number, size, direction or type. */
 static void do_random_cmd(struct fz *z)
 {
+	static const unsigned long cmds[] = {
+		NVSVM_IOCTL_GET_INFO, NVSVM_IOCTL_AREA_INIT,
+		NVSVM_IOCTL_AREA_FINI, NVSVM_IOCTL_MAP, NVSVM_IOCTL_UNMAP,
+		NVSVM_IOCTL_QUERY, NVSVM_IOCTL_CHAN_CREATE,
+		NVSVM_IOCTL_CHAN_DESTROY, NVSVM_IOCTL_EXEC, NVSVM_IOCTL_MIGRATE,
+		NVSVM_IOCTL_QUERY_OLD, NVSVM_IOCTL_BUF_ALLOC,
+		NVSVM_IOCTL_BUF_FREE,
+	};
 	unsigned int dir = below(z, 4), nr, size, type;
 	unsigned long cmd;
 	int k;
@@ -515,23 +699,12 @@ static void do_random_cmd(struct fz *z)
 	if (type == 'T' || type == 'f' || type == 'X' || type == 0x94 ||
 	    type == 0 || type == 0x12)
 		type = NVSVM_IOCTL_BASE;
-	nr = chance(z, 70) ? below(z, 12) : below(z, 256);
+	nr = chance(z, 70) ? below(z, 14) : below(z, 256);
 	size = chance(z, 50) ? 8 * below(z, 8) : below(z, 1 << 14);
 	cmd = _IOC(dir, type, nr, size);
-	for (k = 0; k < NIOC + 3; k++) {
-		static const unsigned long cmds[NIOC + 3] = {
-			NVSVM_IOCTL_GET_INFO, NVSVM_IOCTL_AREA_INIT,
-			NVSVM_IOCTL_AREA_FINI, NVSVM_IOCTL_MAP,
-			NVSVM_IOCTL_UNMAP, NVSVM_IOCTL_QUERY,
-			NVSVM_IOCTL_CHAN_CREATE, NVSVM_IOCTL_CHAN_DESTROY,
-			NVSVM_IOCTL_EXEC, NVSVM_IOCTL_MIGRATE,
-			NVSVM_IOCTL_QUERY_OLD, NVSVM_IOCTL_BUF_ALLOC,
-			NVSVM_IOCTL_BUF_FREE,
-		};
-
+	for (k = 0; k < (int)ARRAY_SIZE(cmds); k++)
 		if (cmd == cmds[k])
 			return;	/* a real command: not random */
-	}
 	memset(z->arg, 0, 64);
 	call(z, NIOC, cmd, chance(z, 50) ? (void *)z->arg : (void *)KPTR);
 }
@@ -541,10 +714,11 @@ static void fuzz_one(struct fz *z)
 	static void (*const fns[])(struct fz *z) = {
 		do_get_info, do_area_init, do_area_fini, do_map, do_unmap,
 		do_query, do_chan_create, do_chan_destroy, do_exec,
-		do_migrate, do_random_cmd,
+		do_migrate, do_buf_alloc, do_buf_free, do_mmap, do_random_cmd,
 	};
 	/* Weights: the ioctls with the most fields get the most calls. */
-	static const unsigned int w[] = { 4, 6, 3, 16, 8, 10, 6, 5, 24, 4, 14 };
+	static const unsigned int w[] = { 3, 6, 3, 14, 7, 9, 5, 4, 21, 4, 6, 4,
+					  6, 8 };
 	unsigned int i, r = below(z, 100);
 
 	for (i = 0; i < ARRAY_SIZE(w); i++) {
@@ -565,6 +739,8 @@ static int fz_init(struct fz *z, int fd, int foreign, uint64_t s)
 	z->fd = fd;
 	z->foreign = foreign;
 	z->rng = s ? s : 1;
+	z->wlo = WIN_ADDR;
+	z->whi = WIN_ADDR + WIN_SIZE;
 	res = mmap(NULL, 2 * GUARD + (TGT_PAGES + 2) * PAGE, PROT_NONE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (res == MAP_FAILED)
@@ -600,6 +776,9 @@ static void fz_loop(struct fz *z, unsigned long n, double secs)
 			break;
 		fuzz_one(z);
 	}
+	/* Its CPU mappings keep the file: none may outlive the fuzzing. */
+	while (z->nmap)
+		unmap_one(z, 0);
 }
 
 static int fz_report(struct fz *z, const char *who)
@@ -661,8 +840,11 @@ TEST_F_TIMEOUT(fuzz, fuzz_two_threads, 300)
 	OPEN_DEV(fd);
 	for (i = 0; i < 2; i++) {
 		ASSERT_SYS(fz_init(&t[i].z, fd, 0, seed * 3 + i));
-		/* Start with an area and a channel so EXEC gets far. */
+		/* Each maps MAP_FIXED in its own half of the window only. */
+		t[i].z.wlo = WIN_ADDR + i * WIN_SIZE / 2;
+		t[i].z.whi = t[i].z.wlo + WIN_SIZE / 2;
 	}
+	/* Start with an area so that EXEC and BUF_ALLOC get far. */
 	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, pthread_create(&t[i].t, NULL, fuzz_thread, &t[i]));
