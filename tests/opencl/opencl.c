@@ -15,6 +15,7 @@
  * it, a missing platform or device is a failure.
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS	/* clEnqueueWaitForEvents */
 #include <CL/cl.h>
 
 #include <pthread.h>
@@ -666,13 +667,15 @@ TEST_F(ocl, user_event_error_fails_dependents)
  * In an in-order queue, one user event holds back a chain that only
  * works in order: fill a, copy a to b, nvsvm_sum of b (a sum run before
  * the copy would see zeros). A marker with the user event in its wait
- * list and a command of a second queue waiting for the sum wait too.
+ * list and a command of a second queue waiting for the sum wait too:
+ * the second queue copies the sum, behind a barrier on the user event
+ * and clEnqueueWaitForEvents on the sum's event.
  */
 TEST_F(ocl, user_event_in_order_chain)
 {
 	size_t n = 8192;
 	uint64_t *a = malloc(n * 8), *b = malloc(n * 8), *res = malloc(8);
-	uint64_t *mark = malloc(8), pattern = 5, one = 1;
+	uint64_t *mark = malloc(8), pattern = 5;
 	cl_ulong bytes = n * 8;
 	cl_command_queue q2;
 	cl_event u, ev[5];
@@ -707,8 +710,10 @@ TEST_F(ocl, user_event_in_order_chain)
 	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemcpy(self->q, CL_FALSE, b, a,
 						 n * 8, 0, NULL, &ev[2]));
 	ASSERT_EQ(CL_SUCCESS, task(self->q, k, &ev[3]));
-	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(q2, mark, &one, 8, 8, 1,
-						  &ev[3], &ev[4]));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueBarrierWithWaitList(q2, 1, &u, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueWaitForEvents(q2, 1, &ev[3]));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemcpy(q2, CL_FALSE, mark, res, 8, 0,
+						 NULL, &ev[4]));
 	for (i = 0; i < 5; i++)
 		EXPECT_EQ(CL_QUEUED, event_status(ev[i]));
 	EXPECT_EQ(0, count_not(a, n, 0));
@@ -724,7 +729,7 @@ TEST_F(ocl, user_event_in_order_chain)
 	EXPECT_EQ(0, count_not(a, n, 5));
 	EXPECT_EQ(0, count_not(b, n, 5));
 	EXPECT_EQ(5 * (uint64_t)n, *res);
-	EXPECT_EQ(1, *mark);
+	EXPECT_EQ(5 * (uint64_t)n, *mark);
 	for (i = 0; i < 5; i++)
 		clReleaseEvent(ev[i]);
 	clReleaseEvent(u);
