@@ -7,12 +7,18 @@
  * --opencl). The built-in kernels run on the virtual GP100 through EXEC
  * over plain malloc'd memory (fine-grained system SVM).
  *
+ * User events (the user_event_* tests) hold commands back: nothing of
+ * theirs is run before clSetUserEventStatus, and what they did after it
+ * is checked on the data.
+ *
  * Skips (exit 4) when the VM has no /etc/OpenCL/vendors/nvsvm.icd; with
  * it, a missing platform or device is a failure.
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS	/* clEnqueueWaitForEvents */
 #include <CL/cl.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -497,6 +503,513 @@ TEST_F(ocl, errors)
 		  clEnqueueSVMMemcpy(self->q, CL_TRUE, buf, buf + 4, 16, 1,
 				     NULL, NULL));
 	free(buf);
+}
+
+/* Words of @p that are not @v. */
+static int count_not(const uint64_t *p, size_t n, uint64_t v)
+{
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			bad++;
+	return bad;
+}
+
+/* A user event with the ICD's answers to clGetEventInfo checked. */
+static cl_event user_event(struct __test_metadata *_metadata, cl_context ctx)
+{
+	cl_command_queue q = (void *)1;
+	cl_command_type type = 0;
+	cl_context c = NULL;
+	cl_int err;
+	cl_event u = clCreateUserEvent(ctx, &err);
+
+	EXPECT_EQ(CL_SUCCESS, err);
+	if (!u)
+		return NULL;
+	EXPECT_EQ(CL_SUBMITTED, event_status(u));
+	EXPECT_EQ(CL_SUCCESS, clGetEventInfo(u, CL_EVENT_COMMAND_TYPE,
+					     sizeof(type), &type, NULL));
+	EXPECT_EQ(CL_COMMAND_USER, type);
+	EXPECT_EQ(CL_SUCCESS, clGetEventInfo(u, CL_EVENT_CONTEXT, sizeof(c),
+					     &c, NULL));
+	EXPECT_EQ(ctx, c);
+	EXPECT_EQ(CL_SUCCESS, clGetEventInfo(u, CL_EVENT_COMMAND_QUEUE,
+					     sizeof(q), &q, NULL));
+	EXPECT_EQ(NULL, q);
+	return u;
+}
+
+/*
+ * A built-in kernel (nvsvm_fill) over malloc'd memory waits for a user
+ * event: queued, the memory untouched, until the event is set; its
+ * arguments are the ones it was enqueued with, not later ones. Profiling
+ * times exist once it ran, in order.
+ */
+TEST_F(ocl, user_event_gates_kernel)
+{
+	cl_queue_properties props[] = {
+		CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0
+	};
+	size_t n = 4096, one = 1;
+	uint64_t *a = malloc(n * 8);
+	cl_ulong bytes = n * 8, pattern = 0x1234, later = 0x9999, small = 8;
+	cl_ulong t[4] = { 0, 0, 0, 0 };
+	cl_command_queue pq;
+	cl_event u, ev;
+	cl_kernel k;
+	cl_int err;
+	int i;
+
+	ASSERT_NE(NULL, a);
+	memset(a, 0, n * 8);
+	pq = clCreateCommandQueueWithProperties(self->ctx, self->dev, props,
+						&err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	u = user_event(_metadata, self->ctx);
+	ASSERT_NE(NULL, u);
+	k = kernel(_metadata, self->prog, "nvsvm_fill");
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, a));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(bytes), &bytes));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(pattern), &pattern));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(pq, k, 1, NULL, &one,
+						     NULL, 1, &u, &ev));
+	/* Captured at enqueue: these do not change the command. */
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(later), &later));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(small), &small));
+	EXPECT_EQ(CL_QUEUED, event_status(ev));
+	EXPECT_EQ(CL_PROFILING_INFO_NOT_AVAILABLE,
+		  clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED,
+					  sizeof(t[0]), &t[0], NULL));
+	ASSERT_EQ(CL_SUCCESS, clFlush(pq));
+	EXPECT_EQ(CL_QUEUED, event_status(ev));
+	EXPECT_EQ(0, count_not(a, n, 0));
+
+	ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(u, CL_COMPLETE));
+	EXPECT_EQ(CL_COMPLETE, event_status(u));
+	ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &ev));
+	EXPECT_EQ(CL_COMPLETE, event_status(ev));
+	EXPECT_EQ(0, count_not(a, n, 0x1234));
+	for (i = 0; i < 4; i++) {
+		cl_profiling_info what = CL_PROFILING_COMMAND_QUEUED + i;
+
+		ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(ev, what,
+							      sizeof(t[i]),
+							      &t[i], NULL));
+	}
+	EXPECT_LE(t[0], t[1]);
+	EXPECT_LE(t[1], t[2]);
+	EXPECT_LE(t[2], t[3]);
+	clReleaseEvent(ev);
+	clReleaseEvent(u);
+	clReleaseKernel(k);
+	clReleaseCommandQueue(pq);
+	free(a);
+}
+
+/*
+ * A user event set to an error: the command that waits for it, and one
+ * that waits for that command's event, end with
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST without running; a later
+ * command of the queue that waits for neither runs.
+ */
+TEST_F(ocl, user_event_error_fails_dependents)
+{
+	size_t n = 512;
+	uint64_t *a = malloc(n * 8), *b = malloc(n * 8), *c = malloc(n * 8);
+	uint64_t pattern = 0x77;
+	cl_event u, ev[3];
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, c);
+	memset(a, 0, n * 8);
+	memset(b, 0, n * 8);
+	memset(c, 0, n * 8);
+	u = user_event(_metadata, self->ctx);
+	ASSERT_NE(NULL, u);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, a, &pattern, 8,
+						  n * 8, 1, &u, &ev[0]));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, b, &pattern, 8,
+						  n * 8, 1, &ev[0], &ev[1]));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, c, &pattern, 8,
+						  n * 8, 0, NULL, &ev[2]));
+	EXPECT_EQ(CL_QUEUED, event_status(ev[2]));
+	EXPECT_EQ(0, count_not(c, n, 0));
+
+	ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(u, -1234));
+	EXPECT_EQ(-1234, event_status(u));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+		  clWaitForEvents(2, ev));
+	EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+		  event_status(ev[0]));
+	EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+		  event_status(ev[1]));
+	EXPECT_EQ(CL_SUCCESS, clWaitForEvents(1, &ev[2]));
+	EXPECT_EQ(CL_COMPLETE, event_status(ev[2]));
+	EXPECT_EQ(0, count_not(a, n, 0));
+	EXPECT_EQ(0, count_not(b, n, 0));
+	EXPECT_EQ(0, count_not(c, n, 0x77));
+	clReleaseEvent(ev[0]);
+	clReleaseEvent(ev[1]);
+	clReleaseEvent(ev[2]);
+	clReleaseEvent(u);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/*
+ * In an in-order queue, one user event holds back a chain that only
+ * works in order: fill a, copy a to b, nvsvm_sum of b (a sum run before
+ * the copy would see zeros). A marker with the user event in its wait
+ * list and a command of a second queue waiting for the sum wait too:
+ * the second queue copies the sum, behind a barrier on the user event
+ * and clEnqueueWaitForEvents on the sum's event.
+ */
+TEST_F(ocl, user_event_in_order_chain)
+{
+	size_t n = 8192;
+	uint64_t *a = malloc(n * 8), *b = malloc(n * 8), *res = malloc(8);
+	uint64_t *mark = malloc(8), pattern = 5;
+	cl_ulong bytes = n * 8;
+	cl_command_queue q2;
+	cl_event u, ev[5];
+	cl_kernel k;
+	cl_int err;
+	int i;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, res);
+	ASSERT_NE(NULL, mark);
+	memset(a, 0, n * 8);
+	memset(b, 0, n * 8);
+	*res = 0;
+	*mark = 0;
+	q2 = clCreateCommandQueueWithProperties(self->ctx, self->dev, NULL,
+						&err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	u = user_event(_metadata, self->ctx);
+	ASSERT_NE(NULL, u);
+	k = kernel(_metadata, self->prog, "nvsvm_sum");
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, b));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(bytes), &bytes));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 2, res));
+
+	ASSERT_EQ(CL_SUCCESS, clEnqueueMarkerWithWaitList(self->q, 1, &u,
+							  &ev[0]));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, a, &pattern, 8,
+						  n * 8, 0, NULL, &ev[1]));
+	pattern = 6;	/* the fill's pattern was copied at enqueue */
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemcpy(self->q, CL_FALSE, b, a,
+						 n * 8, 0, NULL, &ev[2]));
+	ASSERT_EQ(CL_SUCCESS, task(self->q, k, &ev[3]));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueBarrierWithWaitList(q2, 1, &u, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueWaitForEvents(q2, 1, &ev[3]));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemcpy(q2, CL_FALSE, mark, res, 8, 0,
+						 NULL, &ev[4]));
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(CL_QUEUED, event_status(ev[i]));
+	EXPECT_EQ(0, count_not(a, n, 0));
+	EXPECT_EQ(0, count_not(b, n, 0));
+	EXPECT_EQ(0, *res);
+	EXPECT_EQ(0, *mark);
+
+	ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(u, CL_COMPLETE));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	ASSERT_EQ(CL_SUCCESS, clFinish(q2));
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(CL_COMPLETE, event_status(ev[i]));
+	EXPECT_EQ(0, count_not(a, n, 5));
+	EXPECT_EQ(0, count_not(b, n, 5));
+	EXPECT_EQ(5 * (uint64_t)n, *res);
+	EXPECT_EQ(5 * (uint64_t)n, *mark);
+	for (i = 0; i < 5; i++)
+		clReleaseEvent(ev[i]);
+	clReleaseEvent(u);
+	clReleaseKernel(k);
+	clReleaseCommandQueue(q2);
+	free(a);
+	free(b);
+	free(res);
+	free(mark);
+}
+
+struct cb_log {
+	int calls[3];			/* by CL_COMPLETE, CL_RUNNING, CL_SUBMITTED */
+	cl_int status[3];
+	cl_event ev[3];
+};
+
+static void CL_CALLBACK log_cb(cl_event ev, cl_int status, void *data)
+{
+	struct cb_log *log = data;
+	int i = 0;
+
+	/* Which registration: status, or the first not called yet. */
+	if (status >= CL_COMPLETE && status <= CL_SUBMITTED)
+		i = status;
+	else
+		while (i < 2 && log->calls[i])
+			i++;
+	__atomic_add_fetch(&log->calls[i], 1, __ATOMIC_SEQ_CST);
+	log->status[i] = status;
+	log->ev[i] = ev;
+}
+
+static void register_cbs(struct __test_metadata *_metadata, cl_event ev,
+			 struct cb_log *log)
+{
+	memset(log, 0, sizeof(*log));
+	EXPECT_EQ(CL_SUCCESS, clSetEventCallback(ev, CL_COMPLETE, log_cb, log));
+	EXPECT_EQ(CL_SUCCESS, clSetEventCallback(ev, CL_RUNNING, log_cb, log));
+	EXPECT_EQ(CL_SUCCESS, clSetEventCallback(ev, CL_SUBMITTED, log_cb,
+						 log));
+}
+
+/*
+ * clSetEventCallback on a user event and on a command waiting for it:
+ * each callback is called once, when the event reaches its status, with
+ * that status; after an error, with the error.
+ */
+TEST_F(ocl, user_event_callbacks)
+{
+	struct cb_log ulog, clog, elog;
+	uint64_t *w = malloc(8), pattern = 3;
+	cl_event u, u2, ev, ev2;
+	int i;
+
+	ASSERT_NE(NULL, w);
+	*w = 0;
+	u = user_event(_metadata, self->ctx);
+	ASSERT_NE(NULL, u);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, w, &pattern, 8, 8,
+						  1, &u, &ev));
+	register_cbs(_metadata, u, &ulog);
+	register_cbs(_metadata, ev, &clog);
+	/* A user event is CL_SUBMITTED: only that callback, at once. */
+	EXPECT_EQ(0, ulog.calls[CL_COMPLETE]);
+	EXPECT_EQ(0, ulog.calls[CL_RUNNING]);
+	EXPECT_EQ(1, ulog.calls[CL_SUBMITTED]);
+	EXPECT_EQ(u, ulog.ev[CL_SUBMITTED]);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, clog.calls[i]);
+
+	ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(u, CL_COMPLETE));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	EXPECT_EQ(3, *w);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(1, ulog.calls[i]);
+		EXPECT_EQ(i, ulog.status[i]);
+		EXPECT_EQ(1, clog.calls[i]);
+		EXPECT_EQ(i, clog.status[i]);
+		EXPECT_EQ(ev, clog.ev[i]);
+	}
+	EXPECT_EQ(CL_INVALID_OPERATION, clSetUserEventStatus(u, CL_COMPLETE));
+	EXPECT_EQ(1, ulog.calls[CL_COMPLETE]);
+
+	/* An error reaches every callback of the command as the error. */
+	*w = 0;
+	u2 = user_event(_metadata, self->ctx);
+	ASSERT_NE(NULL, u2);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, w, &pattern, 8, 8,
+						  1, &u2, &ev2));
+	register_cbs(_metadata, ev2, &elog);
+	ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(u2, -5));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	EXPECT_EQ(0, *w);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(1, elog.calls[i]);
+		EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+			  elog.status[i]);
+	}
+	clReleaseEvent(ev);
+	clReleaseEvent(ev2);
+	clReleaseEvent(u);
+	clReleaseEvent(u2);
+	free(w);
+}
+
+struct setter {
+	cl_event u;
+	uint64_t *watch;		/* still 0 when the event is set */
+	int seen_zero;
+	int set;
+	cl_int ret;
+};
+
+/* Set the user event from a second thread, once the first is waiting. */
+static void *set_later(void *arg)
+{
+	struct setter *s = arg;
+
+	/* Not a timing assumption: only makes the first thread wait first. */
+	usleep(200 * 1000);
+	s->seen_zero = *s->watch == 0;
+	__atomic_store_n(&s->set, 1, __ATOMIC_SEQ_CST);
+	s->ret = clSetUserEventStatus(s->u, CL_COMPLETE);
+	return NULL;
+}
+
+/*
+ * Waiting for a command held back by a user event blocks until a second
+ * thread sets it, for clFinish, clWaitForEvents and a blocking
+ * clEnqueueSVMMemcpy: each returns with the data there, and only after
+ * the other thread set the event.
+ */
+TEST_F(ocl, user_event_set_by_other_thread)
+{
+	uint64_t *a = malloc(4096), *b = malloc(4096), pattern = 0xab;
+	struct setter s;
+	pthread_t th;
+	cl_event ev;
+	cl_int err;
+	int mode;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	for (mode = 0; mode < 3; mode++) {
+		memset(a, 0, 4096);
+		memset(b, 0, 4096);
+		memset(&s, 0, sizeof(s));
+		s.u = user_event(_metadata, self->ctx);
+		ASSERT_NE(NULL, s.u);
+		s.watch = mode == 2 ? b : a;
+		ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, a, &pattern,
+							  8, 4096, 1, &s.u,
+							  &ev));
+		ASSERT_EQ(0, pthread_create(&th, NULL, set_later, &s));
+		if (mode == 0)
+			err = clFinish(self->q);
+		else if (mode == 1)
+			err = clWaitForEvents(1, &ev);
+		else
+			err = clEnqueueSVMMemcpy(self->q, CL_TRUE, b, a, 4096,
+						 0, NULL, NULL);
+		EXPECT_EQ(CL_SUCCESS, err);
+		EXPECT_EQ(1, __atomic_load_n(&s.set, __ATOMIC_SEQ_CST));
+		EXPECT_EQ(0, count_not(a, 512, 0xab));
+		if (mode == 2)
+			EXPECT_EQ(0, count_not(b, 512, 0xab));
+		EXPECT_EQ(CL_COMPLETE, event_status(ev));
+		ASSERT_EQ(0, pthread_join(th, NULL));
+		EXPECT_EQ(CL_SUCCESS, s.ret);
+		EXPECT_EQ(1, s.seen_zero);
+		clReleaseEvent(ev);
+		clReleaseEvent(s.u);
+	}
+	free(a);
+	free(b);
+}
+
+#define RACE_ROUNDS	200
+
+struct racer {
+	pthread_barrier_t go;
+	cl_event u[RACE_ROUNDS];
+	cl_int ret;
+};
+
+static void *set_each(void *arg)
+{
+	struct racer *r = arg;
+	int i;
+
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		pthread_barrier_wait(&r->go);
+		r->ret |= clSetUserEventStatus(r->u[i], CL_COMPLETE);
+	}
+	return NULL;
+}
+
+/*
+ * A second thread sets each round's user event while the first enqueues
+ * behind it: the fill held back by the event, then a copy of the filled
+ * words and a second fill of the same words, which have to run after
+ * it, in order, whether they are enqueued before the event is set, while
+ * the other thread runs the fill, or after.
+ */
+TEST_F(ocl, user_event_race)
+{
+	uint64_t *a = malloc(64 * 8), *b = malloc(64 * 8), *c = malloc(64 * 8);
+	uint64_t v, w;
+	struct racer r;
+	pthread_t th;
+	cl_int err;
+	int i, bad = 0;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, c);
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(0, pthread_barrier_init(&r.go, NULL, 2));
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		r.u[i] = clCreateUserEvent(self->ctx, &err);
+		ASSERT_EQ(CL_SUCCESS, err);
+	}
+	ASSERT_EQ(0, pthread_create(&th, NULL, set_each, &r));
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		v = i + 1;
+		w = 1000 + i;
+		ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, a, &v, 8,
+							  64 * 8, 1, &r.u[i],
+							  NULL));
+		pthread_barrier_wait(&r.go);
+		ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemcpy(self->q, CL_FALSE, b, a,
+							 64 * 8, 0, NULL,
+							 NULL));
+		ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemcpy(self->q, CL_FALSE, c, a,
+							 64 * 8, 0, NULL,
+							 NULL));
+		ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMemFill(self->q, a, &w, 8,
+							  64 * 8, 0, NULL,
+							  NULL));
+		ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+		bad += count_not(b, 64, i + 1) + count_not(c, 64, i + 1) +
+		       count_not(a, 64, 1000 + i);
+	}
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(CL_SUCCESS, r.ret);
+	EXPECT_EQ(0, bad);
+	for (i = 0; i < RACE_ROUNDS; i++)
+		clReleaseEvent(r.u[i]);
+	pthread_barrier_destroy(&r.go);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* clSetUserEventStatus's errors; none changes the event. */
+TEST_F(ocl, user_event_errors)
+{
+	cl_event u, ev;
+
+	u = user_event(_metadata, self->ctx);
+	ASSERT_NE(NULL, u);
+	EXPECT_EQ(CL_INVALID_VALUE, clSetUserEventStatus(u, CL_RUNNING));
+	EXPECT_EQ(CL_INVALID_VALUE, clSetUserEventStatus(u, CL_SUBMITTED));
+	EXPECT_EQ(CL_INVALID_VALUE, clSetUserEventStatus(u, 42));
+	EXPECT_EQ(CL_SUBMITTED, event_status(u));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueMarkerWithWaitList(self->q, 0, NULL,
+							  &ev));
+	EXPECT_EQ(CL_COMPLETE, event_status(ev));
+	EXPECT_EQ(CL_INVALID_EVENT, clSetUserEventStatus(ev, CL_COMPLETE));
+	EXPECT_EQ(CL_INVALID_EVENT, clSetUserEventStatus(ev, -1));
+	EXPECT_EQ(CL_COMPLETE, event_status(ev));
+	EXPECT_EQ(CL_SUCCESS, clSetUserEventStatus(u, -3));
+	EXPECT_EQ(CL_INVALID_OPERATION, clSetUserEventStatus(u, CL_COMPLETE));
+	EXPECT_EQ(CL_INVALID_OPERATION, clSetUserEventStatus(u, -3));
+	EXPECT_EQ(-3, event_status(u));
+	EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+		  clWaitForEvents(1, &u));
+	clReleaseEvent(ev);
+	clReleaseEvent(u);
 }
 
 int main(int argc, char **argv)

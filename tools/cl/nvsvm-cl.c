@@ -15,11 +15,15 @@
  * the module's replayable faults, and five built-in kernels that are
  * programs of EXEC operations (see builtins[] below).
  *
- * Execution: every command runs when it is enqueued, on the calling
- * thread, in order; EXEC waits for the GPU. An event is therefore
- * complete (CL_COMPLETE, or a negative error when the GPU cancelled an
- * access) by the time the enqueue returns. After a cancelled access the
- * queue's channel is in the error state: the next command re-creates it.
+ * Execution: a command runs when it is enqueued, on the calling thread,
+ * in order; EXEC waits for the GPU. Its event is therefore complete
+ * (CL_COMPLETE, or a negative error when the GPU cancelled an access) by
+ * the time the enqueue returns. After a cancelled access the queue's
+ * channel is in the error state: the next command re-creates it. The
+ * exception: a command that has to wait for a user event (directly, or
+ * through a deferred command's event or an earlier command of its queue)
+ * is deferred, and runs later, on the thread that sets the user event
+ * (see "Events, and commands that wait for them").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -970,12 +974,6 @@ static cl_int nv_GetCommandQueueInfo(cl_command_queue q,
 	}
 }
 
-static cl_int nv_Finish(cl_command_queue q)
-{
-	/* Every command completed when it was enqueued. */
-	return valid(q, NV_QUEUE) ? CL_SUCCESS : CL_INVALID_COMMAND_QUEUE;
-}
-
 /*
  * Run @n operations on the queue's channel, in programs of at most
  * NVSVM_EXEC_MAX_OPS. Returns CL_SUCCESS, or the negative execution status
@@ -1031,14 +1029,103 @@ out:
 	return err;
 }
 
-/* ---- Events ---- */
+/* ---- Events, and commands that wait for them ---- */
+
+/*
+ * A command runs when it is enqueued, on the calling thread, unless it
+ * has to wait: for an event of its wait list that is not complete (a
+ * user event not set yet, or a command deferred itself), or for a
+ * command deferred earlier on its queue. Then it is deferred: the
+ * enqueue copies what the command needs (struct nv_cmd, its wait list,
+ * fill pattern, pointer arrays, kernel arguments), retains the events
+ * and buffers it uses, appends it to its queue and returns its event in
+ * CL_QUEUED. drain() runs deferred commands that became ready, in each
+ * queue's order, on the thread that made them ready: the one that called
+ * clSetUserEventStatus, or the one whose command, run at enqueue, was the
+ * last a queue's head waited for. A waiting thread (blocking enqueue,
+ * clFinish, clWaitForEvents) only sleeps on nv_ev_cond.
+ *
+ * nv_ev_lock, one for the process, covers what can change after an
+ * enqueue returns: the status and callbacks of events that are not final
+ * (user events, deferred commands) and every queue's deferred list,
+ * active count and busy flag. Commands and callbacks run without it.
+ */
+static pthread_mutex_t nv_ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t nv_ev_cond = PTHREAD_COND_INITIALIZER;
+static cl_command_queue nv_blocked;	/* queues with deferred commands */
+
+enum nv_cmd_kind {
+	NV_CMD_NONE,			/* markers, barriers, maps */
+	NV_CMD_COPY,
+	NV_CMD_FILL,
+	NV_CMD_MIGRATE,			/* SVM pointers */
+	NV_CMD_MIGRATE_MEMS,		/* buffers */
+	NV_CMD_SVM_FREE,
+	NV_CMD_KERNEL,
+};
+
+#define NV_CMD_MEMS	2
+
+/*
+ * A command: filled by its enqueue function, then run by cmd_submit()
+ * or, deferred, kept (cmd_keep() makes the pointers its own) until
+ * drain() runs it.
+ */
+struct nv_cmd {
+	cl_command_queue q;
+	enum nv_cmd_kind kind;
+	cl_command_type type;
+	bool wait_failed;
+	cl_uint nwait;
+	const cl_event *wait;
+	cl_ulong t0;
+	cl_mem mems[NV_CMD_MEMS];	/* buffers it uses */
+	union {
+		struct {
+			void *dst;
+			const void *src;
+			size_t size;
+		} copy;
+		struct {
+			void *ptr;
+			const void *pattern;
+			size_t psize, size;
+		} fill;
+		struct {
+			cl_uint n;
+			const void **ptrs;
+			const size_t *sizes;
+			const cl_mem *mems;
+			bool to_host;
+		} migrate;
+		struct {
+			cl_uint n;
+			void **ptrs;
+			void (CL_CALLBACK *fn)(cl_command_queue, cl_uint,
+					       void *[], void *);
+			void *data;
+		} free;
+		struct {
+			const struct nv_builtin *bi;
+			const struct nv_arg *args;
+			size_t items;
+		} kernel;
+	} u;
+	/* Deferred: */
+	struct nv_cmd *next;
+	cl_event ev;
+	void *own;			/* the copies of cmd_keep() */
+};
+
+static cl_int cmd_run(struct nv_cmd *c);
+static cl_int nv_ReleaseEvent(cl_event ev);
+static cl_int nv_ReleaseMemObject(cl_mem m);
 
 static cl_int check_wait_list(cl_command_queue q, cl_uint n,
-			      const cl_event *list, bool *failed)
+			      const cl_event *list)
 {
 	cl_uint i;
 
-	*failed = false;
 	if ((n == 0) != (list == NULL))
 		return CL_INVALID_EVENT_WAIT_LIST;
 	for (i = 0; i < n; i++) {
@@ -1046,72 +1133,369 @@ static cl_int check_wait_list(cl_command_queue q, cl_uint n,
 			return CL_INVALID_EVENT_WAIT_LIST;
 		if (list[i]->ctx != q->ctx)
 			return CL_INVALID_CONTEXT;
-		if (list[i]->status < 0)
-			*failed = true;
 	}
 	return CL_SUCCESS;
 }
 
 /*
  * The command protocol: cmd_begin() checks the queue and the wait list;
- * the caller validates its own arguments, runs the command (unless the
- * wait list holds a failed event) and calls cmd_end() with the outcome,
- * which returns the event if one was asked for.
+ * the caller validates its own arguments, describes the command in @c
+ * (kind, u, mems) and calls cmd_submit(), which runs it (unless the wait
+ * list holds a failed event) or defers it, and returns the event if one
+ * was asked for.
  */
-struct nv_cmd {
-	cl_command_queue q;
-	bool wait_failed;
-	cl_ulong t0, t1;
-};
-
 static cl_int cmd_begin(struct nv_cmd *c, cl_command_queue q, cl_uint n,
 			const cl_event *list)
 {
 	if (!valid(q, NV_QUEUE))
 		return CL_INVALID_COMMAND_QUEUE;
 	c->q = q;
+	c->kind = NV_CMD_NONE;
+	c->wait_failed = false;
+	c->nwait = n;
+	c->wait = list;
 	c->t0 = now_ns();
-	return check_wait_list(q, n, list, &c->wait_failed);
+	c->mems[0] = NULL;
+	c->mems[1] = NULL;
+	return check_wait_list(q, n, list);
 }
 
-static cl_int cmd_end(struct nv_cmd *c, cl_command_type type, cl_int status,
-		      cl_event *event)
+/* Under nv_ev_lock: whether @c's wait list is final; sets wait_failed. */
+static bool waits_done(struct nv_cmd *c)
 {
-	cl_event ev;
+	cl_uint i;
 
-	if (c->wait_failed)
-		status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-	if (!event)
-		return CL_SUCCESS;
-	ev = calloc(1, sizeof(*ev));
+	c->wait_failed = false;
+	for (i = 0; i < c->nwait; i++) {
+		if (c->wait[i]->status > CL_COMPLETE)
+			return false;
+		if (c->wait[i]->status < 0)
+			c->wait_failed = true;
+	}
+	return true;
+}
+
+/*
+ * Under nv_ev_lock: @ev's status becomes @status; the callbacks that
+ * status reaches move, in order, to the end of the list at @fire.
+ */
+static void event_set(cl_event ev, cl_int status, struct nv_event_cb **fire)
+{
+	struct nv_event_cb **pp = &ev->cbs, *cb;
+
+	while (*fire)
+		fire = &(*fire)->next;
+	ev->status = status;
+	while ((cb = *pp)) {
+		if (status > cb->type) {
+			pp = &cb->next;
+			continue;
+		}
+		*pp = cb->next;
+		cb->next = NULL;
+		*fire = cb;
+		fire = &cb->next;
+	}
+	pthread_cond_broadcast(&nv_ev_cond);
+}
+
+/* Call (without nv_ev_lock) and free callbacks event_set() collected. */
+static void event_fire(cl_event ev, cl_int status, struct nv_event_cb *cb)
+{
+	struct nv_event_cb *next;
+
+	for (; cb; cb = next) {
+		next = cb->next;
+		cb->fn(ev, status < 0 ? status : cb->type, cb->data);
+		free(cb);
+	}
+}
+
+static cl_event event_new(cl_command_queue q, cl_command_type type,
+			  cl_int status, cl_ulong t0)
+{
+	cl_event ev = calloc(1, sizeof(*ev));
+
 	if (!ev)
-		return CL_OUT_OF_HOST_MEMORY;
+		return NULL;
 	obj_init(ev, NV_EVENT);
-	ev->ctx = c->q->ctx;
-	ev->queue = c->q;
+	ev->ctx = q->ctx;
+	ev->queue = q;
 	ev->type = type;
 	ev->status = status;
-	ev->t_queued = c->t0;
-	ev->t_submit = c->t0;
-	ev->t_start = c->t0;
+	ev->t_queued = t0;
+	ev->t_submit = t0;
+	ev->t_start = t0;
 	ev->t_end = now_ns();
-	ref(c->q);
-	*event = ev;
+	ref(q);
+	return ev;
+}
+
+/* A command that ran at enqueue: its event is final from the start. */
+static cl_int cmd_end(struct nv_cmd *c, cl_int status, bool blocking,
+		      cl_event *event)
+{
+	if (c->wait_failed)
+		status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+	if (event) {
+		*event = event_new(c->q, c->type, status, c->t0);
+		if (!*event)
+			return CL_OUT_OF_HOST_MEMORY;
+	}
+	/* A blocking command reports what its event would. */
+	return blocking && status < 0 ? status : CL_SUCCESS;
+}
+
+/* Release what cmd_keep() retained and the command itself. */
+static void cmd_free(struct nv_cmd *d)
+{
+	const struct nv_arg *a = d->u.kernel.args;
+	unsigned int i;
+
+	for (i = 0; i < d->nwait; i++)
+		nv_ReleaseEvent(d->wait[i]);
+	for (i = 0; i < NV_CMD_MEMS; i++)
+		if (d->mems[i])
+			nv_ReleaseMemObject(d->mems[i]);
+	if (d->kind == NV_CMD_MIGRATE_MEMS)
+		for (i = 0; i < d->u.migrate.n; i++)
+			nv_ReleaseMemObject(d->u.migrate.mems[i]);
+	if (d->kind == NV_CMD_KERNEL)
+		for (i = 0; i < d->u.kernel.bi->nargs; i++)
+			if (a[i].mem)
+				nv_ReleaseMemObject(a[i].mem);
+	if (d->ev)
+		nv_ReleaseEvent(d->ev);
+	free(d->own);
+	free(d);
+}
+
+/* Bytes cmd_keep() copies after the wait list. */
+static size_t cmd_own_size(const struct nv_cmd *d)
+{
+	switch (d->kind) {
+	case NV_CMD_FILL:
+		return d->u.fill.psize;
+	case NV_CMD_MIGRATE:
+		return d->u.migrate.n * (sizeof(void *) + sizeof(size_t));
+	case NV_CMD_MIGRATE_MEMS:
+		return d->u.migrate.n * sizeof(cl_mem);
+	case NV_CMD_SVM_FREE:
+		return d->u.free.n * sizeof(void *);
+	case NV_CMD_KERNEL:
+		return sizeof(struct nv_arg) * NV_MAX_ARGS;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A deferred command keeps copies of the arrays the caller may reuse
+ * once the enqueue returns (the spec has kernel arguments, fill patterns
+ * and pointer lists captured at enqueue), and references on the events
+ * and buffers it uses.
+ */
+static cl_int cmd_keep(struct nv_cmd *d)
+{
+	size_t wl = d->nwait * sizeof(cl_event), n = cmd_own_size(d);
+	struct nv_arg *args;
+	cl_event *wait;
+	uint8_t *p;
+	cl_uint i;
+
+	d->own = NULL;
+	if (wl + n) {
+		d->own = malloc(wl + n);
+		if (!d->own)
+			return CL_OUT_OF_HOST_MEMORY;
+	}
+	wait = d->own;
+	p = (uint8_t *)d->own + wl;
+	for (i = 0; i < d->nwait; i++) {
+		wait[i] = d->wait[i];
+		ref(wait[i]);
+	}
+	d->wait = wait;
+	for (i = 0; i < NV_CMD_MEMS; i++)
+		if (d->mems[i])
+			ref(d->mems[i]);
+	switch (d->kind) {
+	case NV_CMD_FILL:
+		d->u.fill.pattern = memcpy(p, d->u.fill.pattern, n);
+		break;
+	case NV_CMD_MIGRATE:
+		n = d->u.migrate.n;
+		d->u.migrate.ptrs = memcpy(p, d->u.migrate.ptrs,
+					   n * sizeof(void *));
+		p += n * sizeof(void *);
+		if (d->u.migrate.sizes)
+			d->u.migrate.sizes = memcpy(p, d->u.migrate.sizes,
+						    n * sizeof(size_t));
+		break;
+	case NV_CMD_MIGRATE_MEMS:
+		d->u.migrate.mems = memcpy(p, d->u.migrate.mems, n);
+		for (i = 0; i < d->u.migrate.n; i++)
+			ref(d->u.migrate.mems[i]);
+		break;
+	case NV_CMD_SVM_FREE:
+		d->u.free.ptrs = memcpy(p, d->u.free.ptrs, n);
+		break;
+	case NV_CMD_KERNEL:
+		args = memcpy(p, d->u.kernel.args, n);
+		for (i = 0; i < d->u.kernel.bi->nargs; i++)
+			if (args[i].mem)
+				ref(args[i].mem);
+		d->u.kernel.args = args;
+		break;
+	default:
+		break;
+	}
 	return CL_SUCCESS;
 }
 
-/* A blocking command reports what its event would. */
-static cl_int cmd_end_blocking(struct nv_cmd *c, cl_command_type type,
-			       cl_int status, bool blocking, cl_event *event)
+/*
+ * Run the deferred commands that are ready: a queue's head whose wait
+ * list is final, while nothing else runs on that queue. Returns when
+ * none is left that could run now.
+ */
+static void drain(void)
 {
-	bool wait_failed = c->wait_failed;
-	cl_int err = cmd_end(c, type, status, event);
+	struct nv_event_cb *cbs;
+	cl_command_queue q, *pp;
+	struct nv_cmd *d;
+	cl_int status;
 
-	if (err || !blocking)
-		return err;
-	if (wait_failed)
-		return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+	pthread_mutex_lock(&nv_ev_lock);
+	for (;;) {
+		for (q = nv_blocked; q; q = q->next_blocked)
+			if (!q->busy && !q->active && waits_done(q->head))
+				break;
+		if (!q)
+			break;
+		d = q->head;
+		q->busy = true;
+		cbs = NULL;
+		status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+		if (!d->wait_failed) {
+			d->ev->t_submit = now_ns();
+			d->ev->t_start = d->ev->t_submit;
+			event_set(d->ev, CL_RUNNING, &cbs);
+		}
+		pthread_mutex_unlock(&nv_ev_lock);
+		event_fire(d->ev, CL_RUNNING, cbs);
+		if (!d->wait_failed)
+			status = cmd_run(d);
+		if (status > CL_COMPLETE)
+			status = CL_COMPLETE;
+		pthread_mutex_lock(&nv_ev_lock);
+		q->head = d->next;
+		if (!q->head) {
+			q->tail = NULL;
+			for (pp = &nv_blocked; *pp != q; pp = &(*pp)->next_blocked)
+				;
+			*pp = q->next_blocked;
+		}
+		q->busy = false;
+		cbs = NULL;
+		d->ev->t_end = now_ns();
+		event_set(d->ev, status, &cbs);
+		pthread_mutex_unlock(&nv_ev_lock);
+		event_fire(d->ev, status, cbs);
+		cmd_free(d);
+		pthread_mutex_lock(&nv_ev_lock);
+	}
+	pthread_mutex_unlock(&nv_ev_lock);
+}
+
+/* Wait, without running anything, until @ev is final; its status. */
+static cl_int event_wait(cl_event ev)
+{
+	cl_int status;
+
+	pthread_mutex_lock(&nv_ev_lock);
+	while (ev->status > CL_COMPLETE)
+		pthread_cond_wait(&nv_ev_cond, &nv_ev_lock);
+	status = ev->status;
+	pthread_mutex_unlock(&nv_ev_lock);
+	return status;
+}
+
+static cl_int cmd_defer(struct nv_cmd *c, bool blocking, cl_event *event)
+{
+	cl_command_queue q = c->q;
+	struct nv_cmd *d = malloc(sizeof(*d));
+	cl_int status;
+	cl_event ev;
+
+	if (!d)
+		return CL_OUT_OF_HOST_MEMORY;
+	*d = *c;
+	d->next = NULL;
+	d->ev = NULL;
+	if (cmd_keep(d) != CL_SUCCESS) {
+		free(d);
+		return CL_OUT_OF_HOST_MEMORY;
+	}
+	d->ev = event_new(q, c->type, CL_QUEUED, c->t0);
+	if (!d->ev) {
+		cmd_free(d);
+		return CL_OUT_OF_HOST_MEMORY;
+	}
+	if (event) {
+		ref(d->ev);
+		*event = d->ev;
+	}
+	ev = d->ev;
+	if (blocking)
+		ref(ev);
+	pthread_mutex_lock(&nv_ev_lock);
+	if (q->head) {
+		q->tail->next = d;
+	} else {
+		q->head = d;
+		q->next_blocked = nv_blocked;
+		nv_blocked = q;
+	}
+	q->tail = d;
+	pthread_mutex_unlock(&nv_ev_lock);
+	/* Its queue's head may have become ready meanwhile. */
+	drain();
+	if (!blocking)
+		return CL_SUCCESS;
+	status = event_wait(ev);
+	nv_ReleaseEvent(ev);
 	return status < 0 ? status : CL_SUCCESS;
+}
+
+/*
+ * Run @c now, or defer it when it has to wait (see above); @blocking:
+ * return once it is done, with its status if that is an error.
+ */
+static cl_int cmd_submit(struct nv_cmd *c, cl_command_type type,
+			 cl_bool blocking, cl_event *event)
+{
+	cl_command_queue q = c->q;
+	cl_int status = CL_COMPLETE;
+	bool now, more;
+
+	c->type = type;
+	pthread_mutex_lock(&nv_ev_lock);
+	now = !q->head && waits_done(c);
+	if (now)
+		q->active++;
+	pthread_mutex_unlock(&nv_ev_lock);
+	if (!now)
+		return cmd_defer(c, blocking, event);
+	if (!c->wait_failed)
+		status = cmd_run(c);
+	pthread_mutex_lock(&nv_ev_lock);
+	more = !--q->active && q->head;
+	if (!q->active)
+		pthread_cond_broadcast(&nv_ev_cond);
+	pthread_mutex_unlock(&nv_ev_lock);
+	if (more)
+		drain();
+	return cmd_end(c, status, blocking, event);
 }
 
 static cl_int nv_WaitForEvents(cl_uint n, const cl_event *list)
@@ -1126,10 +1510,21 @@ static cl_int nv_WaitForEvents(cl_uint n, const cl_event *list)
 			return CL_INVALID_EVENT;
 		if (list[i]->ctx != list[0]->ctx)
 			return CL_INVALID_CONTEXT;
-		if (list[i]->status < 0)
-			err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
 	}
+	for (i = 0; i < n; i++)
+		if (event_wait(list[i]) < 0)
+			err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
 	return err;
+}
+
+static cl_int event_status(cl_event ev)
+{
+	cl_int status;
+
+	pthread_mutex_lock(&nv_ev_lock);
+	status = ev->status;
+	pthread_mutex_unlock(&nv_ev_lock);
+	return status;
 }
 
 static cl_int nv_GetEventInfo(cl_event ev, cl_event_info param, size_t size,
@@ -1145,7 +1540,7 @@ static cl_int nv_GetEventInfo(cl_event ev, cl_event_info param, size_t size,
 	case CL_EVENT_COMMAND_TYPE:
 		PUT(cl_command_type, ev->type);
 	case CL_EVENT_COMMAND_EXECUTION_STATUS:
-		PUT(cl_int, ev->status);
+		PUT(cl_int, event_status(ev));
 	case CL_EVENT_REFERENCE_COUNT:
 		PUT(cl_uint, (cl_uint)ev->obj.refs);
 	default:
@@ -1153,6 +1548,7 @@ static cl_int nv_GetEventInfo(cl_event ev, cl_event_info param, size_t size,
 	}
 }
 
+/* The times of a deferred command are written before it is final. */
 static cl_int nv_GetEventProfilingInfo(cl_event ev, cl_profiling_info param,
 				       size_t size, void *value,
 				       size_t *size_ret)
@@ -1160,7 +1556,7 @@ static cl_int nv_GetEventProfilingInfo(cl_event ev, cl_profiling_info param,
 	if (!valid(ev, NV_EVENT))
 		return CL_INVALID_EVENT;
 	if (!ev->queue || !(ev->queue->props & CL_QUEUE_PROFILING_ENABLE) ||
-	    ev->status != CL_COMPLETE)
+	    event_status(ev) != CL_COMPLETE)
 		return CL_PROFILING_INFO_NOT_AVAILABLE;
 	switch (param) {
 	case CL_PROFILING_COMMAND_QUEUED:
@@ -1185,17 +1581,25 @@ static cl_int nv_RetainEvent(cl_event ev)
 	return CL_SUCCESS;
 }
 
+/* A user event released unset drops the callbacks it never reached. */
 static cl_int nv_ReleaseEvent(cl_event ev)
 {
+	struct nv_event_cb *cb, *next;
 	cl_command_queue q;
+	cl_context ctx;
 
 	if (!valid(ev, NV_EVENT))
 		return CL_INVALID_EVENT;
 	if (!unref(ev))
 		return CL_SUCCESS;
 	q = ev->queue;
+	ctx = ev->ctx;
+	for (cb = ev->cbs; cb; cb = next) {
+		next = cb->next;
+		free(cb);
+	}
 	obj_free(ev);
-	return q ? nv_ReleaseCommandQueue(q) : CL_SUCCESS;
+	return q ? nv_ReleaseCommandQueue(q) : nv_ReleaseContext(ctx);
 }
 
 static cl_int nv_SetEventCallback(cl_event ev, cl_int type,
@@ -1203,21 +1607,103 @@ static cl_int nv_SetEventCallback(cl_event ev, cl_int type,
 							 void *),
 				  void *data)
 {
+	struct nv_event_cb *cb, **pp;
+	cl_int status;
+
 	if (!valid(ev, NV_EVENT))
 		return CL_INVALID_EVENT;
 	if (!fn || (type != CL_COMPLETE && type != CL_RUNNING &&
 		    type != CL_SUBMITTED))
 		return CL_INVALID_VALUE;
-	/* The event is already in its final state: call back now. */
-	fn(ev, ev->status < 0 ? ev->status : type, data);
+	cb = malloc(sizeof(*cb));
+	if (!cb)
+		return CL_OUT_OF_HOST_MEMORY;
+	cb->next = NULL;
+	cb->fn = fn;
+	cb->data = data;
+	cb->type = type;
+	pthread_mutex_lock(&nv_ev_lock);
+	status = ev->status;
+	if (status > type) {
+		for (pp = &ev->cbs; *pp; pp = &(*pp)->next)
+			;
+		*pp = cb;
+		cb = NULL;
+	}
+	pthread_mutex_unlock(&nv_ev_lock);
+	/* The event is past that status already: call back now. */
+	event_fire(ev, status, cb);
 	return CL_SUCCESS;
 }
 
-static cl_int nv_Flush(cl_command_queue q)
+static cl_event nv_CreateUserEvent(cl_context ctx, cl_int *errcode_ret)
 {
-	return nv_Finish(q);
+	cl_event ev;
+
+	if (!valid(ctx, NV_CONTEXT))
+		return fail(errcode_ret, CL_INVALID_CONTEXT);
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+	obj_init(ev, NV_EVENT);
+	ev->ctx = ctx;
+	ev->type = CL_COMMAND_USER;
+	ev->status = CL_SUBMITTED;
+	ev->t_queued = now_ns();
+	ref(ctx);
+	set_err(errcode_ret, CL_SUCCESS);
+	return ev;
 }
 
+/*
+ * CL_COMPLETE, or a negative error that fails every command waiting for
+ * @ev in its wait list. The commands that became ready run here, on the
+ * caller's thread, before it returns.
+ */
+static cl_int nv_SetUserEventStatus(cl_event ev, cl_int status)
+{
+	struct nv_event_cb *cbs = NULL;
+
+	if (!valid(ev, NV_EVENT) || ev->queue || ev->type != CL_COMMAND_USER)
+		return CL_INVALID_EVENT;
+	if (status > CL_COMPLETE)
+		return CL_INVALID_VALUE;
+	pthread_mutex_lock(&nv_ev_lock);
+	if (ev->status <= CL_COMPLETE) {
+		pthread_mutex_unlock(&nv_ev_lock);
+		return CL_INVALID_OPERATION;
+	}
+	ev->t_end = now_ns();
+	event_set(ev, status, &cbs);
+	pthread_mutex_unlock(&nv_ev_lock);
+	event_fire(ev, status, cbs);
+	drain();
+	return CL_SUCCESS;
+}
+
+/* Commands are submitted as soon as they are ready: nothing to flush. */
+static cl_int nv_Flush(cl_command_queue q)
+{
+	return valid(q, NV_QUEUE) ? CL_SUCCESS : CL_INVALID_COMMAND_QUEUE;
+}
+
+/* Wait until the queue's deferred commands, and any it runs now, ended. */
+static cl_int nv_Finish(cl_command_queue q)
+{
+	if (!valid(q, NV_QUEUE))
+		return CL_INVALID_COMMAND_QUEUE;
+	pthread_mutex_lock(&nv_ev_lock);
+	while (q->head || q->active)
+		pthread_cond_wait(&nv_ev_cond, &nv_ev_lock);
+	pthread_mutex_unlock(&nv_ev_lock);
+	return CL_SUCCESS;
+}
+
+/*
+ * Markers and barriers: commands that do nothing. The queue's order does
+ * the rest: every queue, out-of-order ones too, runs its commands in the
+ * order they were enqueued.
+ */
 static cl_int nv_EnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n,
 					   const cl_event *list,
 					   cl_event *event)
@@ -1227,7 +1713,7 @@ static cl_int nv_EnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n,
 
 	if (err)
 		return err;
-	return cmd_end(&c, CL_COMMAND_MARKER, CL_COMPLETE, event);
+	return cmd_submit(&c, CL_COMMAND_MARKER, CL_FALSE, event);
 }
 
 static cl_int nv_EnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n,
@@ -1239,7 +1725,7 @@ static cl_int nv_EnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n,
 
 	if (err)
 		return err;
-	return cmd_end(&c, CL_COMMAND_BARRIER, CL_COMPLETE, event);
+	return cmd_submit(&c, CL_COMMAND_BARRIER, CL_FALSE, event);
 }
 
 static cl_int nv_EnqueueMarker(cl_command_queue q, cl_event *event)
@@ -1257,13 +1743,11 @@ static cl_int nv_EnqueueBarrier(cl_command_queue q)
 static cl_int nv_EnqueueWaitForEvents(cl_command_queue q, cl_uint n,
 				      const cl_event *list)
 {
-	bool failed;
-
 	if (!valid(q, NV_QUEUE))
 		return CL_INVALID_COMMAND_QUEUE;
 	if (!n || !list)
 		return CL_INVALID_VALUE;
-	return check_wait_list(q, n, list, &failed);
+	return nv_EnqueueBarrierWithWaitList(q, n, list, NULL);
 }
 
 /* ---- SVM ---- */
@@ -1372,14 +1856,12 @@ static cl_int nv_EnqueueSVMFree(cl_command_queue q, cl_uint n, void *ptrs[],
 	for (i = 0; i < n; i++)
 		if (!ptrs[i])
 			return CL_INVALID_VALUE;
-	if (!c.wait_failed) {
-		if (fn)
-			fn(q, n, ptrs, data);
-		else
-			for (i = 0; i < n; i++)
-				nv_SVMFree(q->ctx, ptrs[i]);
-	}
-	return cmd_end(&c, CL_COMMAND_SVM_FREE, CL_COMPLETE, event);
+	c.kind = NV_CMD_SVM_FREE;
+	c.u.free.n = n;
+	c.u.free.ptrs = ptrs;
+	c.u.free.fn = fn;
+	c.u.free.data = data;
+	return cmd_submit(&c, CL_COMMAND_SVM_FREE, CL_FALSE, event);
 }
 
 /*
@@ -1403,6 +1885,15 @@ static cl_int gpu_copy(cl_command_queue q, void *dst, const void *src,
 	return q_exec(q, &op, 1);
 }
 
+static void cmd_copy(struct nv_cmd *c, void *dst, const void *src,
+		     size_t size)
+{
+	c->kind = NV_CMD_COPY;
+	c->u.copy.dst = dst;
+	c->u.copy.src = src;
+	c->u.copy.size = size;
+}
+
 static bool overlap(const void *a, const void *b, size_t size)
 {
 	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
@@ -1416,7 +1907,7 @@ static cl_int nv_EnqueueSVMMemcpy(cl_command_queue q, cl_bool blocking,
 				  cl_event *event)
 {
 	struct nv_cmd c;
-	cl_int err = cmd_begin(&c, q, nw, wl), status = CL_COMPLETE;
+	cl_int err = cmd_begin(&c, q, nw, wl);
 
 	if (err)
 		return err;
@@ -1424,10 +1915,8 @@ static cl_int nv_EnqueueSVMMemcpy(cl_command_queue q, cl_bool blocking,
 		return CL_INVALID_VALUE;
 	if (overlap(dst, src, size))
 		return CL_MEM_COPY_OVERLAP;
-	if (!c.wait_failed)
-		status = gpu_copy(q, dst, src, size);
-	return cmd_end_blocking(&c, CL_COMMAND_SVM_MEMCPY, status, blocking,
-				event);
+	cmd_copy(&c, dst, src, size);
+	return cmd_submit(&c, CL_COMMAND_SVM_MEMCPY, blocking, event);
 }
 
 /*
@@ -1461,6 +1950,16 @@ static cl_int gpu_fill(cl_command_queue q, void *ptr, const void *pattern,
 	return q_exec(q, &op, 1);
 }
 
+static void cmd_fill(struct nv_cmd *c, void *ptr, const void *pattern,
+		     size_t psize, size_t size)
+{
+	c->kind = NV_CMD_FILL;
+	c->u.fill.ptr = ptr;
+	c->u.fill.pattern = pattern;
+	c->u.fill.psize = psize;
+	c->u.fill.size = size;
+}
+
 static bool fill_args_ok(const void *ptr, const void *pattern, size_t psize,
 			 size_t size)
 {
@@ -1476,15 +1975,14 @@ static cl_int nv_EnqueueSVMMemFill(cl_command_queue q, void *ptr,
 				   cl_event *event)
 {
 	struct nv_cmd c;
-	cl_int err = cmd_begin(&c, q, nw, wl), status = CL_COMPLETE;
+	cl_int err = cmd_begin(&c, q, nw, wl);
 
 	if (err)
 		return err;
 	if (!fill_args_ok(ptr, pattern, psize, size))
 		return CL_INVALID_VALUE;
-	if (!c.wait_failed)
-		status = gpu_fill(q, ptr, pattern, psize, size);
-	return cmd_end(&c, CL_COMMAND_SVM_MEMFILL, status, event);
+	cmd_fill(&c, ptr, pattern, psize, size);
+	return cmd_submit(&c, CL_COMMAND_SVM_MEMFILL, CL_FALSE, event);
 }
 
 static cl_int nv_EnqueueSVMMap(cl_command_queue q, cl_bool blocking,
@@ -1499,8 +1997,7 @@ static cl_int nv_EnqueueSVMMap(cl_command_queue q, cl_bool blocking,
 		return err;
 	if (!ptr || !size)
 		return CL_INVALID_VALUE;
-	return cmd_end_blocking(&c, CL_COMMAND_SVM_MAP, CL_COMPLETE, blocking,
-				event);
+	return cmd_submit(&c, CL_COMMAND_SVM_MAP, blocking, event);
 }
 
 static cl_int nv_EnqueueSVMUnmap(cl_command_queue q, void *ptr, cl_uint nw,
@@ -1513,7 +2010,7 @@ static cl_int nv_EnqueueSVMUnmap(cl_command_queue q, void *ptr, cl_uint nw,
 		return err;
 	if (!ptr)
 		return CL_INVALID_VALUE;
-	return cmd_end(&c, CL_COMMAND_SVM_UNMAP, CL_COMPLETE, event);
+	return cmd_submit(&c, CL_COMMAND_SVM_UNMAP, CL_FALSE, event);
 }
 
 /*
@@ -1543,6 +2040,28 @@ static void migrate_one(cl_command_queue q, const void *ptr, size_t size,
 			  NVSVM_MAP_FAULT | NVSVM_MAP_WRITE, NULL);
 }
 
+/* Size 0: from @p to the end of its clSVMAlloc allocation (if still one). */
+static void migrate_svm(cl_command_queue q, cl_uint n, const void **ptrs,
+			const size_t *sizes, bool to_host)
+{
+	struct nv_svm_alloc *a;
+	size_t size;
+	cl_uint i;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *p = ptrs[i];
+
+		size = sizes ? sizes[i] : 0;
+		if (!size) {
+			a = svm_find(q->ctx, p);
+			if (!a)
+				continue;
+			size = (uint8_t *)a->ptr + a->size - p;
+		}
+		migrate_one(q, p, size, to_host);
+	}
+}
+
 static cl_int nv_EnqueueSVMMigrateMem(cl_command_queue q, cl_uint n,
 				      const void **ptrs, const size_t *sizes,
 				      cl_mem_migration_flags flags, cl_uint nw,
@@ -1566,18 +2085,12 @@ static cl_int nv_EnqueueSVMMigrateMem(cl_command_queue q, cl_uint n,
 		if ((!sizes || !sizes[i]) && !svm_find(q->ctx, ptrs[i]))
 			return CL_INVALID_VALUE;
 	}
-	for (i = 0; i < n && !c.wait_failed; i++) {
-		const void *p = ptrs[i];
-		size_t size = sizes ? sizes[i] : 0;
-
-		if (!size) {
-			struct nv_svm_alloc *a = svm_find(q->ctx, p);
-
-			size = (uint8_t *)a->ptr + a->size - (const uint8_t *)p;
-		}
-		migrate_one(q, p, size, flags & CL_MIGRATE_MEM_OBJECT_HOST);
-	}
-	return cmd_end(&c, CL_COMMAND_SVM_MIGRATE_MEM, CL_COMPLETE, event);
+	c.kind = NV_CMD_MIGRATE;
+	c.u.migrate.n = n;
+	c.u.migrate.ptrs = ptrs;
+	c.u.migrate.sizes = sizes;
+	c.u.migrate.to_host = flags & CL_MIGRATE_MEM_OBJECT_HOST;
+	return cmd_submit(&c, CL_COMMAND_SVM_MIGRATE_MEM, CL_FALSE, event);
 }
 
 /* ---- Buffers ---- */
@@ -1764,7 +2277,7 @@ static cl_int nv_EnqueueReadBuffer(cl_command_queue q, cl_mem m,
 				   cl_event *event)
 {
 	struct nv_cmd c;
-	cl_int err = cmd_begin(&c, q, nw, wl), status = CL_COMPLETE;
+	cl_int err = cmd_begin(&c, q, nw, wl);
 
 	if (err)
 		return err;
@@ -1773,10 +2286,9 @@ static cl_int nv_EnqueueReadBuffer(cl_command_queue q, cl_mem m,
 		return err;
 	if (!ptr || !size)
 		return CL_INVALID_VALUE;
-	if (!c.wait_failed)
-		status = gpu_copy(q, ptr, (uint8_t *)m->data + off, size);
-	return cmd_end_blocking(&c, CL_COMMAND_READ_BUFFER, status, blocking,
-				event);
+	cmd_copy(&c, ptr, (uint8_t *)m->data + off, size);
+	c.mems[0] = m;
+	return cmd_submit(&c, CL_COMMAND_READ_BUFFER, blocking, event);
 }
 
 static cl_int nv_EnqueueWriteBuffer(cl_command_queue q, cl_mem m,
@@ -1785,7 +2297,7 @@ static cl_int nv_EnqueueWriteBuffer(cl_command_queue q, cl_mem m,
 				    const cl_event *wl, cl_event *event)
 {
 	struct nv_cmd c;
-	cl_int err = cmd_begin(&c, q, nw, wl), status = CL_COMPLETE;
+	cl_int err = cmd_begin(&c, q, nw, wl);
 
 	if (err)
 		return err;
@@ -1794,10 +2306,9 @@ static cl_int nv_EnqueueWriteBuffer(cl_command_queue q, cl_mem m,
 		return err;
 	if (!ptr || !size)
 		return CL_INVALID_VALUE;
-	if (!c.wait_failed)
-		status = gpu_copy(q, (uint8_t *)m->data + off, ptr, size);
-	return cmd_end_blocking(&c, CL_COMMAND_WRITE_BUFFER, status, blocking,
-				event);
+	cmd_copy(&c, (uint8_t *)m->data + off, ptr, size);
+	c.mems[0] = m;
+	return cmd_submit(&c, CL_COMMAND_WRITE_BUFFER, blocking, event);
 }
 
 static cl_int nv_EnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
@@ -1806,7 +2317,7 @@ static cl_int nv_EnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
 				   cl_event *event)
 {
 	struct nv_cmd c;
-	cl_int err = cmd_begin(&c, q, nw, wl), status = CL_COMPLETE;
+	cl_int err = cmd_begin(&c, q, nw, wl);
 
 	if (err)
 		return err;
@@ -1820,10 +2331,11 @@ static cl_int nv_EnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
 	if (src == dst && overlap((uint8_t *)src->data + soff,
 				  (uint8_t *)dst->data + doff, size))
 		return CL_MEM_COPY_OVERLAP;
-	if (!c.wait_failed)
-		status = gpu_copy(q, (uint8_t *)dst->data + doff,
-				  (uint8_t *)src->data + soff, size);
-	return cmd_end(&c, CL_COMMAND_COPY_BUFFER, status, event);
+	cmd_copy(&c, (uint8_t *)dst->data + doff, (uint8_t *)src->data + soff,
+		 size);
+	c.mems[0] = src;
+	c.mems[1] = dst;
+	return cmd_submit(&c, CL_COMMAND_COPY_BUFFER, CL_FALSE, event);
 }
 
 static cl_int nv_EnqueueFillBuffer(cl_command_queue q, cl_mem m,
@@ -1832,7 +2344,7 @@ static cl_int nv_EnqueueFillBuffer(cl_command_queue q, cl_mem m,
 				   const cl_event *wl, cl_event *event)
 {
 	struct nv_cmd c;
-	cl_int err = cmd_begin(&c, q, nw, wl), status = CL_COMPLETE;
+	cl_int err = cmd_begin(&c, q, nw, wl);
 
 	if (err)
 		return err;
@@ -1842,10 +2354,9 @@ static cl_int nv_EnqueueFillBuffer(cl_command_queue q, cl_mem m,
 	if (!fill_args_ok((uint8_t *)m->data + off, pattern, psize, size) ||
 	    off % psize)
 		return CL_INVALID_VALUE;
-	if (!c.wait_failed)
-		status = gpu_fill(q, (uint8_t *)m->data + off, pattern, psize,
-				  size);
-	return cmd_end(&c, CL_COMMAND_FILL_BUFFER, status, event);
+	cmd_fill(&c, (uint8_t *)m->data + off, pattern, psize, size);
+	c.mems[0] = m;
+	return cmd_submit(&c, CL_COMMAND_FILL_BUFFER, CL_FALSE, event);
 }
 
 static void *nv_EnqueueMapBuffer(cl_command_queue q, cl_mem m,
@@ -1862,9 +2373,10 @@ static void *nv_EnqueueMapBuffer(cl_command_queue q, cl_mem m,
 		err = check_buffer(q, m, off, size);
 	if (!err && !size)
 		err = CL_INVALID_VALUE;
-	if (!err)
-		err = cmd_end_blocking(&c, CL_COMMAND_MAP_BUFFER, CL_COMPLETE,
-				       blocking, event);
+	if (!err) {
+		c.mems[0] = m;
+		err = cmd_submit(&c, CL_COMMAND_MAP_BUFFER, blocking, event);
+	}
 	if (err)
 		return fail(errcode_ret, err);
 	__atomic_add_fetch(&m->maps, 1, __ATOMIC_RELAXED);
@@ -1888,7 +2400,8 @@ static cl_int nv_EnqueueUnmapMemObject(cl_command_queue q, cl_mem m,
 	    (uint8_t *)ptr >= (uint8_t *)m->data + m->size || m->maps <= 0)
 		return CL_INVALID_VALUE;
 	__atomic_sub_fetch(&m->maps, 1, __ATOMIC_RELAXED);
-	return cmd_end(&c, CL_COMMAND_UNMAP_MEM_OBJECT, CL_COMPLETE, event);
+	c.mems[0] = m;
+	return cmd_submit(&c, CL_COMMAND_UNMAP_MEM_OBJECT, CL_FALSE, event);
 }
 
 static cl_int nv_EnqueueMigrateMemObjects(cl_command_queue q, cl_uint n,
@@ -1910,10 +2423,11 @@ static cl_int nv_EnqueueMigrateMemObjects(cl_command_queue q, cl_uint n,
 		if (err)
 			return err;
 	}
-	for (i = 0; i < n && !c.wait_failed; i++)
-		migrate_one(q, mems[i]->data, mems[i]->size,
-			    flags & CL_MIGRATE_MEM_OBJECT_HOST);
-	return cmd_end(&c, CL_COMMAND_MIGRATE_MEM_OBJECTS, CL_COMPLETE, event);
+	c.kind = NV_CMD_MIGRATE_MEMS;
+	c.u.migrate.n = n;
+	c.u.migrate.mems = mems;
+	c.u.migrate.to_host = flags & CL_MIGRATE_MEM_OBJECT_HOST;
+	return cmd_submit(&c, CL_COMMAND_MIGRATE_MEM_OBJECTS, CL_FALSE, event);
 }
 
 /* ---- Programs: built-in kernels only ---- */
@@ -2360,6 +2874,7 @@ static cl_int nv_SetKernelArg(cl_kernel k, cl_uint index, size_t size,
 		if (m && (!valid(m, NV_MEM) || m->ctx != k->prog->ctx))
 			return CL_INVALID_MEM_OBJECT;
 		k->args[index].value = m ? nvsvm_ptr(m->data) : 0;
+		k->args[index].mem = m;
 	} else {
 		size_t want = a->kind == NV_ARG_UINT ? sizeof(cl_uint) :
 						       sizeof(cl_ulong);
@@ -2388,6 +2903,7 @@ static cl_int nv_SetKernelArgSVMPointer(cl_kernel k, cl_uint index,
 	if (!is_ptr(&k->bi->args[index]))
 		return CL_INVALID_ARG_VALUE;
 	k->args[index].value = nvsvm_ptr(value);
+	k->args[index].mem = NULL;
 	k->args[index].set = true;
 	return CL_SUCCESS;
 }
@@ -2498,15 +3014,15 @@ static cl_int nv_GetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
  * (sum's result, chase's count, atomic add's old values), a second
  * program whose WRITE stores it where the kernel was told, by the GPU.
  */
-static cl_int run_builtin(cl_command_queue q, cl_kernel k, size_t items)
+static cl_int run_builtin(cl_command_queue q, const struct nv_builtin *bi,
+			  const struct nv_arg *a, size_t items)
 {
-	const struct nv_arg *a = k->args;
 	struct nvsvm_op one, *ops;
 	uint64_t out_ptr = 0;
 	cl_int status;
 	size_t i, n = 1;
 
-	switch (k->bi - builtins) {
+	switch (bi - builtins) {
 	case 0:	/* fill(dst, bytes, pattern) */
 		one = nvsvm_op_fill(a[0].value, a[1].value, a[2].value);
 		return q_exec(q, &one, 1);
@@ -2587,7 +3103,7 @@ static cl_int nv_EnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
 				      cl_event *event)
 {
 	struct nv_cmd c;
-	cl_int err = cmd_begin(&c, q, nw, wl), status = CL_COMPLETE;
+	cl_int err = cmd_begin(&c, q, nw, wl);
 	size_t items = 1;
 	cl_uint i;
 
@@ -2617,9 +3133,11 @@ static cl_int nv_EnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
 	err = check_builtin_args(k);
 	if (err)
 		return err;
-	if (!c.wait_failed)
-		status = run_builtin(q, k, items);
-	return cmd_end(&c, CL_COMMAND_NDRANGE_KERNEL, status, event);
+	c.kind = NV_CMD_KERNEL;
+	c.u.kernel.bi = k->bi;
+	c.u.kernel.args = k->args;
+	c.u.kernel.items = items;
+	return cmd_submit(&c, CL_COMMAND_NDRANGE_KERNEL, CL_FALSE, event);
 }
 
 static cl_int nv_EnqueueTask(cl_command_queue q, cl_kernel k, cl_uint nw,
@@ -2629,6 +3147,45 @@ static cl_int nv_EnqueueTask(cl_command_queue q, cl_kernel k, cl_uint nw,
 
 	return nv_EnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, nw, wl,
 				       event);
+}
+
+/* Run the command @c describes (at enqueue, or deferred by drain()). */
+static cl_int cmd_run(struct nv_cmd *c)
+{
+	cl_command_queue q = c->q;
+	cl_uint i;
+
+	switch (c->kind) {
+	case NV_CMD_COPY:
+		return gpu_copy(q, c->u.copy.dst, c->u.copy.src,
+				c->u.copy.size);
+	case NV_CMD_FILL:
+		return gpu_fill(q, c->u.fill.ptr, c->u.fill.pattern,
+				c->u.fill.psize, c->u.fill.size);
+	case NV_CMD_MIGRATE:
+		migrate_svm(q, c->u.migrate.n, c->u.migrate.ptrs,
+			    c->u.migrate.sizes, c->u.migrate.to_host);
+		return CL_COMPLETE;
+	case NV_CMD_MIGRATE_MEMS:
+		for (i = 0; i < c->u.migrate.n; i++)
+			migrate_one(q, c->u.migrate.mems[i]->data,
+				    c->u.migrate.mems[i]->size,
+				    c->u.migrate.to_host);
+		return CL_COMPLETE;
+	case NV_CMD_SVM_FREE:
+		if (c->u.free.fn)
+			c->u.free.fn(q, c->u.free.n, c->u.free.ptrs,
+				     c->u.free.data);
+		else
+			for (i = 0; i < c->u.free.n; i++)
+				nv_SVMFree(q->ctx, c->u.free.ptrs[i]);
+		return CL_COMPLETE;
+	case NV_CMD_KERNEL:
+		return run_builtin(q, c->u.kernel.bi, c->u.kernel.args,
+				   c->u.kernel.items);
+	default:
+		return CL_COMPLETE;
+	}
 }
 
 /* ---- What this device does not have ---- */
@@ -2704,14 +3261,6 @@ static cl_mem nv_CreatePipe(cl_context ctx, cl_mem_flags flags, cl_uint psize,
 			    cl_int *errcode_ret)
 {
 	(void)ctx; (void)flags; (void)psize; (void)max; (void)props;
-	return fail(errcode_ret, CL_INVALID_OPERATION);
-}
-
-static cl_event nv_CreateUserEvent(cl_context ctx, cl_int *errcode_ret)
-{
-	/* Commands run when enqueued: nothing could wait for a user event. */
-	if (!valid(ctx, NV_CONTEXT))
-		return fail(errcode_ret, CL_INVALID_CONTEXT);
 	return fail(errcode_ret, CL_INVALID_OPERATION);
 }
 
@@ -2827,6 +3376,7 @@ static void nv_dispatch_init(void)
 	t->clWaitForEvents = nv_WaitForEvents;
 	t->clGetEventInfo = nv_GetEventInfo;
 	t->clCreateUserEvent = nv_CreateUserEvent;
+	t->clSetUserEventStatus = nv_SetUserEventStatus;
 	t->clRetainEvent = nv_RetainEvent;
 	t->clReleaseEvent = nv_ReleaseEvent;
 	t->clSetEventCallback = nv_SetEventCallback;

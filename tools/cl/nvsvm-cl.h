@@ -89,6 +89,8 @@ struct _cl_context {
 	struct nv_win_buf *win;		/* window buffers, by address */
 };
 
+struct nv_cmd;
+
 struct _cl_command_queue {
 	struct nv_obj obj;
 	cl_context ctx;
@@ -96,6 +98,11 @@ struct _cl_command_queue {
 	cl_command_queue_properties props;
 	pthread_mutex_t lock;		/* chan */
 	uint32_t chan;			/* 0: none (error state, re-created) */
+	/* Under nvsvm-cl.c's nv_ev_lock: */
+	struct nv_cmd *head, *tail;	/* deferred commands, in order */
+	cl_command_queue next_blocked;	/* in the list of queues with some */
+	unsigned int active;		/* commands running at enqueue now */
+	bool busy;			/* its head is running */
 };
 
 struct nv_destructor {
@@ -144,6 +151,7 @@ struct nv_builtin {
 struct nv_arg {
 	bool set;
 	uint64_t value;			/* pointer or scalar */
+	cl_mem mem;			/* the buffer, set with clSetKernelArg */
 };
 
 struct _cl_kernel {
@@ -153,13 +161,23 @@ struct _cl_kernel {
 	struct nv_arg args[NV_MAX_ARGS];
 };
 
+/* A clSetEventCallback not called yet. */
+struct nv_event_cb {
+	struct nv_event_cb *next;
+	void (CL_CALLBACK *fn)(cl_event, cl_int, void *);
+	void *data;
+	cl_int type;			/* CL_SUBMITTED, CL_RUNNING, CL_COMPLETE */
+};
+
 struct _cl_event {
 	struct nv_obj obj;
 	cl_context ctx;
 	cl_command_queue queue;		/* NULL for a user event */
 	cl_command_type type;
+	/* Under nv_ev_lock while the event is not final: */
 	cl_int status;
 	cl_ulong t_queued, t_submit, t_start, t_end;
+	struct nv_event_cb *cbs;	/* in the order of registration */
 };
 
 #endif /* _NVSVM_CL_H */
