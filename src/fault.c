@@ -142,6 +142,8 @@ struct nvsvm_fault_suspect {
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
  * @valid: prefetch: the pages of the block valid on the GPU
+ * @fill: prefetch: the pages it added around a write fault, faulted in for
+ *	writing where the CPU has no page (&nvsvm_range_req.fill)
  * @dense: prefetch: per page of the block, prefix count of the pages
  *	faulted or mapped before it
  */
@@ -154,6 +156,7 @@ struct nvsvm_fault_batch {
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
 	DECLARE_BITMAP(valid, NVSVM_RANGE_MAX_PAGES);
+	DECLARE_BITMAP(fill, NVSVM_RANGE_MAX_PAGES);
 	u16 dense[NVSVM_RANGE_MAX_PAGES + 1];
 };
 
@@ -253,6 +256,7 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
 	unsigned int i;
 
 	memset(b->req, 0, sizeof(b->req));
+	bitmap_zero(b->fill, NVSVM_RANGE_MAX_PAGES);
 	for (i = last; i-- > first;)
 		b->req[(b->e[i].f.addr - block) >> PAGE_SHIFT] =
 			nvsvm_fault_hmm_flags(b->e[i].f.access);
@@ -270,10 +274,14 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
  * file page or replaces the zero page; only the faults' own pages are
  * faulted for writing. Around read faults, the pages it adds are faulted
  * in for reading (a page the CPU never touched maps the zero page).
- * Around a write fault they are only looked up: one the CPU has is mapped
- * as the CPU maps it, one it does not have is left alone. A first-touch
- * write storm would otherwise map the zero page read-only ahead of its
- * writes, and each write would then replace it through an invalidate.
+ * Around a write fault they are looked up: one the CPU has is mapped as
+ * the CPU maps it; one it does not have at all is faulted in for writing
+ * only where that gives a fresh zeroed page and nothing else (a private
+ * anonymous writable VMA, nvsvm_mirror_fill()), as a first CPU write
+ * there would, and is left alone elsewhere. A first-touch write storm
+ * then takes about one fault per doubling, not one per page, and never
+ * maps the zero page read-only ahead of its writes (each write would
+ * replace it through an invalidate).
  * If hmm still fails on the range, the caller serves the faults alone, so
  * a prefetch never cancels anything.
  *
@@ -326,8 +334,11 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	 */
 	for (i = (glo - block) >> PAGE_SHIFT; i < (ghi - block) >> PAGE_SHIFT;
 	     i++)
-		if (!b->req[i] && b->dense[i + 1] == b->dense[i])
+		if (!b->req[i] && b->dense[i + 1] == b->dense[i]) {
 			b->req[i] = ask;
+			if (!ask)
+				__set_bit(i, b->fill);
+		}
 	*start = glo;
 	*end = ghi;
 	return true;
@@ -399,6 +410,7 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		.base = block,
 		.pfns = b->pfns,
 		.req = b->req,
+		.fill = b->fill,
 		/* Where the CPU maps a THP, map its whole block at once. */
 		.grow_thp = nvsvm_svmm_managed(svmm, block,
 					       block + NVSVM_RANGE_MAX_BYTES),

@@ -13,6 +13,7 @@
 #include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/hmm.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
@@ -727,6 +728,99 @@ static int nvsvm_mirror_uffd_check(struct nvsvm_range_req *req,
 	return 0;
 }
 
+/*
+ * May a write fault at @addr of @vma give a page the CPU never had, and
+ * nothing else? Only in a private anonymous writable VMA: there a write
+ * to a missing page allocates a zeroed page of the process, as the CPU's
+ * own first write would. In a file mapping it would make a private copy
+ * of a file page (or dirty a shared one); a VMA userfaultfd watches is
+ * never faulted at all (nvsvm_mirror_uffd()).
+ */
+static bool nvsvm_mirror_fillable(struct vm_area_struct *vma, u64 addr)
+{
+	return vma && addr >= vma->vm_start && addr < vma->vm_end &&
+	       vma_is_anonymous(vma) && (vma->vm_flags & VM_WRITE) &&
+	       !(vma->vm_flags & VM_SHARED) && !userfaultfd_armed(vma);
+}
+
+/*
+ * Room for @pages more pages of @mm, well clear of every limit? Filled
+ * pages are a prefetch: one that brought a memory cgroup (or the system)
+ * to reclaim or to an OOM kill for pages nobody asked for would be a
+ * regression, so a fill needs its size twice over plus a 2 MiB block of
+ * headroom below memory.max of the mm's group and each ancestor, and
+ * twice its size plus 1/64 of RAM available in the system.
+ */
+static bool nvsvm_mirror_fill_room(struct mm_struct *mm, unsigned long pages)
+{
+	unsigned long want = 2 * pages + (SZ_2M >> PAGE_SHIFT);
+	bool room = si_mem_available() >= 2 * pages + (totalram_pages() >> 6);
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg = get_mem_cgroup_from_mm(mm), *m;
+
+	for (m = memcg; m && room; m = parent_mem_cgroup(m))
+		room = page_counter_read(&m->memory) + want <=
+		       READ_ONCE(m->memory.max);
+	mem_cgroup_put(memcg);
+#endif
+	return room;
+}
+
+/*
+ * After the snapshot of @range: fault in for writing each page of
+ * req->fill that the CPU does not map, where nvsvm_mirror_fillable(). A
+ * first-touch write storm then needs about one fault per doubling of the
+ * prefetch instead of one per page. Pages the CPU maps are left as the
+ * snapshot found them: copy-on-write, the zero page and file pages stay.
+ * Each run of such pages is its own hmm_range_fault() call, with the
+ * snapshot's notifier sequence: a change since (fork write-protects,
+ * munmap, migration) is -EBUSY and the caller starts over; the mmap lock
+ * held since the snapshot keeps the VMAs. A page the CPU maps in between
+ * (a read maps the zero page) is replaced by a zeroed page of its own,
+ * which reads the same. A run without room (nvsvm_mirror_fill_room()) or
+ * that cannot be had is left unmapped on the GPU: it was only a prefetch.
+ *
+ * Return: 0 or -EBUSY.
+ */
+static int nvsvm_mirror_fill(struct mm_struct *mm, struct nvsvm_range_req *req,
+			     const struct hmm_range *snap, unsigned long first,
+			     unsigned long last)
+{
+	struct vm_area_struct *vma = NULL;
+	struct hmm_range run = *snap;
+	unsigned long i, j;
+	u64 addr;
+	int ret;
+
+	run.default_flags = HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE;
+	run.pfn_flags_mask = 0;
+	for (i = first; i < last; i = j) {
+		j = i + 1;
+		addr = req->base + (i << PAGE_SHIFT);
+		if (!test_bit(i, req->fill) || (req->pfns[i] & HMM_PFN_VALID))
+			continue;
+		if (!vma || addr >= vma->vm_end)
+			vma = vma_lookup(mm, addr);
+		if (!nvsvm_mirror_fillable(vma, addr))
+			continue;
+		while (j < last && test_bit(j, req->fill) &&
+		       !(req->pfns[j] & HMM_PFN_VALID) &&
+		       req->base + (j << PAGE_SHIFT) < vma->vm_end)
+			j++;
+		if (!nvsvm_mirror_fill_room(mm, j - i))
+			continue;
+		run.start = addr;
+		run.end = req->base + (j << PAGE_SHIFT);
+		run.hmm_pfns = &req->pfns[i];
+		ret = hmm_range_fault(&run);
+		if (ret == -EBUSY)
+			return ret;
+		if (ret)
+			memset(&req->pfns[i], 0, (j - i) * sizeof(req->pfns[0]));
+	}
+	return 0;
+}
+
 /**
  * nvsvm_mirror_range() - fault in and map one range
  * @svmm: area; the caller holds @svmm->use for read, checked it is not
@@ -768,7 +862,8 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		range.notifier_seq = mmu_interval_read_begin(range.notifier);
 		t0 = local_clock();
 		mmap_read_lock(svmm->mm);
-		uffd = (req->req || req->default_flags & HMM_PFN_REQ_FAULT) &&
+		uffd = (req->req || req->fill ||
+			req->default_flags & HMM_PFN_REQ_FAULT) &&
 		       nvsvm_mirror_uffd(svmm->mm, req->start, req->end);
 		range.default_flags = uffd ? 0 : req->default_flags;
 		range.pfn_flags_mask = uffd || !req->req ? 0 :
@@ -776,6 +871,9 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		ret = hmm_range_fault(&range);
 		if (!ret && uffd)
 			ret = nvsvm_mirror_uffd_check(req, first, last);
+		else if (!ret && req->fill)
+			ret = nvsvm_mirror_fill(svmm->mm, req, &range, first,
+						last);
 		if (!ret)
 			ret = nvsvm_dmem_hmm_fixup(svmm->ndev, &range,
 						   req->req ? &req->req[first] :

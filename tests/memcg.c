@@ -416,6 +416,81 @@ TEST(fault_over_limit)
 	cg_leave();
 }
 
+/* Pages [@from, @to) of the 2 MiB block @p resident (@in) or not. */
+static int resident(void *p, unsigned int from, unsigned int to, int in)
+{
+	unsigned char v[BLOCK / PAGE];
+	unsigned int i;
+
+	CHK_SYS(mincore(p, BLOCK, v));
+	for (i = from; i < to; i++)
+		if (!(v[i] & 1) != !in)
+			KTAP_FAIL_MSG("page %u %s resident", i, in ? "not" : "");
+	return KTAP_PASS;
+}
+
+/*
+ * A GPU write that makes a block dense fills the block's untouched private
+ * anonymous pages (tests/prefetch.c) only with room to spare below
+ * memory.max: with 1 MiB of room, the write completes, the 211 pages above
+ * it stay absent and nobody is OOM killed. With the limit lifted, the next
+ * write fills them.
+ */
+TEST(fill_needs_room)
+{
+	const unsigned int dense = 300, pages = BLOCK / PAGE;
+	uint64_t kills0, kills1, mapped = 0;
+	unsigned int old, i;
+	int maxfd, ret;
+	char max[32], *p;
+	struct fx f;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	CG_ENTER("max");
+	p = sparse(1);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < dense; i++)
+		p[i * PAGE] = 1;
+	FX_OPEN(&f);
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(p), dense * PAGE, 0, &mapped));
+	ASSERT_EQ(dense, mapped);
+	maxfd = cg_open_max();
+	ASSERT_LE(0, (long)(maxfd)) {
+		TH_LOG("%s", strerror(errno));
+	}
+	ret = set_param("/sys/module/nvsvm/parameters/prefetch_threshold", 51,
+			&old);
+	if (ret)
+		SKIP(return, "prefetch_threshold: %s", strerror(-ret));
+	kills0 = cg_field("memory.events", "oom_kill");
+	snprintf(max, sizeof(max), "%llu",
+		 (unsigned long long)(cg_current() + MiB));
+	ASSERT_LE(0, (long)(write(maxfd, max, strlen(max)))) {
+		TH_LOG("%s", strerror(errno));
+	}
+	ret = gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(p + dense * PAGE), 7),
+		      NULL);
+	ASSERT_LE(0, (long)(write(maxfd, "max", 3))) {
+		TH_LOG("%s", strerror(errno));
+	}
+	close(maxfd);
+	kills1 = cg_field("memory.events", "oom_kill");
+	if (ret == KTAP_PASS)
+		ret = resident(p, dense + 1, pages, 0);
+	if (ret == KTAP_PASS)
+		ret = gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(p + (dense + 1) *
+							   PAGE), 8), NULL);
+	set_param("/sys/module/nvsvm/parameters/prefetch_threshold", old,
+		  NULL);
+	ASSERT_PASS(ret);
+	ASSERT_EQ(kills0, kills1);
+	ASSERT_EQ(7, p[dense * PAGE]);
+	ASSERT_EQ(8, p[(dense + 1) * PAGE]);
+	ASSERT_PASS(resident(p, 0, pages, 1));
+	close(f.fd);
+	cg_leave();
+}
+
 int main(int argc, char **argv)
 {
 	return test_harness_main(argc, argv, 0);

@@ -6,9 +6,11 @@
  * the CPU wrote); without it (0), one fault per page. A prefetch that meets
  * a page that cannot be had (another VMA, a file's end) stops there and
  * cancels nothing; it never grows into the unmanaged window; the pages it
- * adds get the permission the CPU already grants and are never faulted for
- * writing (copy-on-write kept, shared file pages and the zero page left
- * alone: pagemap shows it). Needs root (the module parameter, debugfs
+ * adds get the permission the CPU already grants, and only those the CPU
+ * has no page for at all, in a private anonymous writable VMA, are faulted
+ * for writing (a fresh zeroed page, as the CPU's first write would give):
+ * copy-on-write kept, file pages, the zero page and read-only VMAs left
+ * alone (pagemap shows it). Needs root (the module parameter, debugfs
  * counters, pagemap pfns).
  *
  * Cases: TEST(), each opening the device after its own set-up (memory, a
@@ -36,6 +38,7 @@
 #define PM_PFN		((1ULL << 55) - 1)
 #define PM_SOFT_DIRTY	(1ULL << 55)
 #define PM_EXCLUSIVE	(1ULL << 56)
+#define PM_FILE		(1ULL << 61)
 #define PM_PRESENT	(1ULL << 63)
 
 /* Set the threshold; the old value in *@old. */
@@ -121,21 +124,6 @@ static int storm(unsigned int threshold, enum storm_kind kind, uint64_t *d)
 /* The storm cases open the device themselves, after the threshold. */
 FIXTURE_EMPTY(storm)
 
-/*
- * Never-touched memory: the prefetched neighbours get what a CPU read
- * gives (the zero page, read-only), so the FILL still faults once per page
- * for writing; what counts is that every word is right.
- */
-TEST_F_TIMEOUT(storm, storm_prefetch_on, 150)
-{
-	uint64_t d[NSTATS];
-
-	ASSERT_PASS(storm(51, STORM_FILL, d));
-	ASSERT_TRUE(d[2] > 0) {
-		TH_LOG("no range grew");
-	}
-}
-
 /* Density doubling per fault: about 10 faults per 2 MiB block. */
 static int few_faults(const uint64_t *d)
 {
@@ -143,6 +131,19 @@ static int few_faults(const uint64_t *d)
 	CHK_TRUE(d[0] * 16 < STORM / PAGE, "%llu faults for %llu pages",
 		 (unsigned long long)d[0], STORM / PAGE);
 	return KTAP_PASS;
+}
+
+/*
+ * Never-touched private anonymous memory: the prefetch around each write
+ * fills the pages ahead with fresh pages, mapped writable, so the FILL
+ * takes few faults too.
+ */
+TEST_F_TIMEOUT(storm, storm_prefetch_on, 150)
+{
+	uint64_t d[NSTATS];
+
+	ASSERT_PASS(storm(51, STORM_FILL, d));
+	ASSERT_PASS(few_faults(d));
 }
 
 /* Memory the CPU wrote: the neighbours come writable, few faults. */
@@ -722,6 +723,137 @@ TEST(prot_read_neighbour)
 	ASSERT_PASS(gpu_fault(&f, nvsvm_op_write(nvsvm_ptr(&p[100 * WORDS]), 1),
 			      nvsvm_ptr(&p[100 * WORDS]), NVSVM_ACCESS_WRITE));
 	ASSERT_EQ(0x7000 + 100, p[100 * WORDS]);
+}
+
+/* Pages [@from, @to) of the block: each @what, per pagemap's @e. */
+static int pages_are(const uint64_t *e, unsigned int from, unsigned int to,
+		     int (*ok)(uint64_t), const char *what)
+{
+	unsigned int i, bad = 0, first = 0;
+
+	for (i = from; i < to; i++)
+		if (!ok(e[i]) && !bad++)
+			first = i;
+	if (bad)
+		KTAP_FAIL_MSG("%u of pages %u..%u not %s (first: page %u, pagemap %#llx)",
+			      bad, from, to - 1, what, first,
+			      (unsigned long long)e[first]);
+	return KTAP_PASS;
+}
+
+static int own_page(uint64_t e)
+{
+	return (e & PM_PRESENT) && (e & PM_EXCLUSIVE) && !(e & PM_FILE);
+}
+
+static int absent(uint64_t e)
+{
+	return !(e & PM_PRESENT);
+}
+
+/* Not a private anonymous copy: absent, or the file's own page. */
+static int no_anon_copy(uint64_t e)
+{
+	return !(e & PM_PRESENT) || (e & PM_FILE);
+}
+
+/*
+ * A private anonymous block the CPU wrote below DENSE_AT and never touched
+ * above. The GPU write that makes it dense fills the rest: each page is
+ * the process's own zeroed page, mapped writable on the GPU, so a GPU
+ * write there takes no fault, and the CPU reads zeroes and what the GPU
+ * wrote.
+ */
+TEST(fill_fresh_anon)
+{
+	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	uint64_t e[BPAGES], before[NSTATS], after[NSTATS];
+	unsigned int i;
+	struct fx f;
+
+	ASSERT_PASS(block_init(p, 0xe000));
+	ASSERT_LE(0, (long)(madvise((void *)&p[DENSE_AT * WORDS],
+				    (BPAGES - DENSE_AT) * PAGE,
+				    MADV_DONTNEED))) {
+		TH_LOG("%s", strerror(errno));
+	}
+	ASSERT_PASS(pagemap(p, BPAGES, e));
+	ASSERT_PASS(pages_are(e, DENSE_AT, BPAGES, absent, "absent"));
+	FX_OPEN(&f);
+	ASSERT_PASS(map_then_write(&f, p, 0xabc));
+	ASSERT_PASS(pagemap(p, BPAGES, e));
+	ASSERT_PASS(pages_are(e, 0, BPAGES, own_page, "the process's own"));
+	ASSERT_PASS(query_expect(&f, (void *)p, BPAGES,
+				 NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
+				 NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE));
+	ASSERT_EQ(0, stats(before));
+	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&p[500 * WORDS]),
+					       0x501), NULL));
+	ASSERT_EQ(0, stats(after));
+	ASSERT_EQ(before[0], after[0]);
+	ASSERT_EQ(0x501, p[500 * WORDS]);
+	p[500 * WORDS] = 0;
+	ASSERT_EQ(0xabc, p[DENSE_AT * WORDS]);
+	p[DENSE_AT * WORDS] = 0;
+	for (i = 0; i < DENSE_AT; i++)
+		ASSERT_EQ(0xe000 + i, p[i * WORDS]);
+	ASSERT_PASS(cpu_check(&p[DENSE_AT * WORDS],
+			      (BPAGES - DENSE_AT) * WORDS, 0));
+}
+
+/*
+ * A private file mapping the CPU read below DENSE_AT: the GPU write there
+ * gives that page a private copy, and nothing else. The pages above were
+ * never touched and stay the file's: a later write to the file shows
+ * through the mapping, which a private copy made ahead would hide.
+ */
+TEST(fill_not_private_file)
+{
+	volatile uint64_t *p;
+	uint64_t e[BPAGES], v = 0x5eed;
+	unsigned int i;
+	struct fx f;
+	int fd;
+
+	ASSERT_PASS(tmp_file(BPAGES, 0x9000, &fd));
+	p = aligned_map(BLOCK, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd);
+	ASSERT_TRUE(p && (void *)p != MAP_FAILED);
+	for (i = 0; i < DENSE_AT; i++)
+		ASSERT_EQ(0x9000 + i, p[i * WORDS]);
+	FX_OPEN(&f);
+	ASSERT_PASS(map_then_write(&f, p, 0xabc));
+	ASSERT_PASS(pagemap(p, BPAGES, e));
+	ASSERT_PASS(pages_are(e, DENSE_AT + 1, BPAGES, no_anon_copy,
+			      "the file's"));
+	ASSERT_EQ(8, pwrite(fd, &v, 8, 400 * PAGE));
+	ASSERT_EQ(v, p[400 * WORDS]);
+	ASSERT_EQ(0x9000 + 401, p[401 * WORDS]);
+}
+
+/*
+ * Shared anonymous memory (shmem underneath) the CPU wrote below DENSE_AT:
+ * the pages above stay absent, as in any file: a page there would be
+ * shared with every process mapping it.
+ */
+TEST(fill_not_shared_anon)
+{
+	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
+					   MAP_SHARED | MAP_ANONYMOUS, -1);
+	uint64_t e[BPAGES];
+	unsigned int i;
+	struct fx f;
+
+	ASSERT_TRUE(p && (void *)p != MAP_FAILED);
+	for (i = 0; i < DENSE_AT; i++)
+		p[i * WORDS] = 0x4000 + i;
+	FX_OPEN(&f);
+	ASSERT_PASS(map_then_write(&f, p, 0xabc));
+	ASSERT_PASS(pagemap(p, BPAGES, e));
+	ASSERT_PASS(pages_are(e, DENSE_AT + 1, BPAGES, absent, "absent"));
+	ASSERT_PASS(query_expect(&f, (void *)&p[(DENSE_AT + 1) * WORDS],
+				 BPAGES - DENSE_AT - 1, NVSVM_QUERY_VALID, 0));
+	ASSERT_EQ(0xabc, p[DENSE_AT * WORDS]);
 }
 
 int main(int argc, char **argv)

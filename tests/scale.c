@@ -238,8 +238,9 @@ TEST_F(chan, write_storm_fresh)
  * One warp writes never-touched pages in order: after a few pages the
  * region around its fault is dense, and a prefetch that faulted the
  * pages ahead of it in for reading would map the zero page read-only
- * there, to be upgraded through an invalidate at the next write. Each
- * page takes one write fault, and nothing is invalidated.
+ * there, to be upgraded through an invalidate at the next write. The
+ * prefetch fills them for writing instead (private anonymous memory):
+ * about one fault per doubling, and nothing is invalidated.
  */
 TEST_F(chan, write_fill_no_upgrade)
 {
@@ -262,7 +263,10 @@ TEST_F(chan, write_fill_no_upgrade)
 	       pages, (unsigned long long)d[S_FAULTS],
 	       (unsigned long long)d[S_INVALS]);
 	ASSERT_EQ(0, d[S_INVALS]);
-	ASSERT_EQ(pages, d[S_FAULTS]);
+	ASSERT_TRUE(d[S_FAULTS] >= 1 && d[S_FAULTS] <= pages / 2) {
+		TH_LOG("%llu faults for %u pages",
+		       (unsigned long long)d[S_FAULTS], pages);
+	}
 	munmap(buf, pages * PAGE);
 }
 
