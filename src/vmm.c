@@ -5,13 +5,17 @@
  * The software tree mirrors the hardware one: each table has memory the
  * GPU reads (streaming-mapped, synced after every CPU write of an entry,
  * charged to the owner's memory cgroup), a count of its non-zero slots
- * (children linked or PTEs), and, for directories, pointers to its
- * children, per slot. The chip code describes the kinds of tables; the
- * walker derives from them the path of each page size. Walks that only
- * read or clear skip absent tables, so clearing a huge, barely mapped
- * range costs as much as the tables that exist. Tables are unlinked when
- * their last slot empties; since the GPU may still walk an unlinked table
- * until the caller's TLB invalidate, freeing is a separate step
+ * (children linked or PTEs), a bitmap of the entries with a non-zero
+ * slot, and, for directories, pointers to its children, per slot. The
+ * chip code describes the kinds of tables; the walker derives from them
+ * the path of each page size. Walks that only read or clear go from used
+ * entry to used entry (find_next_bit() on the bitmap), so clearing a
+ * huge, barely mapped range costs as much as the entries in use, not the
+ * span of the tables that exist: a munmap of 1 GiB around one GPU-mapped
+ * page looks at one entry per level, not at the 256 of its PD0 and the
+ * 512 of its page table. Tables are unlinked when their last slot
+ * empties; since the GPU may still walk an unlinked table until the
+ * caller's TLB invalidate, freeing is a separate step
  * (nvsvm_vmm_free_tables()).
  */
 #include <linux/bitmap.h>
@@ -28,6 +32,8 @@
 /* Spare tables kept per level after a free; tables reserved per call. */
 #define NVSVM_VMM_CACHE_MAX	16
 #define NVSVM_VMM_RESERVE_MAX	64
+/* Index bits of a table at most: the size of each table's used bitmap. */
+#define NVSVM_VMM_MAX_BITS	9
 
 /**
  * struct nvsvm_pt - one page table or directory
@@ -36,6 +42,7 @@
  * @dma: its DMA address
  * @level: index into the chip's levels
  * @refs: non-zero slots: linked children and PTEs
+ * @used: entries with a non-zero slot (a linked child's slot holds its PDE)
  * @child: per entry and slot, the child table (directories only)
  */
 struct nvsvm_pt {
@@ -44,6 +51,7 @@ struct nvsvm_pt {
 	dma_addr_t dma;
 	u8 level;
 	unsigned int refs;
+	DECLARE_BITMAP(used, 1U << NVSVM_VMM_MAX_BITS);
 	struct nvsvm_pt *child[];
 };
 
@@ -230,11 +238,27 @@ static void nvsvm_pt_sync(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt, u64 *e)
 				   sizeof(*e), DMA_TO_DEVICE);
 }
 
+/*
+ * Write slot @slot of entry @idx of @pt, for the device too, and keep the
+ * entry's bit in @pt->used: set while any of its slots is non-zero.
+ */
 static void nvsvm_pt_write(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-			   u64 *e, u64 val)
+			   unsigned int idx, unsigned int slot, u64 val)
 {
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	u64 *e = nvsvm_pt_entry(vmm, pt, idx, slot);
+	unsigned int s;
+
 	WRITE_ONCE(*e, val);
 	nvsvm_pt_sync(vmm, pt, e);
+	if (val) {
+		__set_bit(idx, pt->used);
+		return;
+	}
+	for (s = 0; s < l->slots; s++)
+		if (READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, s)))
+			return;
+	__clear_bit(idx, pt->used);
 }
 
 static struct nvsvm_pt **nvsvm_pt_child(struct nvsvm_vmm *vmm,
@@ -261,6 +285,34 @@ static u64 nvsvm_pt_next(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	return min((addr & ~(size - 1)) + size, end);
 }
 
+/*
+ * The first entry of @pt that holds something (a non-zero slot) in
+ * [*@addr, @end), a range inside @pt's span: its index in *@idx, and
+ * *@addr moved up to its start when it is not the entry of *@addr.
+ * One find_next_bit() over the used bitmap, whatever the empty span.
+ *
+ * Return: false when no entry in the range holds anything.
+ */
+static bool nvsvm_pt_skip(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			  u64 *addr, u64 end, unsigned int *idx)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	u64 base = *addr & ~((1ULL << (l->shift + l->bits)) - 1);
+	unsigned int first, last, i;
+
+	if (*addr >= end)
+		return false;
+	first = nvsvm_pt_index(vmm, pt, *addr);
+	last = min_t(u64, (end - 1 - base) >> l->shift, (1U << l->bits) - 1);
+	i = find_next_bit(pt->used, last + 1, first);
+	if (i > last)
+		return false;
+	if (i != first)
+		*addr = base + ((u64)i << l->shift);
+	*idx = i;
+	return true;
+}
+
 static bool nvsvm_pte_valid(struct nvsvm_vmm *vmm, u64 pte)
 {
 	return vmm->desc->pte_flags(pte) & NVSVM_PTE_VALID;
@@ -271,9 +323,9 @@ static bool nvsvm_pt_busy(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 			  u64 addr, u64 end)
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	unsigned int idx;
 
-	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
 		unsigned int s;
 
@@ -377,8 +429,7 @@ static struct nvsvm_pt *nvsvm_pt_link(struct nvsvm_vmm *vmm,
 	atomic64_add(nvsvm_lvl(vmm, level)->table_bytes, vmm->pt_bytes);
 	/* The table's zeroed content must be visible before the PDE. */
 	dma_wmb();
-	nvsvm_pt_write(vmm, pt, nvsvm_pt_entry(vmm, pt, idx, slot),
-		       vmm->desc->pde(child->dma));
+	nvsvm_pt_write(vmm, pt, idx, slot, vmm->desc->pde(child->dma));
 	return child;
 }
 
@@ -413,7 +464,7 @@ static int nvsvm_vmm_map_pte(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	old = READ_ONCE(*e);
 	new = args->fn(args->priv, addr, l->shift, old);
 	if (new != old) {
-		nvsvm_pt_write(vmm, pt, e, new);
+		nvsvm_pt_write(vmm, pt, idx, slot, new);
 		pt->refs += !old - !new;
 	}
 	return 0;
@@ -517,11 +568,11 @@ static void nvsvm_vmm_walk_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l);
+	unsigned int idx;
 
 	if (!pt->refs)
 		return;
-	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
 		unsigned int s;
 
@@ -588,11 +639,11 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l);
+	unsigned int idx;
 
 	if (!pt->refs)
 		return;
-	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
 		unsigned int s;
 
@@ -608,7 +659,7 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				nvsvm_vmm_release_lvl(vmm, c, addr, next, args);
 				if (c->refs)
 					continue;
-				nvsvm_pt_write(vmm, pt, e, 0);
+				nvsvm_pt_write(vmm, pt, idx, s, 0);
 				*cp = NULL;
 				pt->refs--;
 				atomic64_sub(nvsvm_lvl(vmm, c->level)->table_bytes,
@@ -619,7 +670,7 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 			old = READ_ONCE(*e);
 			if (old && !nvsvm_pte_valid(vmm, old)) {
 				args->release(args->priv, old, l->shift);
-				nvsvm_pt_write(vmm, pt, e, 0);
+				nvsvm_pt_write(vmm, pt, idx, s, 0);
 				pt->refs--;
 			}
 		}
@@ -691,11 +742,11 @@ static u64 nvsvm_pt_next_used(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l);
+	unsigned int idx;
 
 	if (!pt->refs)
 		return end;
-	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
 		unsigned int s;
 
@@ -824,13 +875,14 @@ static void nvsvm_vmm_paths(struct nvsvm_vmm *vmm, struct nvsvm_vmm_path *p,
  * nvsvm_vmm_init() - set up an empty address space
  * @vmm: to initialise
  * @dev: device for DMA allocations
- * @desc: chip description; every table size a power of two
+ * @desc: chip description; every table size a power of two, at most
+ *	1 << NVSVM_VMM_MAX_BITS entries per table
  * @mm: the address space's owner: every table is charged to its memory
  *	cgroup, whoever allocates it
  * @pt_bytes: counter of table memory in use
  *
  * Return: 0, -ENOMEM, or -EINVAL for a table size that is not a power of
- * two.
+ * two or a table of more entries.
  */
 int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 		   const struct nvsvm_vmm_desc *desc, struct mm_struct *mm,
@@ -841,7 +893,8 @@ int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 
 	memset(vmm, 0, sizeof(*vmm));
 	for (level = 0; level < desc->nlevels; level++)
-		if (!is_power_of_2(desc->levels[level].table_bytes))
+		if (!is_power_of_2(desc->levels[level].table_bytes) ||
+		    desc->levels[level].bits > NVSVM_VMM_MAX_BITS)
 			return -EINVAL;
 	vmm->dev = dev;
 	vmm->desc = desc;
