@@ -30,16 +30,22 @@ static struct nvsvm_svmm *nvsvm_notifier_svmm(struct mmu_interval_notifier *mni)
 	return container_of(mni, struct nvsvm_mirror_notifier, mni)->svmm;
 }
 
+/* What one nvsvm_mirror_unmap() releases; pages_mapped goes down once. */
+struct nvsvm_mirror_release_ctx {
+	struct nvsvm_svmm *svmm;
+	long pages;
+};
+
 static void nvsvm_mirror_release(void *priv, u64 pte, unsigned int shift)
 {
-	struct nvsvm_svmm *svmm = priv;
+	struct nvsvm_mirror_release_ctx *ctx = priv;
+	struct nvsvm_svmm *svmm = ctx->svmm;
 	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
 
 	if (!(desc->pte_flags(pte) & NVSVM_PTE_VRAM))
 		dma_unmap_page(svmm->ndev->gpu->dev, desc->pte_addr(pte),
 			       1UL << shift, DMA_BIDIRECTIONAL);
-	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED,
-		       -(1L << (shift - PAGE_SHIFT)));
+	ctx->pages += 1L << (shift - PAGE_SHIFT);
 }
 
 /*
@@ -75,6 +81,7 @@ void nvsvm_mirror_invalidate_tlb(struct nvsvm_svmm *svmm)
 static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			       bool resched)
 {
+	struct nvsvm_mirror_release_ctx ctx = { .svmm = svmm };
 	struct nvsvm_vmm *vmm = &svmm->vmm;
 	bool valid = false;
 	LIST_HEAD(freed);
@@ -91,11 +98,13 @@ static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
 		nvsvm_mirror_invalidate_tlb(svmm);
 	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
 	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
-		nvsvm_vmm_release(vmm, addr, next, nvsvm_mirror_release, svmm,
+		nvsvm_vmm_release(vmm, addr, next, nvsvm_mirror_release, &ctx,
 				  &freed);
 		if (resched)
 			cond_resched();
 	}
+	if (ctx.pages)
+		nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED, -ctx.pages);
 	if (!list_empty(&freed)) {
 		nvsvm_mirror_invalidate_tlb(svmm);
 		nvsvm_vmm_free_tables(vmm, &freed, resched);

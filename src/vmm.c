@@ -3,18 +3,19 @@
  * Generic multi-level GPU page-table walker.
  *
  * The software tree mirrors the hardware one: each table has memory the
- * GPU reads (streaming-mapped, synced after every CPU write of an entry,
- * charged to the owner's memory cgroup), a count of its non-zero slots
- * (children linked or PTEs), a bitmap of the entries with a non-zero
- * slot, and, for directories, pointers to its children, per slot. The
- * chip code describes the kinds of tables; the walker derives from them
- * the path of each page size. Walks that only read or clear go from used
- * entry to used entry (find_next_bit() on the bitmap), so clearing a
- * huge, barely mapped range costs as much as the entries in use, not the
- * span of the tables that exist: a munmap of 1 GiB around one GPU-mapped
- * page looks at one entry per level, not at the 256 of its PD0 and the
- * 512 of its page table. Tables are unlinked when their last slot
- * empties; since the GPU may still walk an unlinked table until the
+ * GPU reads (streaming-mapped, charged to the owner's memory cgroup;
+ * synced for the device after the CPU writes entries: each at once on the
+ * map path, once per table for the walks that clear), a count of its
+ * non-zero slots (children linked or PTEs), a bitmap of the entries with
+ * a non-zero slot, and, for directories, pointers to its children, per
+ * slot. The chip code describes the kinds of tables; the walker derives
+ * from them the path of each page size. Walks that only read or clear go
+ * from used entry to used entry (find_next_bit() on the bitmap), so
+ * clearing a huge, barely mapped range costs as much as the entries in
+ * use, not the span of the tables that exist: a munmap of 1 GiB around
+ * one GPU-mapped page looks at one entry per level, not at the 256 of its
+ * PD0 and the 512 of its page table. Tables are unlinked when their last
+ * slot empties; since the GPU may still walk an unlinked table until the
  * caller's TLB invalidate, freeing is a separate step
  * (nvsvm_vmm_free_tables()).
  */
@@ -231,34 +232,69 @@ static u64 *nvsvm_pt_entry(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	return pt->cpu + idx * l->entry_bytes + slot * sizeof(u64);
 }
 
-/* Make the CPU's write of the entry @e of @pt visible to the device. */
-static void nvsvm_pt_sync(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt, u64 *e)
+/*
+ * Entries of one table a walk wrote, from the lowest to the highest: made
+ * visible to the device with one sync when the walk leaves the table.
+ */
+struct nvsvm_pt_span {
+	u64 *lo;
+	u64 *hi;
+};
+
+/* Make the CPU's writes of the entries [@lo, @hi] of @pt visible. */
+static void nvsvm_pt_sync(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			  u64 *lo, u64 *hi)
 {
-	dma_sync_single_for_device(vmm->dev, pt->dma + ((void *)e - pt->cpu),
-				   sizeof(*e), DMA_TO_DEVICE);
+	dma_sync_single_for_device(vmm->dev, pt->dma + ((void *)lo - pt->cpu),
+				   (void *)(hi + 1) - (void *)lo,
+				   DMA_TO_DEVICE);
+}
+
+static void nvsvm_pt_span_add(struct nvsvm_pt_span *span, u64 *e)
+{
+	if (!span->lo || e < span->lo)
+		span->lo = e;
+	if (!span->hi || e > span->hi)
+		span->hi = e;
+}
+
+static void nvsvm_pt_span_sync(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			       const struct nvsvm_pt_span *span)
+{
+	if (span->lo)
+		nvsvm_pt_sync(vmm, pt, span->lo, span->hi);
 }
 
 /*
- * Write slot @slot of entry @idx of @pt, for the device too, and keep the
+ * Write slot @slot of entry @idx of @pt, not synced yet, and keep the
  * entry's bit in @pt->used: set while any of its slots is non-zero.
  */
-static void nvsvm_pt_write(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-			   unsigned int idx, unsigned int slot, u64 val)
+static u64 *nvsvm_pt_set(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			 unsigned int idx, unsigned int slot, u64 val)
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	u64 *e = nvsvm_pt_entry(vmm, pt, idx, slot);
 	unsigned int s;
 
 	WRITE_ONCE(*e, val);
-	nvsvm_pt_sync(vmm, pt, e);
 	if (val) {
 		__set_bit(idx, pt->used);
-		return;
+		return e;
 	}
 	for (s = 0; s < l->slots; s++)
 		if (READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, s)))
-			return;
+			return e;
 	__clear_bit(idx, pt->used);
+	return e;
+}
+
+/* nvsvm_pt_set(), made visible to the device at once. */
+static void nvsvm_pt_write(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			   unsigned int idx, unsigned int slot, u64 val)
+{
+	u64 *e = nvsvm_pt_set(vmm, pt, idx, slot, val);
+
+	nvsvm_pt_sync(vmm, pt, e, e);
 }
 
 static struct nvsvm_pt **nvsvm_pt_child(struct nvsvm_vmm *vmm,
@@ -568,6 +604,7 @@ static void nvsvm_vmm_walk_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l);
+	struct nvsvm_pt_span span = { };
 	unsigned int idx;
 
 	if (!pt->refs)
@@ -592,10 +629,11 @@ static void nvsvm_vmm_walk_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				continue;
 			fn(vmm, e, addr, next, priv);
 			if (READ_ONCE(*e) != pte)
-				nvsvm_pt_sync(vmm, pt, e);
+				nvsvm_pt_span_add(&span, e);
 		}
 		addr = next;
 	}
+	nvsvm_pt_span_sync(vmm, pt, &span);
 }
 
 /* A large page goes whole. */
@@ -639,6 +677,7 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l);
+	struct nvsvm_pt_span span = { };
 	unsigned int idx;
 
 	if (!pt->refs)
@@ -659,7 +698,8 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				nvsvm_vmm_release_lvl(vmm, c, addr, next, args);
 				if (c->refs)
 					continue;
-				nvsvm_pt_write(vmm, pt, idx, s, 0);
+				nvsvm_pt_span_add(&span,
+						  nvsvm_pt_set(vmm, pt, idx, s, 0));
 				*cp = NULL;
 				pt->refs--;
 				atomic64_sub(nvsvm_lvl(vmm, c->level)->table_bytes,
@@ -670,12 +710,14 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 			old = READ_ONCE(*e);
 			if (old && !nvsvm_pte_valid(vmm, old)) {
 				args->release(args->priv, old, l->shift);
-				nvsvm_pt_write(vmm, pt, idx, s, 0);
+				nvsvm_pt_span_add(&span,
+						  nvsvm_pt_set(vmm, pt, idx, s, 0));
 				pt->refs--;
 			}
 		}
 		addr = next;
 	}
+	nvsvm_pt_span_sync(vmm, pt, &span);
 }
 
 /**
