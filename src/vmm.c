@@ -339,12 +339,16 @@ static bool nvsvm_pt_skip(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	if (*addr >= end)
 		return false;
 	first = nvsvm_pt_index(vmm, pt, *addr);
+	if (test_bit(first, pt->used)) {
+		/* A dense table: no search (the walks come here per entry). */
+		*idx = first;
+		return true;
+	}
 	last = min_t(u64, (end - 1 - base) >> l->shift, (1U << l->bits) - 1);
 	i = find_next_bit(pt->used, last + 1, first);
 	if (i > last)
 		return false;
-	if (i != first)
-		*addr = base + ((u64)i << l->shift);
+	*addr = base + ((u64)i << l->shift);
 	*idx = i;
 	return true;
 }
