@@ -640,12 +640,92 @@ static void nvsvm_vmm_walk_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	nvsvm_pt_span_sync(vmm, pt, &span);
 }
 
-/* A large page goes whole. */
-static void nvsvm_vmm_inval_pte(struct nvsvm_vmm *vmm, u64 *e, u64 addr,
-				u64 next, void *priv)
+/*
+ * Unlink the child table at (@idx, @slot) of @pt onto @list (the PDE's
+ * write noted in @span); the caller frees it after a TLB invalidate.
+ */
+static void nvsvm_pt_unlink(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			    unsigned int idx, unsigned int slot,
+			    struct nvsvm_pt_span *span, struct list_head *list)
 {
-	WRITE_ONCE(*e, vmm->desc->pte_invalid(READ_ONCE(*e)));
-	*(bool *)priv = true;
+	struct nvsvm_pt **cp = nvsvm_pt_child(vmm, pt, idx, slot);
+	struct nvsvm_pt *c = *cp;
+
+	nvsvm_pt_span_add(span, nvsvm_pt_set(vmm, pt, idx, slot, 0));
+	*cp = NULL;
+	pt->refs--;
+	atomic64_sub(nvsvm_lvl(vmm, c->level)->table_bytes, vmm->pt_bytes);
+	list_add_tail(&c->head, list);
+}
+
+/* Is every entry in use of @pt (if any) one of those of [addr, end)? */
+static bool nvsvm_pt_within(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			    u64 addr, u64 end)
+{
+	unsigned int n = 1U << nvsvm_lvl(vmm, pt->level)->bits;
+
+	if (!pt->refs)
+		return true;
+	return find_first_bit(pt->used, n) >= nvsvm_pt_index(vmm, pt, addr) &&
+	       find_last_bit(pt->used, n) <= nvsvm_pt_index(vmm, pt, end - 1);
+}
+
+struct nvsvm_vmm_inval_args {
+	bool any;
+	struct list_head *detached;
+};
+
+/*
+ * Clear the VALID bit of the PTEs under @pt in [addr, end) (a large page
+ * goes whole), and unlink each child table that holds nothing outside the
+ * range, its content kept: nothing of it would stay after the release,
+ * and unlinked before the TLB invalidate, it needs no second one for the
+ * directory caches. Return: @pt itself holds nothing outside the range
+ * (no child kept, no entry in use outside it).
+ */
+static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+				u64 addr, u64 end,
+				struct nvsvm_vmm_inval_args *args)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	bool dir = nvsvm_lvl_is_dir(l), whole = true;
+	struct nvsvm_pt_span span = { };
+	u64 start = addr;
+	unsigned int idx;
+
+	if (!pt->refs)
+		return true;
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
+		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
+		unsigned int s;
+
+		for (s = 0; s < l->slots; s++) {
+			struct nvsvm_pt **cp = dir ?
+				nvsvm_pt_child(vmm, pt, idx, s) : NULL;
+			u64 *e = nvsvm_pt_entry(vmm, pt, idx, s);
+			u64 pte;
+
+			if (cp && *cp) {
+				struct nvsvm_pt *c = *cp;
+
+				if (nvsvm_vmm_inval_lvl(vmm, c, addr, next, args))
+					nvsvm_pt_unlink(vmm, pt, idx, s, &span,
+							args->detached);
+				else
+					whole = false;
+				continue;
+			}
+			pte = READ_ONCE(*e);
+			if (!pte || s != l->pte_slot || !nvsvm_pte_valid(vmm, pte))
+				continue;
+			WRITE_ONCE(*e, vmm->desc->pte_invalid(pte));
+			nvsvm_pt_span_add(&span, e);
+			args->any = true;
+		}
+		addr = next;
+	}
+	nvsvm_pt_span_sync(vmm, pt, &span);
+	return whole && nvsvm_pt_within(vmm, pt, start, end);
 }
 
 /**
@@ -653,20 +733,24 @@ static void nvsvm_vmm_inval_pte(struct nvsvm_vmm *vmm, u64 *e, u64 addr,
  * @vmm: address space
  * @start: first address
  * @end: end (exclusive)
+ * @detached: tables unlinked whole are put here
  *
  * A large page that overlaps the range is invalidated whole. The entries
  * keep their address, for nvsvm_vmm_release() after the caller's TLB
- * invalidate.
+ * invalidate. A table whose entries in use all lie in the range is
+ * unlinked at once with what it holds (its PTEs invalidated) and put on
+ * @detached, for nvsvm_vmm_release_detached() after the same invalidate.
  *
- * Return: true when a valid entry was cleared (a TLB invalidate is due).
+ * Return: true when a valid entry was cleared or a table unlinked (a TLB
+ * invalidate is due).
  */
-bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end)
+bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end,
+			  struct list_head *detached)
 {
-	bool any = false;
+	struct nvsvm_vmm_inval_args args = { .detached = detached };
 
-	nvsvm_vmm_walk_valid(vmm, vmm->root, start, end, nvsvm_vmm_inval_pte,
-			     &any);
-	return any;
+	nvsvm_vmm_inval_lvl(vmm, vmm->root, start, end, &args);
+	return args.any || !list_empty(detached);
 }
 
 struct nvsvm_vmm_release_args {
@@ -700,15 +784,9 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				struct nvsvm_pt *c = *cp;
 
 				nvsvm_vmm_release_lvl(vmm, c, addr, next, args);
-				if (c->refs)
-					continue;
-				nvsvm_pt_span_add(&span,
-						  nvsvm_pt_set(vmm, pt, idx, s, 0));
-				*cp = NULL;
-				pt->refs--;
-				atomic64_sub(nvsvm_lvl(vmm, c->level)->table_bytes,
-					     vmm->pt_bytes);
-				list_add_tail(&c->head, args->freed);
+				if (!c->refs)
+					nvsvm_pt_unlink(vmm, pt, idx, s, &span,
+							args->freed);
 				continue;
 			}
 			old = READ_ONCE(*e);
@@ -750,6 +828,44 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
 
 	nvsvm_vmm_release_lvl(vmm, vmm->root, start, end, &args);
 	return !list_empty(freed);
+}
+
+/**
+ * nvsvm_vmm_release_detached() - release tables nvsvm_vmm_invalidate()
+ *	unlinked
+ * @vmm: address space
+ * @detached: the list; emptied
+ * @release: as for nvsvm_vmm_release(), for each PTE they hold
+ * @priv: for @release
+ * @freed: the tables, and the tables below them, are put here
+ *
+ * After the TLB invalidate that followed nvsvm_vmm_invalidate(): no walk
+ * of the GPU reaches them any more, so nvsvm_vmm_free_tables() may free
+ * them with no further invalidate.
+ */
+void nvsvm_vmm_release_detached(struct nvsvm_vmm *vmm,
+				struct list_head *detached,
+				void (*release)(void *priv, u64 pte,
+						unsigned int shift),
+				void *priv, struct list_head *freed)
+{
+	struct nvsvm_vmm_release_args args = {
+		.release = release,
+		.priv = priv,
+		.freed = freed,
+	};
+	struct nvsvm_pt *pt, *tmp;
+
+	list_for_each_entry_safe(pt, tmp, detached, head) {
+		const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+
+		list_del(&pt->head);
+		/* Indices only: the whole table, from its first entry. */
+		nvsvm_vmm_release_lvl(vmm, pt, 0, 1ULL << (l->shift + l->bits),
+				      &args);
+		WARN_ON_ONCE(pt->refs);
+		list_add_tail(&pt->head, freed);
+	}
 }
 
 /**
