@@ -603,6 +603,40 @@ TEST_F(chan, munmap_sparse_skips)
 	ASSERT_PASS(stat_is("pt_bytes", pt0));
 }
 
+/*
+ * A munmap that takes the last page of its tables: the tables are
+ * unlinked before the TLB invalidate, so one invalidate covers the PTE and
+ * the directory caches (the model counts them); the GPU's read then
+ * faults, and every table is back.
+ */
+TEST_F(chan, munmap_one_invalidate)
+{
+	char *raw = anon(8 * MiB), *p;
+	uint64_t pt0, pm0, i0, i1, mapped;
+	struct fx f = self->fx;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	NEED_VGPU();
+	ASSERT_MAP(raw);
+	if (nvsvm_stat_read(dev_index, "pt_bytes", &pt0) ||
+	    nvsvm_stat_read(dev_index, "pages_mapped", &pm0))
+		SKIP(return, "no debugfs pt_bytes/pages_mapped");
+	p = raw + 4 * MiB + 5 * PAGE;
+	((uint64_t *)p)[1] = pat(1);
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(p), PAGE, NVSVM_MAP_WRITE,
+			       &mapped));
+	ASSERT_EQ(1, mapped);
+	ASSERT_PASS(gpu_read_eq(&f, p + 8, pat(1)));
+	ASSERT_EQ(0, vgpu_stat_read("invalidates", &i0));
+	ASSERT_SYS(munmap(raw, 8 * MiB));
+	ASSERT_EQ(0, vgpu_stat_read("invalidates", &i1));
+	ASSERT_EQ(1, i1 - i0);
+	ASSERT_PASS(stat_is("pages_mapped", pm0));
+	ASSERT_PASS(stat_is("pt_bytes", pt0));
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(p)), nvsvm_ptr(p),
+			      NVSVM_ACCESS_READ));
+}
+
 /* QUERY entries [from, to) of @q: valid, of page shift @shift. */
 static int entries_shift(const uint32_t *q, int from, int to,
 			 unsigned int shift)
