@@ -142,11 +142,17 @@ int nvsvm_vmm_reserve(struct nvsvm_vmm *vmm, u64 start, u64 end);
 int nvsvm_vmm_map(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		  unsigned int shift, nvsvm_vmm_pte_fn fn, void *priv,
 		  u64 *shadowed);
-bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end);
+bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end,
+			  struct list_head *detached);
 bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		       void (*release)(void *priv, u64 pte,
 				       unsigned int shift),
 		       void *priv, struct list_head *freed);
+void nvsvm_vmm_release_detached(struct nvsvm_vmm *vmm,
+				struct list_head *detached,
+				void (*release)(void *priv, u64 pte,
+						unsigned int shift),
+				void *priv, struct list_head *freed);
 void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed,
 			   bool resched);
 u64 nvsvm_vmm_next_used(struct nvsvm_vmm *vmm, u64 addr, u64 end,

@@ -31,16 +31,22 @@ static struct nvsvm_svmm *nvsvm_notifier_svmm(struct mmu_interval_notifier *mni)
 	return container_of(mni, struct nvsvm_mirror_notifier, mni)->svmm;
 }
 
+/* What one nvsvm_mirror_unmap() releases; pages_mapped goes down once. */
+struct nvsvm_mirror_release_ctx {
+	struct nvsvm_svmm *svmm;
+	long pages;
+};
+
 static void nvsvm_mirror_release(void *priv, u64 pte, unsigned int shift)
 {
-	struct nvsvm_svmm *svmm = priv;
+	struct nvsvm_mirror_release_ctx *ctx = priv;
+	struct nvsvm_svmm *svmm = ctx->svmm;
 	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
 
 	if (!(desc->pte_flags(pte) & NVSVM_PTE_VRAM))
 		dma_unmap_page(svmm->ndev->gpu->dev, desc->pte_addr(pte),
 			       1UL << shift, DMA_BIDIRECTIONAL);
-	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED,
-		       -(1L << (shift - PAGE_SHIFT)));
+	ctx->pages += 1L << (shift - PAGE_SHIFT);
 }
 
 /*
@@ -76,31 +82,41 @@ void nvsvm_mirror_invalidate_tlb(struct nvsvm_svmm *svmm)
 static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			       bool resched)
 {
+	struct nvsvm_mirror_release_ctx ctx = { .svmm = svmm };
 	struct nvsvm_vmm *vmm = &svmm->vmm;
+	LIST_HEAD(detached);
 	bool valid = false;
+	LIST_HEAD(unlinked);
 	LIST_HEAD(freed);
 	u64 addr, next;
 
 	lockdep_assert_held(&svmm->mutex);
 	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
 	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
-		valid |= nvsvm_vmm_invalidate(vmm, addr, next);
+		valid |= nvsvm_vmm_invalidate(vmm, addr, next, &detached);
 		if (resched)
 			cond_resched();
 	}
 	if (valid)
 		nvsvm_mirror_invalidate_tlb(svmm);
+	/* Unreachable for the GPU now: theirs and the tables below go. */
+	nvsvm_vmm_release_detached(vmm, &detached, nvsvm_mirror_release, &ctx,
+				   &freed);
 	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
 	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
-		nvsvm_vmm_release(vmm, addr, next, nvsvm_mirror_release, svmm,
-				  &freed);
+		nvsvm_vmm_release(vmm, addr, next, nvsvm_mirror_release, &ctx,
+				  &unlinked);
 		if (resched)
 			cond_resched();
 	}
-	if (!list_empty(&freed)) {
+	if (ctx.pages)
+		nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED, -ctx.pages);
+	/* Emptied after the invalidate: the GPU may have cached them since. */
+	if (!list_empty(&unlinked)) {
 		nvsvm_mirror_invalidate_tlb(svmm);
-		nvsvm_vmm_free_tables(vmm, &freed, resched);
+		list_splice_tail_init(&unlinked, &freed);
 	}
+	nvsvm_vmm_free_tables(vmm, &freed, resched);
 }
 
 /**
@@ -109,10 +125,12 @@ static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
  * @start: first address
  * @end: end (exclusive)
  *
- * Clears the PTEs, invalidates the TLB if one was valid, then releases the
- * pages' DMA mappings and the tables that became empty (after a second
- * invalidate, for the directory caches). May sleep: a huge range goes in
- * chunks, with cond_resched() between them.
+ * Clears the PTEs and unlinks the tables that hold nothing outside the
+ * range, invalidates the TLB if one was valid or a table went, then
+ * releases the pages' DMA mappings and frees those tables. A table that
+ * became empty only in the release (none, as the walks go) is freed after
+ * a second invalidate, for the directory caches. May sleep: a huge range
+ * goes in chunks, with cond_resched() between them.
  */
 void nvsvm_mirror_unmap_locked(struct nvsvm_svmm *svmm, u64 start, u64 end)
 {

@@ -3,15 +3,20 @@
  * Generic multi-level GPU page-table walker.
  *
  * The software tree mirrors the hardware one: each table has memory the
- * GPU reads (streaming-mapped, synced after every CPU write of an entry,
- * charged to the owner's memory cgroup), a count of its non-zero slots
- * (children linked or PTEs), and, for directories, pointers to its
- * children, per slot. The chip code describes the kinds of tables; the
- * walker derives from them the path of each page size. Walks that only
- * read or clear skip absent tables, so clearing a huge, barely mapped
- * range costs as much as the tables that exist. Tables are unlinked when
- * their last slot empties; since the GPU may still walk an unlinked table
- * until the caller's TLB invalidate, freeing is a separate step
+ * GPU reads (streaming-mapped, charged to the owner's memory cgroup;
+ * synced for the device after the CPU writes entries: each at once on the
+ * map path, once per table for the walks that clear), a count of its
+ * non-zero slots (children linked or PTEs), a bitmap of the entries with
+ * a non-zero slot, and, for directories, pointers to its children, per
+ * slot. The chip code describes the kinds of tables; the walker derives
+ * from them the path of each page size. Walks that only read or clear go
+ * from used entry to used entry (find_next_bit() on the bitmap), so
+ * clearing a huge, barely mapped range costs as much as the entries in
+ * use, not the span of the tables that exist: a munmap of 1 GiB around
+ * one GPU-mapped page looks at one entry per level, not at the 256 of its
+ * PD0 and the 512 of its page table. Tables are unlinked when their last
+ * slot empties; since the GPU may still walk an unlinked table until the
+ * caller's TLB invalidate, freeing is a separate step
  * (nvsvm_vmm_free_tables()).
  */
 #include <linux/bitmap.h>
@@ -28,6 +33,8 @@
 /* Spare tables kept per level after a free; tables reserved per call. */
 #define NVSVM_VMM_CACHE_MAX	16
 #define NVSVM_VMM_RESERVE_MAX	64
+/* Index bits of a table at most: the size of each table's used bitmap. */
+#define NVSVM_VMM_MAX_BITS	9
 
 /**
  * struct nvsvm_pt - one page table or directory
@@ -36,6 +43,7 @@
  * @dma: its DMA address
  * @level: index into the chip's levels
  * @refs: non-zero slots: linked children and PTEs
+ * @used: entries with a non-zero slot (a linked child's slot holds its PDE)
  * @child: per entry and slot, the child table (directories only)
  */
 struct nvsvm_pt {
@@ -44,6 +52,7 @@ struct nvsvm_pt {
 	dma_addr_t dma;
 	u8 level;
 	unsigned int refs;
+	DECLARE_BITMAP(used, 1U << NVSVM_VMM_MAX_BITS);
 	struct nvsvm_pt *child[];
 };
 
@@ -223,18 +232,69 @@ static u64 *nvsvm_pt_entry(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	return pt->cpu + idx * l->entry_bytes + slot * sizeof(u64);
 }
 
-/* Make the CPU's write of the entry @e of @pt visible to the device. */
-static void nvsvm_pt_sync(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt, u64 *e)
+/*
+ * Entries of one table a walk wrote, from the lowest to the highest: made
+ * visible to the device with one sync when the walk leaves the table.
+ */
+struct nvsvm_pt_span {
+	u64 *lo;
+	u64 *hi;
+};
+
+/* Make the CPU's writes of the entries [@lo, @hi] of @pt visible. */
+static void nvsvm_pt_sync(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			  u64 *lo, u64 *hi)
 {
-	dma_sync_single_for_device(vmm->dev, pt->dma + ((void *)e - pt->cpu),
-				   sizeof(*e), DMA_TO_DEVICE);
+	dma_sync_single_for_device(vmm->dev, pt->dma + ((void *)lo - pt->cpu),
+				   (void *)(hi + 1) - (void *)lo,
+				   DMA_TO_DEVICE);
 }
 
-static void nvsvm_pt_write(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-			   u64 *e, u64 val)
+static void nvsvm_pt_span_add(struct nvsvm_pt_span *span, u64 *e)
 {
+	if (!span->lo || e < span->lo)
+		span->lo = e;
+	if (!span->hi || e > span->hi)
+		span->hi = e;
+}
+
+static void nvsvm_pt_span_sync(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			       const struct nvsvm_pt_span *span)
+{
+	if (span->lo)
+		nvsvm_pt_sync(vmm, pt, span->lo, span->hi);
+}
+
+/*
+ * Write slot @slot of entry @idx of @pt, not synced yet, and keep the
+ * entry's bit in @pt->used: set while any of its slots is non-zero.
+ */
+static u64 *nvsvm_pt_set(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			 unsigned int idx, unsigned int slot, u64 val)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	u64 *e = nvsvm_pt_entry(vmm, pt, idx, slot);
+	unsigned int s;
+
 	WRITE_ONCE(*e, val);
-	nvsvm_pt_sync(vmm, pt, e);
+	if (val) {
+		__set_bit(idx, pt->used);
+		return e;
+	}
+	for (s = 0; s < l->slots; s++)
+		if (READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, s)))
+			return e;
+	__clear_bit(idx, pt->used);
+	return e;
+}
+
+/* nvsvm_pt_set(), made visible to the device at once. */
+static void nvsvm_pt_write(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			   unsigned int idx, unsigned int slot, u64 val)
+{
+	u64 *e = nvsvm_pt_set(vmm, pt, idx, slot, val);
+
+	nvsvm_pt_sync(vmm, pt, e, e);
 }
 
 static struct nvsvm_pt **nvsvm_pt_child(struct nvsvm_vmm *vmm,
@@ -261,6 +321,38 @@ static u64 nvsvm_pt_next(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	return min((addr & ~(size - 1)) + size, end);
 }
 
+/*
+ * The first entry of @pt that holds something (a non-zero slot) in
+ * [*@addr, @end), a range inside @pt's span: its index in *@idx, and
+ * *@addr moved up to its start when it is not the entry of *@addr.
+ * One find_next_bit() over the used bitmap, whatever the empty span.
+ *
+ * Return: false when no entry in the range holds anything.
+ */
+static bool nvsvm_pt_skip(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			  u64 *addr, u64 end, unsigned int *idx)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	u64 base = *addr & ~((1ULL << (l->shift + l->bits)) - 1);
+	unsigned int first, last, i;
+
+	if (*addr >= end)
+		return false;
+	first = nvsvm_pt_index(vmm, pt, *addr);
+	if (test_bit(first, pt->used)) {
+		/* A dense table: no search (the walks come here per entry). */
+		*idx = first;
+		return true;
+	}
+	last = min_t(u64, (end - 1 - base) >> l->shift, (1U << l->bits) - 1);
+	i = find_next_bit(pt->used, last + 1, first);
+	if (i > last)
+		return false;
+	*addr = base + ((u64)i << l->shift);
+	*idx = i;
+	return true;
+}
+
 static bool nvsvm_pte_valid(struct nvsvm_vmm *vmm, u64 pte)
 {
 	return vmm->desc->pte_flags(pte) & NVSVM_PTE_VALID;
@@ -271,9 +363,9 @@ static bool nvsvm_pt_busy(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 			  u64 addr, u64 end)
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	unsigned int idx;
 
-	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
 		unsigned int s;
 
@@ -377,8 +469,7 @@ static struct nvsvm_pt *nvsvm_pt_link(struct nvsvm_vmm *vmm,
 	atomic64_add(nvsvm_lvl(vmm, level)->table_bytes, vmm->pt_bytes);
 	/* The table's zeroed content must be visible before the PDE. */
 	dma_wmb();
-	nvsvm_pt_write(vmm, pt, nvsvm_pt_entry(vmm, pt, idx, slot),
-		       vmm->desc->pde(child->dma));
+	nvsvm_pt_write(vmm, pt, idx, slot, vmm->desc->pde(child->dma));
 	return child;
 }
 
@@ -413,7 +504,7 @@ static int nvsvm_vmm_map_pte(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	old = READ_ONCE(*e);
 	new = args->fn(args->priv, addr, l->shift, old);
 	if (new != old) {
-		nvsvm_pt_write(vmm, pt, e, new);
+		nvsvm_pt_write(vmm, pt, idx, slot, new);
 		pt->refs += !old - !new;
 	}
 	return 0;
@@ -517,11 +608,12 @@ static void nvsvm_vmm_walk_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l);
+	struct nvsvm_pt_span span = { };
+	unsigned int idx;
 
 	if (!pt->refs)
 		return;
-	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
 		unsigned int s;
 
@@ -541,18 +633,99 @@ static void nvsvm_vmm_walk_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				continue;
 			fn(vmm, e, addr, next, priv);
 			if (READ_ONCE(*e) != pte)
-				nvsvm_pt_sync(vmm, pt, e);
+				nvsvm_pt_span_add(&span, e);
 		}
 		addr = next;
 	}
+	nvsvm_pt_span_sync(vmm, pt, &span);
 }
 
-/* A large page goes whole. */
-static void nvsvm_vmm_inval_pte(struct nvsvm_vmm *vmm, u64 *e, u64 addr,
-				u64 next, void *priv)
+/*
+ * Unlink the child table at (@idx, @slot) of @pt onto @list (the PDE's
+ * write noted in @span); the caller frees it after a TLB invalidate.
+ */
+static void nvsvm_pt_unlink(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			    unsigned int idx, unsigned int slot,
+			    struct nvsvm_pt_span *span, struct list_head *list)
 {
-	WRITE_ONCE(*e, vmm->desc->pte_invalid(READ_ONCE(*e)));
-	*(bool *)priv = true;
+	struct nvsvm_pt **cp = nvsvm_pt_child(vmm, pt, idx, slot);
+	struct nvsvm_pt *c = *cp;
+
+	nvsvm_pt_span_add(span, nvsvm_pt_set(vmm, pt, idx, slot, 0));
+	*cp = NULL;
+	pt->refs--;
+	atomic64_sub(nvsvm_lvl(vmm, c->level)->table_bytes, vmm->pt_bytes);
+	list_add_tail(&c->head, list);
+}
+
+/* Is every entry in use of @pt (if any) one of those of [addr, end)? */
+static bool nvsvm_pt_within(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			    u64 addr, u64 end)
+{
+	unsigned int n = 1U << nvsvm_lvl(vmm, pt->level)->bits;
+
+	if (!pt->refs)
+		return true;
+	return find_first_bit(pt->used, n) >= nvsvm_pt_index(vmm, pt, addr) &&
+	       find_last_bit(pt->used, n) <= nvsvm_pt_index(vmm, pt, end - 1);
+}
+
+struct nvsvm_vmm_inval_args {
+	bool any;
+	struct list_head *detached;
+};
+
+/*
+ * Clear the VALID bit of the PTEs under @pt in [addr, end) (a large page
+ * goes whole), and unlink each child table that holds nothing outside the
+ * range, its content kept: nothing of it would stay after the release,
+ * and unlinked before the TLB invalidate, it needs no second one for the
+ * directory caches. Return: @pt itself holds nothing outside the range
+ * (no child kept, no entry in use outside it).
+ */
+static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+				u64 addr, u64 end,
+				struct nvsvm_vmm_inval_args *args)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	bool dir = nvsvm_lvl_is_dir(l), whole = true;
+	struct nvsvm_pt_span span = { };
+	u64 start = addr;
+	unsigned int idx;
+
+	if (!pt->refs)
+		return true;
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
+		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
+		unsigned int s;
+
+		for (s = 0; s < l->slots; s++) {
+			struct nvsvm_pt **cp = dir ?
+				nvsvm_pt_child(vmm, pt, idx, s) : NULL;
+			u64 *e = nvsvm_pt_entry(vmm, pt, idx, s);
+			u64 pte;
+
+			if (cp && *cp) {
+				struct nvsvm_pt *c = *cp;
+
+				if (nvsvm_vmm_inval_lvl(vmm, c, addr, next, args))
+					nvsvm_pt_unlink(vmm, pt, idx, s, &span,
+							args->detached);
+				else
+					whole = false;
+				continue;
+			}
+			pte = READ_ONCE(*e);
+			if (!pte || s != l->pte_slot || !nvsvm_pte_valid(vmm, pte))
+				continue;
+			WRITE_ONCE(*e, vmm->desc->pte_invalid(pte));
+			nvsvm_pt_span_add(&span, e);
+			args->any = true;
+		}
+		addr = next;
+	}
+	nvsvm_pt_span_sync(vmm, pt, &span);
+	return whole && nvsvm_pt_within(vmm, pt, start, end);
 }
 
 /**
@@ -560,20 +733,24 @@ static void nvsvm_vmm_inval_pte(struct nvsvm_vmm *vmm, u64 *e, u64 addr,
  * @vmm: address space
  * @start: first address
  * @end: end (exclusive)
+ * @detached: tables unlinked whole are put here
  *
  * A large page that overlaps the range is invalidated whole. The entries
  * keep their address, for nvsvm_vmm_release() after the caller's TLB
- * invalidate.
+ * invalidate. A table whose entries in use all lie in the range is
+ * unlinked at once with what it holds (its PTEs invalidated) and put on
+ * @detached, for nvsvm_vmm_release_detached() after the same invalidate.
  *
- * Return: true when a valid entry was cleared (a TLB invalidate is due).
+ * Return: true when a valid entry was cleared or a table unlinked (a TLB
+ * invalidate is due).
  */
-bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end)
+bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end,
+			  struct list_head *detached)
 {
-	bool any = false;
+	struct nvsvm_vmm_inval_args args = { .detached = detached };
 
-	nvsvm_vmm_walk_valid(vmm, vmm->root, start, end, nvsvm_vmm_inval_pte,
-			     &any);
-	return any;
+	nvsvm_vmm_inval_lvl(vmm, vmm->root, start, end, &args);
+	return args.any || !list_empty(detached);
 }
 
 struct nvsvm_vmm_release_args {
@@ -588,11 +765,12 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l);
+	struct nvsvm_pt_span span = { };
+	unsigned int idx;
 
 	if (!pt->refs)
 		return;
-	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
 		unsigned int s;
 
@@ -606,25 +784,22 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				struct nvsvm_pt *c = *cp;
 
 				nvsvm_vmm_release_lvl(vmm, c, addr, next, args);
-				if (c->refs)
-					continue;
-				nvsvm_pt_write(vmm, pt, e, 0);
-				*cp = NULL;
-				pt->refs--;
-				atomic64_sub(nvsvm_lvl(vmm, c->level)->table_bytes,
-					     vmm->pt_bytes);
-				list_add_tail(&c->head, args->freed);
+				if (!c->refs)
+					nvsvm_pt_unlink(vmm, pt, idx, s, &span,
+							args->freed);
 				continue;
 			}
 			old = READ_ONCE(*e);
 			if (old && !nvsvm_pte_valid(vmm, old)) {
 				args->release(args->priv, old, l->shift);
-				nvsvm_pt_write(vmm, pt, e, 0);
+				nvsvm_pt_span_add(&span,
+						  nvsvm_pt_set(vmm, pt, idx, s, 0));
 				pt->refs--;
 			}
 		}
 		addr = next;
 	}
+	nvsvm_pt_span_sync(vmm, pt, &span);
 }
 
 /**
@@ -653,6 +828,44 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
 
 	nvsvm_vmm_release_lvl(vmm, vmm->root, start, end, &args);
 	return !list_empty(freed);
+}
+
+/**
+ * nvsvm_vmm_release_detached() - release tables nvsvm_vmm_invalidate()
+ *	unlinked
+ * @vmm: address space
+ * @detached: the list; emptied
+ * @release: as for nvsvm_vmm_release(), for each PTE they hold
+ * @priv: for @release
+ * @freed: the tables, and the tables below them, are put here
+ *
+ * After the TLB invalidate that followed nvsvm_vmm_invalidate(): no walk
+ * of the GPU reaches them any more, so nvsvm_vmm_free_tables() may free
+ * them with no further invalidate.
+ */
+void nvsvm_vmm_release_detached(struct nvsvm_vmm *vmm,
+				struct list_head *detached,
+				void (*release)(void *priv, u64 pte,
+						unsigned int shift),
+				void *priv, struct list_head *freed)
+{
+	struct nvsvm_vmm_release_args args = {
+		.release = release,
+		.priv = priv,
+		.freed = freed,
+	};
+	struct nvsvm_pt *pt, *tmp;
+
+	list_for_each_entry_safe(pt, tmp, detached, head) {
+		const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+
+		list_del(&pt->head);
+		/* Indices only: the whole table, from its first entry. */
+		nvsvm_vmm_release_lvl(vmm, pt, 0, 1ULL << (l->shift + l->bits),
+				      &args);
+		WARN_ON_ONCE(pt->refs);
+		list_add_tail(&pt->head, freed);
+	}
 }
 
 /**
@@ -691,11 +904,11 @@ static u64 nvsvm_pt_next_used(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 {
 	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
 	bool dir = nvsvm_lvl_is_dir(l);
+	unsigned int idx;
 
 	if (!pt->refs)
 		return end;
-	while (addr < end) {
-		unsigned int idx = nvsvm_pt_index(vmm, pt, addr);
+	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
 		unsigned int s;
 
@@ -824,13 +1037,14 @@ static void nvsvm_vmm_paths(struct nvsvm_vmm *vmm, struct nvsvm_vmm_path *p,
  * nvsvm_vmm_init() - set up an empty address space
  * @vmm: to initialise
  * @dev: device for DMA allocations
- * @desc: chip description; every table size a power of two
+ * @desc: chip description; every table size a power of two, at most
+ *	1 << NVSVM_VMM_MAX_BITS entries per table
  * @mm: the address space's owner: every table is charged to its memory
  *	cgroup, whoever allocates it
  * @pt_bytes: counter of table memory in use
  *
  * Return: 0, -ENOMEM, or -EINVAL for a table size that is not a power of
- * two.
+ * two or a table of more entries.
  */
 int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 		   const struct nvsvm_vmm_desc *desc, struct mm_struct *mm,
@@ -841,7 +1055,8 @@ int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 
 	memset(vmm, 0, sizeof(*vmm));
 	for (level = 0; level < desc->nlevels; level++)
-		if (!is_power_of_2(desc->levels[level].table_bytes))
+		if (!is_power_of_2(desc->levels[level].table_bytes) ||
+		    desc->levels[level].bits > NVSVM_VMM_MAX_BITS)
 			return -EINVAL;
 	vmm->dev = dev;
 	vmm->desc = desc;

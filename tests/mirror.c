@@ -512,6 +512,237 @@ TEST(pt_bytes_return)
 	ASSERT_EQ(pt0, pt3);
 }
 
+/*
+ * Five pages GPU-mapped across 1 GiB (1 GiB aligned): the first and last
+ * entries of a page table, the last entry of the first PD0 (512 MiB per
+ * PD0) and the first of the next, the last page. The walks that remove a
+ * range go from used entry to used entry (src/vmm.c); each page must be
+ * found whatever range holds it, and a range between them must take none.
+ * The ranges between them are MADV_DONTNEED (a notifier event over just
+ * the range): a munmap that splits a VMA inside a 2 MiB block also has
+ * the kernel clear that whole block (__split_huge_pmd(), before it looks
+ * for a huge PMD), so only munmaps of aligned ranges are exact.
+ */
+#define SPARSE_SPAN	(1024 * MiB)
+#define SPARSE_PAGES	5
+
+static const uint64_t sparse_off[SPARSE_PAGES] = {
+	0, 2 * MiB - PAGE, 512 * MiB - PAGE, 512 * MiB, SPARSE_SPAN - PAGE,
+};
+
+/* Pages [from, to) of sparse_off are still mapped and read right. */
+static int sparse_mapped(struct fx *f, char *b, int from, int to)
+{
+	int i;
+
+	for (i = from; i < to; i++) {
+		CHECK(query_expect(f, b + sparse_off[i], 1,
+				   NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE,
+				   NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE));
+		CHECK(gpu_read_eq(f, b + sparse_off[i] + 8, pat(i)));
+	}
+	return KTAP_PASS;
+}
+
+/* Counter @name is @want (debugfs, this device). */
+static int stat_is(const char *name, uint64_t want)
+{
+	uint64_t v;
+
+	CHK_OK(nvsvm_stat_read(dev_index, name, &v));
+	CHK_EQ(v, want);
+	return KTAP_PASS;
+}
+
+TEST_F(chan, munmap_sparse_skips)
+{
+	char *raw = anon(2 * SPARSE_SPAN), *b;
+	uint64_t pt0, pm0, mapped;
+	struct fx f = self->fx;
+	int i;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	ASSERT_MAP(raw);
+	if (nvsvm_stat_read(dev_index, "pt_bytes", &pt0) ||
+	    nvsvm_stat_read(dev_index, "pages_mapped", &pm0))
+		SKIP(return, "no debugfs pt_bytes/pages_mapped");
+	b = (char *)(((uintptr_t)raw + SPARSE_SPAN - 1) & ~(SPARSE_SPAN - 1));
+	ASSERT_SYS(madvise(b, SPARSE_SPAN, MADV_NOHUGEPAGE));
+	for (i = 0; i < SPARSE_PAGES; i++) {
+		((uint64_t *)(b + sparse_off[i]))[1] = pat(i);
+		ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b + sparse_off[i]),
+				       PAGE, NVSVM_MAP_WRITE, &mapped));
+		ASSERT_EQ(1, mapped);
+	}
+	ASSERT_PASS(stat_is("pages_mapped", pm0 + SPARSE_PAGES));
+
+	/*
+	 * Between them: inside one page table (entries 1-510), over empty
+	 * PD0 entries up to the entry before a used one, across PD0s.
+	 */
+	ASSERT_SYS(madvise(b + PAGE, 2 * MiB - 2 * PAGE, MADV_DONTNEED));
+	ASSERT_SYS(madvise(b + 2 * MiB, 510 * MiB - PAGE, MADV_DONTNEED));
+	ASSERT_SYS(madvise(b + 512 * MiB + PAGE, 512 * MiB - 2 * PAGE,
+			   MADV_DONTNEED));
+	ASSERT_PASS(stat_is("pages_mapped", pm0 + SPARSE_PAGES));
+	ASSERT_PASS(sparse_mapped(&f, b, 0, SPARSE_PAGES));
+
+	/* Over empty PD0 entries to the last, across to the next PD0. */
+	ASSERT_SYS(munmap(b + 2 * MiB, 512 * MiB));
+	ASSERT_PASS(stat_is("pages_mapped", pm0 + 3));
+	ASSERT_PASS(query_expect(&f, b + 512 * MiB - PAGE, 2,
+				 NVSVM_QUERY_VALID, 0));
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(b + 512 * MiB)),
+			      nvsvm_ptr(b + 512 * MiB), NVSVM_ACCESS_READ));
+	ASSERT_PASS(sparse_mapped(&f, b, 0, 2));
+	ASSERT_PASS(sparse_mapped(&f, b, 4, 5));
+
+	/* The rest in one go: every table goes back. */
+	ASSERT_SYS(munmap(raw, 2 * SPARSE_SPAN));
+	ASSERT_PASS(stat_is("pages_mapped", pm0));
+	ASSERT_PASS(stat_is("pt_bytes", pt0));
+}
+
+/*
+ * A munmap that takes the last page of its tables: the tables are
+ * unlinked before the TLB invalidate, so one invalidate covers the PTE and
+ * the directory caches (the model counts them); the GPU's read then
+ * faults, and every table is back.
+ */
+TEST_F(chan, munmap_one_invalidate)
+{
+	char *raw = anon(8 * MiB), *p;
+	uint64_t pt0, pm0, i0, i1, mapped;
+	struct fx f = self->fx;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	NEED_VGPU();
+	ASSERT_MAP(raw);
+	if (nvsvm_stat_read(dev_index, "pt_bytes", &pt0) ||
+	    nvsvm_stat_read(dev_index, "pages_mapped", &pm0))
+		SKIP(return, "no debugfs pt_bytes/pages_mapped");
+	p = raw + 4 * MiB + 5 * PAGE;
+	((uint64_t *)p)[1] = pat(1);
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(p), PAGE, NVSVM_MAP_WRITE,
+			       &mapped));
+	ASSERT_EQ(1, mapped);
+	ASSERT_PASS(gpu_read_eq(&f, p + 8, pat(1)));
+	ASSERT_EQ(0, vgpu_stat_read("invalidates", &i0));
+	ASSERT_SYS(munmap(raw, 8 * MiB));
+	ASSERT_EQ(0, vgpu_stat_read("invalidates", &i1));
+	ASSERT_EQ(1, i1 - i0);
+	ASSERT_PASS(stat_is("pages_mapped", pm0));
+	ASSERT_PASS(stat_is("pt_bytes", pt0));
+	ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(p)), nvsvm_ptr(p),
+			      NVSVM_ACCESS_READ));
+}
+
+/* QUERY entries [from, to) of @q: valid, of page shift @shift. */
+static int entries_shift(const uint32_t *q, int from, int to,
+			 unsigned int shift)
+{
+	int i;
+
+	for (i = from; i < to; i++)
+		if (!(q[i] & NVSVM_QUERY_VALID) ||
+		    NVSVM_QUERY_SHIFT(q[i]) != shift)
+			KTAP_FAIL_MSG("page %d: entry %#x, expected valid, shift %u",
+				      i, q[i], shift);
+	return KTAP_PASS;
+}
+
+/* The sum of pat() over words [first, first + n). */
+static uint64_t pat_sum(uint64_t first, uint64_t n)
+{
+	uint64_t s = 0, i;
+
+	for (i = first; i < first + n; i++)
+		s += pat(i);
+	return s;
+}
+
+/* Pages [from, to) of the block @b: mapped, and the GPU sums them right. */
+static int block_run_mapped(struct fx *f, char *b, int from, int to,
+			    unsigned int shift)
+{
+	static uint32_t q[512];
+
+	CHK_OK(nvsvm_query(f->fd, nvsvm_ptr(b), 512, q));
+	CHECK(entries_shift(q, from, to, shift));
+	return gpu_sum_eq(f, b + from * PAGE, (to - from) * PAGE,
+			  pat_sum(from * WORDS, (to - from) * WORDS));
+}
+
+/*
+ * One PD0 entry with both slots in use: a THP whose PMD was split (page
+ * 37 made read-only) maps with 64 KiB PTEs (the big-page table, slot 0)
+ * except for the run of page 37, pages 32-47, in 4 KiB PTEs (the
+ * small-page table, slot 1). A munmap that empties one of the two tables
+ * must leave the entry to the other: still mapped, read right, and given
+ * back by the last munmap (pages_mapped, pt_bytes).
+ */
+static void munmap_dual(struct __test_metadata *_metadata,
+			const struct fx *fx, int small_first)
+{
+	uint64_t *buf = thp_block(), pt0, pm0, mapped, i;
+	char *b = (char *)buf;
+	struct fx f = *fx;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	ASSERT_MAP(buf);
+	for (i = 0; i < THP_SIZE / 8; i++)
+		buf[i] = pat(i);
+	if (is_thp(buf) != 1)
+		SKIP(return, "the kernel gave no THP for the block");
+	if (nvsvm_stat_read(dev_index, "pt_bytes", &pt0) ||
+	    nvsvm_stat_read(dev_index, "pages_mapped", &pm0))
+		SKIP(return, "no debugfs pt_bytes/pages_mapped");
+	ASSERT_SYS(mprotect(b + 37 * PAGE, PAGE, PROT_READ));
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b), THP_SIZE, 0, &mapped));
+	ASSERT_EQ(512, mapped);
+	ASSERT_PASS(block_run_mapped(&f, b, 0, 32, 16));
+	ASSERT_PASS(block_run_mapped(&f, b, 32, 48, 12));
+	ASSERT_PASS(block_run_mapped(&f, b, 48, 512, 16));
+
+	if (small_first) {
+		ASSERT_SYS(munmap(b + 32 * PAGE, 16 * PAGE));
+		ASSERT_PASS(stat_is("pages_mapped", pm0 + 512 - 16));
+		ASSERT_PASS(query_expect(&f, b + 32 * PAGE, 16,
+					 NVSVM_QUERY_VALID, 0));
+		ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(b + 40 * PAGE)),
+				      nvsvm_ptr(b + 40 * PAGE),
+				      NVSVM_ACCESS_READ));
+		ASSERT_PASS(block_run_mapped(&f, b, 0, 32, 16));
+		ASSERT_PASS(block_run_mapped(&f, b, 48, 512, 16));
+		ASSERT_SYS(munmap(b, 32 * PAGE));
+		ASSERT_SYS(munmap(b + 48 * PAGE, THP_SIZE - 48 * PAGE));
+	} else {
+		ASSERT_SYS(munmap(b, 32 * PAGE));
+		ASSERT_SYS(munmap(b + 48 * PAGE, THP_SIZE - 48 * PAGE));
+		ASSERT_PASS(stat_is("pages_mapped", pm0 + 16));
+		ASSERT_PASS(query_expect(&f, b, 32, NVSVM_QUERY_VALID, 0));
+		ASSERT_PASS(query_expect(&f, b + 48 * PAGE, 464,
+					 NVSVM_QUERY_VALID, 0));
+		ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(b + 48 * PAGE)),
+				      nvsvm_ptr(b + 48 * PAGE),
+				      NVSVM_ACCESS_READ));
+		ASSERT_PASS(block_run_mapped(&f, b, 32, 48, 12));
+		ASSERT_SYS(munmap(b + 32 * PAGE, 16 * PAGE));
+	}
+	ASSERT_PASS(stat_is("pages_mapped", pm0));
+	ASSERT_PASS(stat_is("pt_bytes", pt0));
+}
+
+TEST_F(chan, munmap_dual_small_first)
+{
+	munmap_dual(_metadata, &self->fx, 1);
+}
+
+TEST_F(chan, munmap_dual_big_first)
+{
+	munmap_dual(_metadata, &self->fx, 0);
+}
+
 /* The GPC the warm-TLB cases pin their programs to. */
 static uint32_t warm_gpc(void)
 {
