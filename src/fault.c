@@ -54,9 +54,15 @@
 /*
  * A replay owed for an overflow is left to the area works the faults went
  * to, unless none made progress for this long (one may be waiting for a
- * page-in that never completes).
+ * page-in that never completes). It is a fallback, not a deadline: a
+ * replay while an area work still serves its faults retries every access
+ * not served yet, which faults again (a new entry, and its micro-TLB in
+ * lockdown). So progress is an entry read or a range served, not only a
+ * batch (a batch of 256 faults in as many blocks took longer than 10 ms
+ * in the test VM), and the window is long enough for a vCPU of a loaded
+ * host to be scheduled again.
  */
-#define NVSVM_FAULT_OWED_MS	10
+#define NVSVM_FAULT_OWED_MS	100
 
 /*
  * nvsvm_chan_svmm_get() - the area of the channel with an instance block
@@ -948,20 +954,34 @@ static bool nvsvm_fault_service(struct nvsvm_device *ndev,
 }
 
 /*
+ * The fault path's progress mark: entries read, ranges and batches served
+ * so far.
+ */
+static s64 nvsvm_fault_progress(struct nvsvm_device *ndev)
+{
+	return atomic64_read(&ndev->stats[NVSVM_STAT_FAULTS]) +
+	       atomic64_read(&ndev->stats[NVSVM_STAT_RANGES]) +
+	       atomic64_read(&ndev->stats[NVSVM_STAT_BATCHES]);
+}
+
+/*
  * The replay owed for an overflow, if no area work replayed since and none
- * is making progress (see NVSVM_FAULT_OWED_MS).
+ * is making progress (see NVSVM_FAULT_OWED_MS), and the device work is not
+ * reading the buffer: it may be waiting for the VALID bit of entries it is
+ * about to hand over, and a replay now would retry their accesses.
  */
 static void nvsvm_fault_owed_work(struct work_struct *work)
 {
 	struct nvsvm_device *ndev = container_of(to_delayed_work(work),
 						 struct nvsvm_device,
 						 fault.owed_work);
-	s64 batches = atomic64_read(&ndev->stats[NVSVM_STAT_BATCHES]);
+	s64 progress = nvsvm_fault_progress(ndev);
 
 	if (!atomic_read(&ndev->fault.replay_owed))
 		return;
-	if (batches != ndev->fault.owed_batches) {
-		ndev->fault.owed_batches = batches;
+	if (progress != ndev->fault.owed_batches ||
+	    work_busy(&ndev->fault.work)) {
+		ndev->fault.owed_batches = progress;
 		schedule_delayed_work(&ndev->fault.owed_work,
 				      msecs_to_jiffies(NVSVM_FAULT_OWED_MS));
 		return;
@@ -1010,8 +1030,7 @@ static void nvsvm_fault_work(struct work_struct *work)
 		return;
 	}
 	atomic_set(&ndev->fault.replay_owed, 1);
-	ndev->fault.owed_batches =
-		atomic64_read(&ndev->stats[NVSVM_STAT_BATCHES]);
+	ndev->fault.owed_batches = nvsvm_fault_progress(ndev);
 	schedule_delayed_work(&ndev->fault.owed_work,
 			      msecs_to_jiffies(NVSVM_FAULT_OWED_MS));
 }

@@ -446,6 +446,88 @@ TEST_F(chan, cancel_spares_bystanders)
 	free(cops);
 }
 
+/*
+ * A storm larger than the fault buffer: warps on as many GPCs as it takes
+ * to outnumber the buffer's entries each write one never-touched page in
+ * a 2 MiB block of its own, so that every fault is a range of its own and
+ * a batch of them takes a while. The buffer overflows: the accesses that
+ * found it full fault again after a replay, as they must. But an access
+ * whose entry the driver read is not replayed before it is served: the
+ * replay owed to the overflow waits while the fault path makes progress
+ * (entries read, ranges served), and the area's own replay comes when its
+ * pending faults are served. So no entry repeats an access the area holds
+ * (fault_dups 0; the pages differ, so entries of one drain never share
+ * one either). A replay owed after 10 ms without a whole batch served
+ * retried hundreds of pending accesses here.
+ */
+TEST_F(chan, overflow_storm_no_early_replay)
+{
+	uint64_t *buf, d[NSTAT], o0 = 0, o1 = 0, r0 = 0, r1 = 0;
+	unsigned int per, entries, ngpc, g, k, n;
+	pthread_barrier_t bar;
+	struct job jobs[8];
+	struct nvsvm_op *ops;
+	size_t len;
+	struct topo t;
+
+	NEED_VGPU();
+	ASSERT_PASS(topo_read(&t));
+	per = t.slots < NVSVM_EXEC_MAX_OPS ? t.slots : NVSVM_EXEC_MAX_OPS;
+	entries = vgpu_param("fault_entries");
+	ASSERT_NE(0, entries);
+	ngpc = entries / per + 1;
+	if (ngpc > vgpu_param("gpcs") || ngpc > 8)
+		SKIP(return, "needs %u GPCs of %u warps", ngpc, per);
+	n = ngpc * per;
+	len = (size_t)n * 2 * MiB;
+	buf = anon(len);
+	ops = calloc(n, sizeof(*ops));
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, ops);
+	ASSERT_EQ(0, madvise(buf, len, MADV_NOHUGEPAGE));
+	for (k = 0; k < n; k++)
+		ops[k] = nvsvm_op_write(nvsvm_ptr(buf + k * (2 * MiB / 8) +
+						  k % WORDS), 0x8000 + k);
+
+	ASSERT_EQ(0, vgpu_stat_read("overflows", &o0));
+	ASSERT_EQ(0, vgpu_stat_read("refaults", &r0));
+	stats_delta(d, true);
+	pthread_barrier_init(&bar, NULL, ngpc);
+	for (g = 0; g < ngpc; g++) {
+		jobs[g] = (struct job){ .fd = self->fx.fd,
+					.chan = self->fx.chan, .gpc = g,
+					.flags = NVSVM_EXEC_WARPS,
+					.ops = ops + g * per, .n = per,
+					.bar = &bar };
+		ASSERT_EQ(0, pthread_create(&jobs[g].th, NULL, job_run,
+					    &jobs[g]));
+	}
+	for (g = 0; g < ngpc; g++)
+		pthread_join(jobs[g].th, NULL);
+	stats_delta(d, false);
+	ASSERT_EQ(0, vgpu_stat_read("overflows", &o1));
+	ASSERT_EQ(0, vgpu_stat_read("refaults", &r1));
+	for (g = 0; g < ngpc; g++) {
+		ASSERT_EQ(0, jobs[g].ret);
+		ASSERT_EQ(NVSVM_EXEC_OK, jobs[g].e.status) {
+			TH_LOG("GPC %u: %s after %u ops", g,
+			       nvsvm_status_name(jobs[g].e.status),
+			       jobs[g].e.done);
+		}
+	}
+	for (k = 0; k < n; k++)
+		ASSERT_EQ(0x8000 + k, buf[k * (2 * MiB / 8) + k % WORDS]);
+	TH_LOG("%u warps on %u GPCs, %u entries: %llu faults, %llu duplicates, %llu batches, %llu replays; GPU: %llu overflows, %llu refaults",
+	       n, ngpc, entries, (unsigned long long)d[S_FAULTS],
+	       (unsigned long long)d[S_DUPS],
+	       (unsigned long long)d[S_BATCHES],
+	       (unsigned long long)d[S_REPLAYS],
+	       (unsigned long long)(o1 - o0), (unsigned long long)(r1 - r0));
+	ASSERT_EQ(0, d[S_DUPS]);
+	free(ops);
+	munmap(buf, len);
+}
+
 int main(int argc, char **argv)
 {
 	return test_harness_main(argc, argv, NVSVM_CAP_EXEC);

@@ -252,6 +252,27 @@ static uint64_t stat_get(const char *name)
 	return v;
 }
 
+/*
+ * A counter of the virtual GP100 (docs/gp100.md: what the GPU saw, beside
+ * what the driver did); 0 when there is none (another GPU, no debugfs).
+ */
+static uint64_t vgpu_stat_get(const char *name)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/nvsvm_vgpu/gpu0/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
 /* Anonymous memory; @align a power of two >= PAGE. *@base/@len to unmap. */
 static uint64_t *anon(size_t size, size_t align, bool thp, void **base,
 		      size_t *len)
@@ -343,22 +364,30 @@ static void *job_thread(void *arg)
 	return NULL;
 }
 
-/* [a, a + l) as up to B.warps operations @code of whole pages each. */
+/*
+ * [a, a + l) (whole pages) as up to B.warps operations @code, the pages
+ * shared evenly: the first (pages mod warps) warps take one page more.
+ * Not the remainder on the last warp: with 2730 pages over 256 warps
+ * that one had 180 pages and the others 10, and its page after page of
+ * faults, one warp per GPC, were the storm's last 170 replays.
+ */
 static void job_ops(struct job *j, int code, uint64_t a, size_t l,
 		    uint64_t value)
 {
-	size_t piece = l / B.warps / PAGE * PAGE, n;
+	size_t pages = l / PAGE, off = 0, n;
 	unsigned int k;
 
-	j->nops = piece ? B.warps : 1;
+	j->nops = pages >= B.warps ? B.warps : 1;
 	j->ops = calloc(j->nops, sizeof(*j->ops));
 	if (!j->ops)
 		die("calloc %u ops", j->nops);
 	for (k = 0; k < j->nops; k++) {
-		n = k == j->nops - 1 ? l - k * piece : piece;
+		n = j->nops == 1 ? l :
+		    (pages / j->nops + (k < pages % j->nops)) * PAGE;
 		j->ops[k] = code == NVSVM_OP_SUM ?
-			    nvsvm_op_sum(a + k * piece, n) :
-			    nvsvm_op_fill(a + k * piece, n, value);
+			    nvsvm_op_sum(a + off, n) :
+			    nvsvm_op_fill(a + off, n, value);
+		off += n;
 	}
 }
 
@@ -439,6 +468,9 @@ static const char *const fcnt[] = { "faults", "batches", "replays",
 				    "ns_invalidate", "ns_replay" };
 #define NFCNT	(sizeof(fcnt) / sizeof(fcnt[0]))
 #define FSTAGE	6
+/* The GPU's side of the same storms. */
+static const char *const gcnt[] = { "faults", "refaults", "overflows" };
+#define NGCNT	(sizeof(gcnt) / sizeof(gcnt[0]))
 
 /* a's median at the size being measured, for a/c (0: a did not run). */
 static double a_rate;
@@ -465,6 +497,7 @@ static void first_touch(size_t mib, bool write, bool thp)
 	size_t size = mib * MIB, len, npages = size / PAGE;
 	double v[MAX_REPS], pv[MAX_REPS], thpv[MAX_REPS], cpu[MAX_REPS];
 	uint64_t before[NFCNT], total[NFCNT] = { 0 };
+	uint64_t gbefore[NGCNT], gtotal[NGCNT] = { 0 };
 	double tsum = 0;
 	const char *w = thp ? (write ? "h.b" : "h.a") : (write ? "b" : "a");
 	char name[32];
@@ -481,6 +514,8 @@ static void first_touch(size_t mib, bool write, bool thp)
 			want = populate(p, size);
 		for (k = 0; k < NFCNT; k++)
 			before[k] = stat_get(fcnt[k]);
+		for (k = 0; k < NGCNT; k++)
+			gbefore[k] = vgpu_stat_get(gcnt[k]);
 		if (write) {
 			t = gpu_run(NVSVM_OP_FILL, p, size, pat(r), &got);
 			check_fill(p, size, pat(r));
@@ -493,6 +528,8 @@ static void first_touch(size_t mib, bool write, bool thp)
 		}
 		for (k = 0; k < NFCNT; k++)
 			total[k] += stat_get(fcnt[k]) - before[k];
+		for (k = 0; k < NGCNT; k++)
+			gtotal[k] += vgpu_stat_get(gcnt[k]) - gbefore[k];
 		thpv[r] = thp ? thp_percent(p, size) : 0;
 		v[r] = npages / t;
 		tsum += t;
@@ -504,6 +541,9 @@ static void first_touch(size_t mib, bool write, bool thp)
 	printf("# %s ours counters over %u runs:", name, B.reps);
 	for (k = 0; k < FSTAGE; k++)
 		printf(" %s %llu", fcnt[k], (unsigned long long)total[k]);
+	printf("; GPU:");
+	for (k = 0; k < NGCNT; k++)
+		printf(" %s %llu", gcnt[k], (unsigned long long)gtotal[k]);
 	printf("\n");
 	if (total[0]) {
 		/* Serving includes hmm and the PTE writes. */
