@@ -771,9 +771,9 @@ static bool nvsvm_mirror_fillable(struct vm_area_struct *vma, u64 addr)
  */
 static bool nvsvm_mirror_fill_room(struct mm_struct *mm, unsigned long pages)
 {
-	unsigned long want = 2 * pages + (SZ_2M >> PAGE_SHIFT);
 	bool room = si_mem_available() >= 2 * pages + (totalram_pages() >> 6);
 #ifdef CONFIG_MEMCG
+	unsigned long want = 2 * pages + (SZ_2M >> PAGE_SHIFT);
 	struct mem_cgroup *memcg = get_mem_cgroup_from_mm(mm), *m;
 
 	for (m = memcg; m && room; m = parent_mem_cgroup(m))
