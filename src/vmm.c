@@ -675,13 +675,25 @@ struct nvsvm_vmm_inval_args {
 	struct list_head *detached;
 };
 
+/* Does [addr, next), inside one entry of @pt, cover that entry whole? */
+static bool nvsvm_pt_entry_whole(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+				 u64 addr, u64 next)
+{
+	u64 size = 1ULL << nvsvm_lvl(vmm, pt->level)->shift;
+
+	return !(addr & (size - 1)) && next - addr == size;
+}
+
 /*
  * Clear the VALID bit of the PTEs under @pt in [addr, end) (a large page
  * goes whole), and unlink each child table that holds nothing outside the
  * range, its content kept: nothing of it would stay after the release,
  * and unlinked before the TLB invalidate, it needs no second one for the
- * directory caches. Return: @pt itself holds nothing outside the range
- * (no child kept, no entry in use outside it).
+ * directory caches. A child whose whole span the range covers is unlinked
+ * without a look inside: once the invalidate is done no walk reaches its
+ * PTEs, valid or not, and the release takes them all. Return: @pt itself
+ * holds nothing outside the range (no child kept, no entry in use outside
+ * it).
  */
 static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				u64 addr, u64 end,
@@ -708,7 +720,8 @@ static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 			if (cp && *cp) {
 				struct nvsvm_pt *c = *cp;
 
-				if (nvsvm_vmm_inval_lvl(vmm, c, addr, next, args))
+				if (nvsvm_pt_entry_whole(vmm, pt, addr, next) ||
+				    nvsvm_vmm_inval_lvl(vmm, c, addr, next, args))
 					nvsvm_pt_unlink(vmm, pt, idx, s, &span,
 							args->detached);
 				else
@@ -738,8 +751,9 @@ static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
  * A large page that overlaps the range is invalidated whole. The entries
  * keep their address, for nvsvm_vmm_release() after the caller's TLB
  * invalidate. A table whose entries in use all lie in the range is
- * unlinked at once with what it holds (its PTEs invalidated) and put on
- * @detached, for nvsvm_vmm_release_detached() after the same invalidate.
+ * unlinked at once with what it holds and put on @detached, for
+ * nvsvm_vmm_release_detached() after the same invalidate; its PTEs are
+ * invalidated only when the range does not cover its whole span.
  *
  * Return: true when a valid entry was cleared or a table unlinked (a TLB
  * invalidate is due).
@@ -753,11 +767,37 @@ bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end,
 	return args.any || !list_empty(detached);
 }
 
+/* @detached: every PTE goes, valid or not (a table no walk reaches). */
 struct nvsvm_vmm_release_args {
 	void (*release)(void *priv, u64 pte, unsigned int shift);
 	void *priv;
 	struct list_head *freed;
+	bool detached;
 };
+
+/*
+ * A detached page table: every entry in use holds a PTE that goes, so the
+ * entries are taken from the used bitmap, with no walk by address. Its
+ * memory ends all zero, as the table cache wants it.
+ */
+static void nvsvm_pt_release_leaf(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+				  struct nvsvm_vmm_release_args *args)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	unsigned int n = 1U << l->bits, idx;
+	struct nvsvm_pt_span span = { };
+
+	for_each_set_bit(idx, pt->used, n) {
+		u64 *e = nvsvm_pt_entry(vmm, pt, idx, l->pte_slot);
+
+		args->release(args->priv, READ_ONCE(*e), l->shift);
+		WRITE_ONCE(*e, 0);
+		nvsvm_pt_span_add(&span, e);
+		pt->refs--;
+	}
+	bitmap_zero(pt->used, n);
+	nvsvm_pt_span_sync(vmm, pt, &span);
+}
 
 static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				  u64 addr, u64 end,
@@ -770,6 +810,10 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 
 	if (!pt->refs)
 		return;
+	if (args->detached && !dir && l->slots == 1) {
+		nvsvm_pt_release_leaf(vmm, pt, args);
+		return;
+	}
 	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
 		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
 		unsigned int s;
@@ -790,7 +834,8 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				continue;
 			}
 			old = READ_ONCE(*e);
-			if (old && !nvsvm_pte_valid(vmm, old)) {
+			if (old && (args->detached ||
+				    !nvsvm_pte_valid(vmm, old))) {
 				args->release(args->priv, old, l->shift);
 				nvsvm_pt_span_add(&span,
 						  nvsvm_pt_set(vmm, pt, idx, s, 0));
@@ -835,7 +880,8 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
  *	unlinked
  * @vmm: address space
  * @detached: the list; emptied
- * @release: as for nvsvm_vmm_release(), for each PTE they hold
+ * @release: as for nvsvm_vmm_release(), for each PTE they hold, valid
+ *	or not
  * @priv: for @release
  * @freed: the tables, and the tables below them, are put here
  *
@@ -853,6 +899,7 @@ void nvsvm_vmm_release_detached(struct nvsvm_vmm *vmm,
 		.release = release,
 		.priv = priv,
 		.freed = freed,
+		.detached = true,
 	};
 	struct nvsvm_pt *pt, *tmp;
 

@@ -544,6 +544,13 @@ static int sparse_mapped(struct fx *f, char *b, int from, int to)
 	return KTAP_PASS;
 }
 
+/* pt_bytes and pages_mapped of this device now; skips without debugfs. */
+#define NEED_PT_STATS(pt, pm) do {					\
+	if (nvsvm_stat_read(dev_index, "pt_bytes", &(pt)) ||		\
+	    nvsvm_stat_read(dev_index, "pages_mapped", &(pm)))		\
+		SKIP(return, "no debugfs pt_bytes/pages_mapped");	\
+} while (0)
+
 /* Counter @name is @want (debugfs, this device). */
 static int stat_is(const char *name, uint64_t want)
 {
@@ -563,9 +570,7 @@ TEST_F(chan, munmap_sparse_skips)
 
 	NEED_CAP(NVSVM_CAP_EXEC);
 	ASSERT_MAP(raw);
-	if (nvsvm_stat_read(dev_index, "pt_bytes", &pt0) ||
-	    nvsvm_stat_read(dev_index, "pages_mapped", &pm0))
-		SKIP(return, "no debugfs pt_bytes/pages_mapped");
+	NEED_PT_STATS(pt0, pm0);
 	b = (char *)(((uintptr_t)raw + SPARSE_SPAN - 1) & ~(SPARSE_SPAN - 1));
 	ASSERT_SYS(madvise(b, SPARSE_SPAN, MADV_NOHUGEPAGE));
 	for (i = 0; i < SPARSE_PAGES; i++) {
@@ -618,9 +623,7 @@ TEST_F(chan, munmap_one_invalidate)
 	NEED_CAP(NVSVM_CAP_EXEC);
 	NEED_VGPU();
 	ASSERT_MAP(raw);
-	if (nvsvm_stat_read(dev_index, "pt_bytes", &pt0) ||
-	    nvsvm_stat_read(dev_index, "pages_mapped", &pm0))
-		SKIP(return, "no debugfs pt_bytes/pages_mapped");
+	NEED_PT_STATS(pt0, pm0);
 	p = raw + 4 * MiB + 5 * PAGE;
 	((uint64_t *)p)[1] = pat(1);
 	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(p), PAGE, NVSVM_MAP_WRITE,
@@ -694,9 +697,7 @@ static void munmap_dual(struct __test_metadata *_metadata,
 		buf[i] = pat(i);
 	if (is_thp(buf) != 1)
 		SKIP(return, "the kernel gave no THP for the block");
-	if (nvsvm_stat_read(dev_index, "pt_bytes", &pt0) ||
-	    nvsvm_stat_read(dev_index, "pages_mapped", &pm0))
-		SKIP(return, "no debugfs pt_bytes/pages_mapped");
+	NEED_PT_STATS(pt0, pm0);
 	ASSERT_SYS(mprotect(b + 37 * PAGE, PAGE, PROT_READ));
 	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b), THP_SIZE, 0, &mapped));
 	ASSERT_EQ(512, mapped);
@@ -832,6 +833,96 @@ TEST_F(chan, munmap_partial_warm_tlb)
 	ASSERT_EQ(NVSVM_EXEC_OK, e.status);
 	ASSERT_EQ(pat(3 * WORDS + 3), ops[0].result);
 	ASSERT_EQ(pat(8 * WORDS + 3), ops[1].result);
+}
+
+/*
+ * A munmap over whole tables: a table whose span the range covers is
+ * unlinked without a look inside, its PTEs still valid in table memory, so
+ * only the TLB invalidate keeps the GPU off them and only the release gives
+ * their pages back. One PD0 span (512 MiB, aligned) holds a THP mapped by a
+ * 2 MiB PTE, two small-page tables and a page far from them; a GPC reads
+ * them all (its TLB warm), munmap takes the span whole: every page and
+ * table back, the same GPC's reads fault, and memory mapped
+ * again at the same addresses reads its new content.
+ */
+#define WHOLE_SPAN	(512 * MiB)
+
+TEST_F(chan, munmap_whole_tables_warm_tlb)
+{
+	static const uint64_t off[] = {
+		0, THP_SIZE - PAGE, 2 * MiB + PAGE, 4 * MiB + 3 * PAGE,
+		256 * MiB,
+	};
+	const unsigned int n = sizeof(off) / sizeof(off[0]);
+	uint64_t pt0, pm0, mapped;
+	char *raw = anon(2 * WHOLE_SPAN), *b;
+	uint32_t gpc = warm_gpc(), q[512];
+	struct nvsvm_op ops[8];
+	struct fx f = self->fx;
+	struct nvsvm_exec e;
+	unsigned int i;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	NEED_VGPU();
+	ASSERT_MAP(raw);
+	NEED_PT_STATS(pt0, pm0);
+	b = (char *)(((uintptr_t)raw + WHOLE_SPAN - 1) & ~(WHOLE_SPAN - 1));
+	ASSERT_SYS(madvise(b, THP_SIZE, MADV_HUGEPAGE));
+	ASSERT_SYS(madvise(b + THP_SIZE, WHOLE_SPAN - THP_SIZE,
+			   MADV_NOHUGEPAGE));
+	memset(b, 0x5a, THP_SIZE);
+	if (is_thp(b) != 1)
+		SKIP(return, "the kernel gave no THP for the block");
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b), THP_SIZE, NVSVM_MAP_WRITE,
+			       &mapped));
+	ASSERT_EQ(512, mapped);
+	ASSERT_EQ(0, nvsvm_query(f.fd, nvsvm_ptr(b), 512, q));
+	ASSERT_PASS(entries_shift(q, 0, 512, 21));
+	for (i = 0; i < n; i++) {
+		((uint64_t *)(b + off[i]))[1] = pat(i);
+		if (off[i] >= THP_SIZE) {
+			ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b + off[i]), PAGE,
+					       NVSVM_MAP_WRITE, &mapped));
+			ASSERT_EQ(1, mapped);
+		}
+		ops[i] = nvsvm_op_read(nvsvm_ptr(b + off[i] + 8));
+	}
+	ASSERT_PASS(stat_is("pages_mapped", pm0 + 512 + n - 2));
+	ASSERT_PASS(gpu_run_on(&f, gpc, 10000, ops, n, &e));
+	ASSERT_EQ(NVSVM_EXEC_OK, e.status);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(pat(i), ops[i].result);
+
+	ASSERT_SYS(munmap(b, WHOLE_SPAN));
+	ASSERT_PASS(stat_is("pages_mapped", pm0));
+	ASSERT_PASS(stat_is("pt_bytes", pt0));
+	for (i = 0; i < n; i++) {
+		ops[0] = nvsvm_op_read(nvsvm_ptr(b + off[i] + 8));
+		ASSERT_PASS(gpu_run_on(&f, gpc, 10000, ops, 1, &e));
+		ASSERT_EQ(NVSVM_EXEC_FAULT, e.status) {
+			TH_LOG("GPC %u read page %u of an unmapped span: %#llx",
+			       gpc, i, (unsigned long long)ops[0].result);
+		}
+		ASSERT_EQ(nvsvm_ptr(b + off[i]), e.fault_addr & ~(PAGE - 1));
+	}
+
+	/* The same addresses, new memory: the GPU reads what is there now. */
+	ASSERT_EQ((void *)b, mmap(b, 8 * MiB, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	ASSERT_SYS(madvise(b, 8 * MiB, MADV_NOHUGEPAGE));
+	for (i = 0; i < n - 1; i++) {
+		((uint64_t *)(b + off[i]))[1] = pat(i + 100);
+		ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b + off[i]), PAGE,
+				       NVSVM_MAP_WRITE, &mapped));
+		ops[i] = nvsvm_op_read(nvsvm_ptr(b + off[i] + 8));
+	}
+	ASSERT_PASS(gpu_run_on(&f, gpc, 10000, ops, n - 1, &e));
+	ASSERT_EQ(NVSVM_EXEC_OK, e.status);
+	for (i = 0; i < n - 1; i++)
+		ASSERT_EQ(pat(i + 100), ops[i].result);
+	ASSERT_SYS(munmap(raw, 2 * WHOLE_SPAN));
+	ASSERT_PASS(stat_is("pages_mapped", pm0));
+	ASSERT_PASS(stat_is("pt_bytes", pt0));
 }
 
 /*

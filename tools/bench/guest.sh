@@ -3,14 +3,14 @@
 #
 # The bench in the guest (busybox sh), run by the VM's /init in place of
 # tests/run.sh (tools/vm/run.sh --script); tools/bench/run-bench.sh puts
-# NVSVM_BENCH_ARGS, NVSVM_BENCH_PREFETCH and NVSVM_BENCH_PROFILE in front of
-# this file.
+# NVSVM_BENCH_ARGS, NVSVM_BENCH_PREFETCH, NVSVM_BENCH_PROFILE and
+# NVSVM_BENCH_PROFILE_ARGS in front of this file.
 #
 # 1. modprobe test_hmm (the peer, /dev/hmm_dmirror0) and nvsvm_vgpu;
 # 2. /tests/bin/nvsvm-bench $NVSVM_BENCH_ARGS: every line it prints goes
 #    to the console and, prefixed with "bench: ", to the results port;
-# 3. with NVSVM_BENCH_PROFILE=1, a second, shorter pass (a and b on 16 MiB,
-#    once) under the kernel's function profiler restricted to nvsvm,
+# 3. with NVSVM_BENCH_PROFILE=1, a second, shorter pass (once; by default
+#    a and b on 16 MiB, NVSVM_BENCH_PROFILE_ARGS="-w ab 16") under the kernel's function profiler restricted to nvsvm,
 #    nvsvm_vgpu and the HMM/notifier calls they make; the busiest functions
 #    go to the results port as "profile: " lines;
 # 4. unloads what it loaded.
@@ -73,6 +73,7 @@ if [ "${NVSVM_BENCH_PROFILE:-0}" = 1 ] && [ "$status" = 0 ] &&
 	for f in '*:mod:nvsvm_vgpu' hmm_range_fault mmu_interval_read_begin \
 		mmu_interval_notifier_insert mmu_interval_notifier_remove \
 		dma_map_page_attrs dma_unmap_page_attrs handle_mm_fault \
+		dma_sync_single_for_device unmap_page_range free_pages_and_swap_cache \
 		__mmu_notifier_invalidate_range_start; do
 		echo "$f" >>$tracing/set_ftrace_filter 2>/dev/null
 	done
@@ -80,7 +81,8 @@ if [ "${NVSVM_BENCH_PROFILE:-0}" = 1 ] && [ "$status" = 0 ] &&
 	echo 0 >$tracing/options/sleep-time 2>/dev/null
 	echo 1 >$tracing/function_profile_enabled
 	# shellcheck disable=SC2086
-	"$bench" -r 1 -P ${NVSVM_BENCH_TSC:-} -w ab 16 >/dev/null 2>&1
+	"$bench" -r 1 -P ${NVSVM_BENCH_TSC:-} ${NVSVM_BENCH_PROFILE_ARGS:--w ab 16} \
+		>/dev/null 2>&1
 	echo 0 >$tracing/function_profile_enabled
 	# One table per CPU: "Function Hit Time Avg s^2"; add them up by name.
 	cat $tracing/trace_stat/function* 2>/dev/null |

@@ -26,7 +26,9 @@
  *   b  GPU first-touch write to never-touched memory (EXEC FILL); peer:
  *      HMM_DMIRROR_WRITE. Also gives f: the fault counters of this storm,
  *      and b.cpu: b over the CPU's own first touch (memset of fresh
- *      anonymous memory of the same size)
+ *      anonymous memory of the same size). a/x and b/x: a (b) over the
+ *      same EXEC run again on the range it mapped (no fault): 1 when the
+ *      faults cost nothing
  *   c  explicit MAP (NVSVM_MAP_WRITE) of a populated range; also gives g:
  *      pt_bytes per mapped byte, and pt_bytes left after munmap, and
  *      (a '#' line) the GPU's SUM and FILL rates over the mapped range:
@@ -36,7 +38,9 @@
  *      against munmap of the same populated range with no GPU mapping
  *   e  munmap of 1 GiB with one page GPU-mapped against none (once, not
  *      per size)
- *   h  a and b on THP-backed memory (MADV_HUGEPAGE, 2 MiB aligned)
+ *   h  a and b on THP-backed memory (MADV_HUGEPAGE, 2 MiB aligned), with
+ *      h.a/x, h.b/x as a/x, and h.b.cpu: h.b over the CPU's memset of
+ *      fresh THP-backed memory
  *   p  a CPU/GPU ping-pong on 16 pages (MIGRATE to VRAM, GPU FILL, CPU
  *      read and write), rounds per second with thrashing detection on
  *      against off (nvsvm.thrashing_enable), interleaved (once, not per
@@ -475,12 +479,15 @@ static const char *const gcnt[] = { "faults", "refaults", "overflows" };
 /* a's median at the size being measured, for a/c (0: a did not run). */
 static double a_rate;
 
-/* The CPU's first touch: memset of fresh anonymous memory, pages/s. */
-static double cpu_first_touch(size_t size, unsigned int r)
+/*
+ * The CPU's first touch: memset of fresh anonymous memory (THP-backed with
+ * @thp), pages/s.
+ */
+static double cpu_first_touch(size_t size, unsigned int r, bool thp)
 {
 	void *base;
 	size_t len;
-	uint64_t *p = anon(size, PAGE, false, &base, &len);
+	uint64_t *p = anon(size, thp ? HUGE : PAGE, thp, &base, &len);
 	double t0 = now(), t;
 
 	memset(p, 0x40 + r, size);
@@ -491,11 +498,36 @@ static double cpu_first_touch(size_t size, unsigned int r)
 	return size / PAGE / t;
 }
 
+/*
+ * The same EXEC again over the range its first run mapped: the model's
+ * own cost with no fault, pages/s (a FILL writes @r's pattern + 1).
+ */
+static double again(bool write, uint64_t *p, size_t size, uint64_t want,
+		    unsigned int r, const char *name)
+{
+	uint64_t f0 = stat_get("faults"), got;
+	double t;
+
+	t = gpu_run(write ? NVSVM_OP_FILL : NVSVM_OP_SUM, p, size,
+		    pat(r + 1), &got);
+	if (write)
+		check_fill(p, size, pat(r + 1));
+	else if (got != want)
+		die("%s again: GPU sum %#llx, CPU wrote %#llx", name,
+		    (unsigned long long)got, (unsigned long long)want);
+	if (stat_get("faults") != f0)
+		die("%s again: %llu faults on mapped pages", name,
+		    (unsigned long long)(stat_get("faults") - f0));
+	return size / PAGE / t;
+}
+
 /* a and b (and h, with @thp): pages per second, ours then the peer's. */
 static void first_touch(size_t mib, bool write, bool thp)
 {
 	size_t size = mib * MIB, len, npages = size / PAGE;
 	double v[MAX_REPS], pv[MAX_REPS], thpv[MAX_REPS], cpu[MAX_REPS];
+	double x[MAX_REPS];
+	char wx[8];
 	uint64_t before[NFCNT], total[NFCNT] = { 0 };
 	uint64_t gbefore[NGCNT], gtotal[NGCNT] = { 0 };
 	double tsum = 0;
@@ -533,9 +565,10 @@ static void first_touch(size_t mib, bool write, bool thp)
 		thpv[r] = thp ? thp_percent(p, size) : 0;
 		v[r] = npages / t;
 		tsum += t;
+		x[r] = again(write, p, size, want, r, name);
 		unmap(base, len);
-		if (write && !thp)
-			cpu[r] = cpu_first_touch(size, r);
+		if (write)
+			cpu[r] = cpu_first_touch(size, r, thp);
 	}
 	samples(name, "ours", "pages/s", v, B.reps);
 	printf("# %s ours counters over %u runs:", name, B.reps);
@@ -558,10 +591,17 @@ static void first_touch(size_t mib, bool write, bool thp)
 	result(name, "ours", median(v, B.reps), "pages/s");
 	if (!write && !thp)
 		a_rate = median(v, B.reps);
-	if (write && !thp) {
-		samples(name, "ours", "CPU memset of fresh memory, pages/s",
-			cpu, B.reps);
-		name_of(name, sizeof(name), "b.cpu", mib);
+	samples(name, "ours", "the same EXEC again, mapped, pages/s", x,
+		B.reps);
+	snprintf(wx, sizeof(wx), "%s/x", w);
+	name_of(name, sizeof(name), wx, mib);
+	result(name, "ours", median(v, B.reps) / median(x, B.reps), "ratio");
+	name_of(name, sizeof(name), w, mib);
+	if (write) {
+		samples(name, "ours", thp ?
+			"CPU memset of fresh THP memory, pages/s" :
+			"CPU memset of fresh memory, pages/s", cpu, B.reps);
+		name_of(name, sizeof(name), thp ? "h.b.cpu" : "b.cpu", mib);
 		result(name, "ours", median(v, B.reps) / median(cpu, B.reps),
 		       "ratio");
 		name_of(name, sizeof(name), w, mib);

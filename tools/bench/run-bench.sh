@@ -17,12 +17,15 @@
 #
 # usage: run-bench.sh [--reps N] [--sizes "MIB..."] [--work LETTERS]
 #                     [--prefetch PERCENT] [--no-profile] [--timeout SECONDS]
+#                     [--profile-work LETTERS] [--profile-size MIB]
 # Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
 # "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghp),
 # NVSVM_BENCH_PREFETCH (nvsvm.prefetch_threshold for the run, default the
 # module's), NVSVM_BENCH_PROFILE (1, the default, adds the function-profile
-# pass), NVSVM_ACCEL (tcg|kvm, see tools/vm/accel.sh). `make bench` passes
-# REPS, SIZES, WORK and PREFETCH as these.
+# pass), NVSVM_BENCH_PROFILE_WORK and NVSVM_BENCH_PROFILE_SIZE (what that
+# pass runs, once: default "ab" on 16 MiB), NVSVM_ACCEL (tcg|kvm, see
+# tools/vm/accel.sh). `make bench` passes REPS, SIZES, WORK, PREFETCH,
+# PROFILE_WORK and PROFILE_SIZE as these.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,6 +38,8 @@ sizes=${NVSVM_BENCH_SIZES:-64 256}
 work=${NVSVM_BENCH_WORK:-}
 prefetch=${NVSVM_BENCH_PREFETCH:-}
 profile=${NVSVM_BENCH_PROFILE:-1}
+profile_work=${NVSVM_BENCH_PROFILE_WORK:-ab}
+profile_size=${NVSVM_BENCH_PROFILE_SIZE:-16}
 timeout_s=3600
 while (($#)); do
 	case $1 in
@@ -43,8 +48,10 @@ while (($#)); do
 	--work) work=$2; shift 2 ;;
 	--prefetch) prefetch=$2; shift 2 ;;
 	--no-profile) profile=0; shift ;;
+	--profile-work) profile_work=$2; shift 2 ;;
+	--profile-size) profile_size=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
-	-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-bench.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -86,6 +93,8 @@ fi
 
 [[ -z $work || $work =~ ^[a-hp]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
 [[ -z $prefetch || $prefetch =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --prefetch $prefetch" >&2; exit 2; }
+[[ $profile_work =~ ^[a-hp]+$ ]] || { echo "run-bench.sh: bad --profile-work $profile_work" >&2; exit 2; }
+[[ $profile_size =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --profile-size $profile_size" >&2; exit 2; }
 work_arg=
 [[ -z $work ]] || work_arg="-w $work"
 
@@ -100,12 +109,13 @@ cp "$out/nvsvm-bench" "$stage/bin/"
 	echo "NVSVM_BENCH_ARGS='-r $reps $tsc_arg $work_arg $sizes'"
 	echo "NVSVM_BENCH_PREFETCH='$prefetch'"
 	echo "NVSVM_BENCH_PROFILE=$profile"
+	echo "NVSVM_BENCH_PROFILE_ARGS='-w $profile_work $profile_size'"
 	echo "NVSVM_BENCH_TSC='$tsc_arg'"
 	sed 1d "$here/guest.sh"
 } >"$stage/bench.sh"
 
 t=$SECONDS
-step "VM run: nvsvm-bench -r $reps $work_arg $sizes (prefetch_threshold: ${prefetch:-module default}; profile pass: $profile)"
+step "VM run: nvsvm-bench -r $reps $work_arg $sizes (prefetch_threshold: ${prefetch:-module default}; profile pass: $profile, -w $profile_work $profile_size)"
 rm -rf "$out/vm"
 # The whole console goes to vm.log; the bench's own lines are shown as
 # they come.
