@@ -506,26 +506,12 @@ static inline int stats_become(unsigned int dev, const char *name,
 /*
  * A counter of the virtual GP100 behind the device under test
  * (/sys/kernel/debug/nvsvm_vgpu/gpu<N>/<name>, docs/gp100.md): 0, or a
- * negative errno (-ENOENT: not the virtual GP100, or no debugfs).
+ * negative errno (-ENOENT: not the virtual GP100, or no debugfs), as
+ * nvsvm_vgpu_stat_read().
  */
 static inline int vgpu_stat_read(const char *name, uint64_t *val)
 {
-	char path[128], buf[32];
-	ssize_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/nvsvm_vgpu/gpu%u/%s",
-		 dev_index, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -EIO;
-	buf[len] = 0;
-	*val = strtoull(buf, NULL, 10);
-	return 0;
+	return nvsvm_vgpu_stat_read(dev_index, name, val);
 }
 
 /*

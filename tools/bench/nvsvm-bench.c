@@ -262,18 +262,9 @@ static uint64_t stat_get(const char *name)
  */
 static uint64_t vgpu_stat_get(const char *name)
 {
-	char path[128];
-	unsigned long long v = 0;
-	FILE *f;
+	uint64_t v = 0;
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/nvsvm_vgpu/gpu0/%s",
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
+	nvsvm_vgpu_stat_read(0, name, &v);
 	return v;
 }
 

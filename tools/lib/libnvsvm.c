@@ -210,14 +210,14 @@ int nvsvm_migrate(int fd, uint64_t addr, uint64_t size, uint32_t target,
 	return ret;
 }
 
-int nvsvm_stat_read(unsigned int index, const char *name, uint64_t *val)
+/* Read the decimal number in the file at @path, such as a debugfs counter. */
+static int read_counter(const char *path, uint64_t *val)
 {
-	char path[128], buf[32], *end;
+	char buf[32], *end;
 	unsigned long long v;
 	ssize_t len;
 	int fd, err;
 
-	snprintf(path, sizeof(path), NVSVM_DEBUGFS_FMT "/%s", index, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -235,6 +235,22 @@ int nvsvm_stat_read(unsigned int index, const char *name, uint64_t *val)
 	*val = v;
 
 	return 0;
+}
+
+int nvsvm_stat_read(unsigned int index, const char *name, uint64_t *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NVSVM_DEBUGFS_FMT "/%s", index, name);
+	return read_counter(path, val);
+}
+
+int nvsvm_vgpu_stat_read(unsigned int index, const char *name, uint64_t *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NVSVM_VGPU_DEBUGFS_FMT "/%s", index, name);
+	return read_counter(path, val);
 }
 
 struct nvsvm_op nvsvm_op_nop(void)

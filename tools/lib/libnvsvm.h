@@ -27,6 +27,8 @@ extern "C" {
 
 /* Directory of the per-device debugfs counters, with %u for the index. */
 #define NVSVM_DEBUGFS_FMT	"/sys/kernel/debug/nvsvm/nvsvm%u"
+/* The same for the counters of the virtual GP100 (nvsvm_vgpu.ko). */
+#define NVSVM_VGPU_DEBUGFS_FMT	"/sys/kernel/debug/nvsvm_vgpu/gpu%u"
 
 static inline uint64_t nvsvm_ptr(const volatile void *p)
 {
@@ -165,6 +167,17 @@ int nvsvm_migrate(int fd, uint64_t addr, uint64_t size, uint32_t target,
  * file does not hold a decimal number; other -errno from open/read.
  */
 int nvsvm_stat_read(unsigned int index, const char *name, uint64_t *val);
+
+/**
+ * nvsvm_vgpu_stat_read() - read one debugfs counter of a virtual GP100
+ * @index: N of its directory, /sys/kernel/debug/nvsvm_vgpu/gpuN
+ * @name: file name, e.g. "faults", "invalidates", "tlb_hits" (docs/gp100.md)
+ *
+ * What the GPU saw, to set against what the driver did (nvsvm_stat_read()).
+ * Return: as nvsvm_stat_read(); -ENOENT also when there is no such virtual
+ * GP100 (nvsvm_vgpu.ko not loaded, or another GPU).
+ */
+int nvsvm_vgpu_stat_read(unsigned int index, const char *name, uint64_t *val);
 
 /* Builders for struct nvsvm_op; every field not named is zero. */
 struct nvsvm_op nvsvm_op_nop(void);
