@@ -143,7 +143,7 @@ int nvsvm_vmm_map(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		  unsigned int shift, nvsvm_vmm_pte_fn fn, void *priv,
 		  u64 *shadowed);
 bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end,
-			  struct list_head *detached);
+			  u64 lo, u64 hi, struct list_head *detached);
 bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		       void (*release)(void *priv, u64 pte,
 				       unsigned int shift),
@@ -152,7 +152,8 @@ void nvsvm_vmm_release_detached(struct nvsvm_vmm *vmm,
 				struct list_head *detached,
 				void (*release)(void *priv, u64 pte,
 						unsigned int shift),
-				void *priv, struct list_head *freed);
+				void *priv, struct list_head *freed,
+				bool resched);
 void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed,
 			   bool resched);
 u64 nvsvm_vmm_next_used(struct nvsvm_vmm *vmm, u64 addr, u64 end,

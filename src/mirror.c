@@ -93,7 +93,8 @@ static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
 	lockdep_assert_held(&svmm->mutex);
 	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
 	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
-		valid |= nvsvm_vmm_invalidate(vmm, addr, next, &detached);
+		valid |= nvsvm_vmm_invalidate(vmm, addr, next, start, end,
+					      &detached);
 		if (resched)
 			cond_resched();
 	}
@@ -101,7 +102,7 @@ static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
 		nvsvm_mirror_invalidate_tlb(svmm);
 	/* Unreachable for the GPU now: theirs and the tables below go. */
 	nvsvm_vmm_release_detached(vmm, &detached, nvsvm_mirror_release, &ctx,
-				   &freed);
+				   &freed, resched);
 	for (addr = nvsvm_mirror_chunk(vmm, start, end, &next); addr < end;
 	     addr = nvsvm_mirror_chunk(vmm, next, end, &next)) {
 		nvsvm_vmm_release(vmm, addr, next, nvsvm_mirror_release, &ctx,

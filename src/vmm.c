@@ -670,18 +670,22 @@ static bool nvsvm_pt_within(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	       find_last_bit(pt->used, n) <= nvsvm_pt_index(vmm, pt, end - 1);
 }
 
+/* @lo, @hi: the whole range being removed (nvsvm_vmm_invalidate()). */
 struct nvsvm_vmm_inval_args {
 	bool any;
 	struct list_head *detached;
+	u64 lo;
+	u64 hi;
 };
 
-/* Does [addr, next), inside one entry of @pt, cover that entry whole? */
-static bool nvsvm_pt_entry_whole(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-				 u64 addr, u64 next)
+/* Does the entry of @pt that holds @addr lie inside [lo, hi)? */
+static bool nvsvm_pt_entry_inside(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+				  u64 addr, u64 lo, u64 hi)
 {
 	u64 size = 1ULL << nvsvm_lvl(vmm, pt->level)->shift;
+	u64 base = addr & ~(size - 1);
 
-	return !(addr & (size - 1)) && next - addr == size;
+	return base >= lo && base + size - 1 <= hi - 1;
 }
 
 /*
@@ -689,9 +693,11 @@ static bool nvsvm_pt_entry_whole(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
  * goes whole), and unlink each child table that holds nothing outside the
  * range, its content kept: nothing of it would stay after the release,
  * and unlinked before the TLB invalidate, it needs no second one for the
- * directory caches. A child whose whole span the range covers is unlinked
- * without a look inside: once the invalidate is done no walk reaches its
- * PTEs, valid or not, and the release takes them all. Return: @pt itself
+ * directory caches. A child whose whole span lies in the range being
+ * removed (args->lo, args->hi; [addr, end) may be one chunk of it) is
+ * unlinked without a look inside: once the invalidate is done no walk
+ * reaches its PTEs, valid or not, and the release takes them all, also
+ * those of later chunks. Return: @pt itself
  * holds nothing outside the range (no child kept, no entry in use outside
  * it).
  */
@@ -720,7 +726,8 @@ static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 			if (cp && *cp) {
 				struct nvsvm_pt *c = *cp;
 
-				if (nvsvm_pt_entry_whole(vmm, pt, addr, next) ||
+				if (nvsvm_pt_entry_inside(vmm, pt, addr,
+							  args->lo, args->hi) ||
 				    nvsvm_vmm_inval_lvl(vmm, c, addr, next, args))
 					nvsvm_pt_unlink(vmm, pt, idx, s, &span,
 							args->detached);
@@ -746,33 +753,45 @@ static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
  * @vmm: address space
  * @start: first address
  * @end: end (exclusive)
+ * @lo: first address of the whole range the caller removes, of which
+ *	[@start, @end) is a chunk
+ * @hi: its end (exclusive)
  * @detached: tables unlinked whole are put here
  *
  * A large page that overlaps the range is invalidated whole. The entries
  * keep their address, for nvsvm_vmm_release() after the caller's TLB
  * invalidate. A table whose entries in use all lie in the range is
  * unlinked at once with what it holds and put on @detached, for
- * nvsvm_vmm_release_detached() after the same invalidate; its PTEs are
- * invalidated only when the range does not cover its whole span.
+ * nvsvm_vmm_release_detached() after the same invalidate; so is a table
+ * that [@start, @end) reaches and whose whole span lies in [@lo, @hi),
+ * without a look at its PTEs, which stay valid in it.
  *
  * Return: true when a valid entry was cleared or a table unlinked (a TLB
  * invalidate is due).
  */
 bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end,
-			  struct list_head *detached)
+			  u64 lo, u64 hi, struct list_head *detached)
 {
-	struct nvsvm_vmm_inval_args args = { .detached = detached };
+	struct nvsvm_vmm_inval_args args = {
+		.detached = detached,
+		.lo = lo,
+		.hi = hi,
+	};
 
 	nvsvm_vmm_inval_lvl(vmm, vmm->root, start, end, &args);
 	return args.any || !list_empty(detached);
 }
 
-/* @detached: every PTE goes, valid or not (a table no walk reaches). */
+/*
+ * @detached: every PTE goes, valid or not (a table no walk reaches);
+ * @resched: cond_resched() after each page table of those.
+ */
 struct nvsvm_vmm_release_args {
 	void (*release)(void *priv, u64 pte, unsigned int shift);
 	void *priv;
 	struct list_head *freed;
 	bool detached;
+	bool resched;
 };
 
 /*
@@ -812,6 +831,8 @@ static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 		return;
 	if (args->detached && !dir && l->slots == 1) {
 		nvsvm_pt_release_leaf(vmm, pt, args);
+		if (args->resched)
+			cond_resched();
 		return;
 	}
 	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
@@ -884,6 +905,8 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
  *	or not
  * @priv: for @release
  * @freed: the tables, and the tables below them, are put here
+ * @resched: the caller may sleep: cond_resched() after each page table
+ *	(a detached directory may hold a huge range)
  *
  * After the TLB invalidate that followed nvsvm_vmm_invalidate(): no walk
  * of the GPU reaches them any more, so nvsvm_vmm_free_tables() may free
@@ -893,13 +916,15 @@ void nvsvm_vmm_release_detached(struct nvsvm_vmm *vmm,
 				struct list_head *detached,
 				void (*release)(void *priv, u64 pte,
 						unsigned int shift),
-				void *priv, struct list_head *freed)
+				void *priv, struct list_head *freed,
+				bool resched)
 {
 	struct nvsvm_vmm_release_args args = {
 		.release = release,
 		.priv = priv,
 		.freed = freed,
 		.detached = true,
+		.resched = resched,
 	};
 	struct nvsvm_pt *pt, *tmp;
 

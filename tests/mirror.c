@@ -841,8 +841,9 @@ TEST_F(chan, munmap_partial_warm_tlb)
  * only the TLB invalidate keeps the GPU off them and only the release gives
  * their pages back. One PD0 span (512 MiB, aligned) holds a THP mapped by a
  * 2 MiB PTE, two small-page tables and a page far from them; a GPC reads
- * them all (its TLB warm), munmap takes the span whole: every page and
- * table back, the same GPC's reads fault, and memory mapped
+ * them all (its TLB warm), munmap takes the span whole: one invalidate
+ * (the PD0 table goes whole, its 2 MiB PTE with it), every page and table
+ * back, the same GPC's reads fault, and memory mapped
  * again at the same addresses reads its new content.
  */
 #define WHOLE_SPAN	(512 * MiB)
@@ -854,7 +855,7 @@ TEST_F(chan, munmap_whole_tables_warm_tlb)
 		256 * MiB,
 	};
 	const unsigned int n = sizeof(off) / sizeof(off[0]);
-	uint64_t pt0, pm0, mapped;
+	uint64_t pt0, pm0, i0, i1, mapped;
 	char *raw = anon(2 * WHOLE_SPAN), *b;
 	uint32_t gpc = warm_gpc(), q[512];
 	struct nvsvm_op ops[8];
@@ -893,7 +894,10 @@ TEST_F(chan, munmap_whole_tables_warm_tlb)
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(pat(i), ops[i].result);
 
+	ASSERT_EQ(0, vgpu_stat_read("invalidates", &i0));
 	ASSERT_SYS(munmap(b, WHOLE_SPAN));
+	ASSERT_EQ(0, vgpu_stat_read("invalidates", &i1));
+	ASSERT_EQ(1, i1 - i0);
 	ASSERT_PASS(stat_is("pages_mapped", pm0));
 	ASSERT_PASS(stat_is("pt_bytes", pt0));
 	for (i = 0; i < n; i++) {
