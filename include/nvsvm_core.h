@@ -203,7 +203,7 @@ struct nvsvm_device {
 		struct nvsvm_fault_dev *dev;	/* the device work's */
 		struct delayed_work owed_work;	/* replay owed to an overflow */
 		atomic_t replay_owed;
-		s64 owed_batches;	/* owed_work's progress mark */
+		s64 owed_mark;	/* owed_work's progress mark */
 		atomic64_t intr_ns;	/* first interrupt not yet served */
 		atomic64_t wake_ns;	/* first interrupt the work has not seen */
 		atomic64_t latency[NVSVM_LATENCY_BUCKETS];

@@ -979,9 +979,9 @@ static void nvsvm_fault_owed_work(struct work_struct *work)
 
 	if (!atomic_read(&ndev->fault.replay_owed))
 		return;
-	if (progress != ndev->fault.owed_batches ||
+	if (progress != ndev->fault.owed_mark ||
 	    work_busy(&ndev->fault.work)) {
-		ndev->fault.owed_batches = progress;
+		ndev->fault.owed_mark = progress;
 		schedule_delayed_work(&ndev->fault.owed_work,
 				      msecs_to_jiffies(NVSVM_FAULT_OWED_MS));
 		return;
@@ -1030,7 +1030,7 @@ static void nvsvm_fault_work(struct work_struct *work)
 		return;
 	}
 	atomic_set(&ndev->fault.replay_owed, 1);
-	ndev->fault.owed_batches = nvsvm_fault_progress(ndev);
+	ndev->fault.owed_mark = nvsvm_fault_progress(ndev);
 	schedule_delayed_work(&ndev->fault.owed_work,
 			      msecs_to_jiffies(NVSVM_FAULT_OWED_MS));
 }

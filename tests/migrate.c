@@ -240,8 +240,8 @@ static int copy_fail(unsigned int n)
 
 	if (!is_vgpu())
 		HELPER_SKIP("not the virtual GP100 (nvsvm_vgpu)");
-	snprintf(path, sizeof(path),
-		 "/sys/kernel/debug/nvsvm_vgpu/gpu%u/copy_fail", dev_index);
+	snprintf(path, sizeof(path), NVSVM_VGPU_DEBUGFS_FMT "/copy_fail",
+		 dev_index);
 	fp = fopen(path, "w");
 	if (!fp)
 		HELPER_SKIP("%s: %s", path, strerror(errno));
