@@ -561,6 +561,14 @@ static int stat_is(const char *name, uint64_t want)
 	return KTAP_PASS;
 }
 
+/* No valid PTE for the @n pages at @p; the GPU's read at @probe faults. */
+static int pages_gone(struct fx *f, char *p, unsigned int n, char *probe)
+{
+	CHECK(query_expect(f, p, n, NVSVM_QUERY_VALID, 0));
+	return gpu_fault(f, nvsvm_op_read(nvsvm_ptr(probe)), nvsvm_ptr(probe),
+			 NVSVM_ACCESS_READ);
+}
+
 TEST_F(chan, munmap_sparse_skips)
 {
 	char *raw = anon(2 * SPARSE_SPAN), *b;
@@ -595,10 +603,7 @@ TEST_F(chan, munmap_sparse_skips)
 	/* Over empty PD0 entries to the last, across to the next PD0. */
 	ASSERT_SYS(munmap(b + 2 * MiB, 512 * MiB));
 	ASSERT_PASS(stat_is("pages_mapped", pm0 + 3));
-	ASSERT_PASS(query_expect(&f, b + 512 * MiB - PAGE, 2,
-				 NVSVM_QUERY_VALID, 0));
-	ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(b + 512 * MiB)),
-			      nvsvm_ptr(b + 512 * MiB), NVSVM_ACCESS_READ));
+	ASSERT_PASS(pages_gone(&f, b + 512 * MiB - PAGE, 2, b + 512 * MiB));
 	ASSERT_PASS(sparse_mapped(&f, b, 0, 2));
 	ASSERT_PASS(sparse_mapped(&f, b, 4, 5));
 
@@ -708,11 +713,7 @@ static void munmap_dual(struct __test_metadata *_metadata,
 	if (small_first) {
 		ASSERT_SYS(munmap(b + 32 * PAGE, 16 * PAGE));
 		ASSERT_PASS(stat_is("pages_mapped", pm0 + 512 - 16));
-		ASSERT_PASS(query_expect(&f, b + 32 * PAGE, 16,
-					 NVSVM_QUERY_VALID, 0));
-		ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(b + 40 * PAGE)),
-				      nvsvm_ptr(b + 40 * PAGE),
-				      NVSVM_ACCESS_READ));
+		ASSERT_PASS(pages_gone(&f, b + 32 * PAGE, 16, b + 40 * PAGE));
 		ASSERT_PASS(block_run_mapped(&f, b, 0, 32, 16));
 		ASSERT_PASS(block_run_mapped(&f, b, 48, 512, 16));
 		ASSERT_SYS(munmap(b, 32 * PAGE));
@@ -722,11 +723,7 @@ static void munmap_dual(struct __test_metadata *_metadata,
 		ASSERT_SYS(munmap(b + 48 * PAGE, THP_SIZE - 48 * PAGE));
 		ASSERT_PASS(stat_is("pages_mapped", pm0 + 16));
 		ASSERT_PASS(query_expect(&f, b, 32, NVSVM_QUERY_VALID, 0));
-		ASSERT_PASS(query_expect(&f, b + 48 * PAGE, 464,
-					 NVSVM_QUERY_VALID, 0));
-		ASSERT_PASS(gpu_fault(&f, nvsvm_op_read(nvsvm_ptr(b + 48 * PAGE)),
-				      nvsvm_ptr(b + 48 * PAGE),
-				      NVSVM_ACCESS_READ));
+		ASSERT_PASS(pages_gone(&f, b + 48 * PAGE, 464, b + 48 * PAGE));
 		ASSERT_PASS(block_run_mapped(&f, b, 32, 48, 12));
 		ASSERT_SYS(munmap(b + 32 * PAGE, 16 * PAGE));
 	}
