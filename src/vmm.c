@@ -697,9 +697,8 @@ static bool nvsvm_pt_entry_inside(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
  * removed (args->lo, args->hi; [addr, end) may be one chunk of it) is
  * unlinked without a look inside: once the invalidate is done no walk
  * reaches its PTEs, valid or not, and the release takes them all, also
- * those of later chunks. Return: @pt itself
- * holds nothing outside the range (no child kept, no entry in use outside
- * it).
+ * those of later chunks. Return: @pt itself holds nothing outside the
+ * range (no child kept, no entry in use outside it).
  */
 static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 				u64 addr, u64 end,
