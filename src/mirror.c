@@ -196,6 +196,9 @@ static void nvsvm_svmm_release(struct kref *kref)
 	kvfree(svmm->fault);
 	nvsvm_dmem_blocks_free(&svmm->blocks);
 	mmdrop(svmm->mm);
+	/* Its memory is back: nvsvm_svmm_fini() counted it closing. */
+	if (svmm->dead)
+		nvsvm_stat_add(svmm->ndev, NVSVM_STAT_AREAS_CLOSING, -1);
 	kfree(svmm);
 }
 

@@ -91,6 +91,8 @@ void nvsvm_svmm_fini(struct nvsvm_svmm *svmm)
 	down_write(&svmm->use);
 	svmm->dead = true;
 	up_write(&svmm->use);
+	/* Until the last reference goes, see nvsvm_svmm_release(). */
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_AREAS_CLOSING, 1);
 
 	mutex_lock(&svmm->mutex);
 	nvsvm_mirror_unmap_locked(svmm, 0, svmm->limit);
