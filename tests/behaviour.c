@@ -249,6 +249,7 @@ TEST(exit_with_mappings)
 	pid_t pid;
 
 	ASSERT_NE(NULL, res);
+	ASSERT_PASS(areas_settled(dev_index));
 	if (read_stat("pt_bytes", &pt0) || read_stat("pages_mapped", &pm0))
 		SKIP(return, "no debugfs counters");
 	pid = fork();
@@ -417,6 +418,7 @@ TEST_F(chan, batch_duplicates)
 	setup_jobs(f, jobs, n);
 	ASSERT_EQ(0, read_stat("cancels", &c0));
 	ASSERT_EQ(0, read_stat("fault_dups", &d0));
+	ASSERT_PASS(areas_settled(dev_index));
 	ASSERT_EQ(0, read_stat("pages_mapped", &pm0));
 	for (r = 0; r < ROUNDS; r++) {
 		for (i = 0; i < n; i++) {

@@ -489,6 +489,16 @@ static void run_a(const volatile uint64_t *p)
 	_exit(0);
 }
 
+/* Process A on word 5 of the second page of @p, the slow file's. */
+static pid_t start_a(volatile uint64_t *p)
+{
+	pid_t a = fork();
+
+	if (!a)
+		run_a(p + WORDS + 5);
+	return a;
+}
+
 static pid_t start_b(void)
 {
 	pid_t pid = fork();
@@ -521,15 +531,21 @@ static volatile uint64_t *uffd_area(unsigned int pages)
 	return p;
 }
 
-static int need_two_gpcs(void)
+/* GPU work, and the memory the processes of the case share. */
+static int need_exec(void)
 {
 	if (!(info.caps & NVSVM_CAP_EXEC))
 		HELPER_SKIP("no NVSVM_CAP_EXEC");
-	if (info.gpc_count < 2)
-		HELPER_SKIP("one GPC only: A and B need a GPC each");
 	sh = ktap_shared(sizeof(*sh));
 	CHK_MAP(sh);
 	return KTAP_PASS;
+}
+
+static int need_two_gpcs(void)
+{
+	if (info.gpc_count < 2)
+		HELPER_SKIP("one GPC only: A and B need a GPC each");
+	return need_exec();
 }
 
 /* B ran to the end: exact data, close() returned. */
@@ -550,6 +566,43 @@ static int check_b(int status)
 	return KTAP_PASS;
 }
 
+/* This device's pages_mapped and pt_bytes, once no earlier area closes. */
+static int stats_baseline(uint64_t *pm, uint64_t *pt)
+{
+	CHECK(areas_settled(dev_index));
+	CHK_OK(nvsvm_stat_read(dev_index, "pages_mapped", pm));
+	CHK_OK(nvsvm_stat_read(dev_index, "pt_bytes", pt));
+	return KTAP_PASS;
+}
+
+/*
+ * The server's file "slow" (the case's server from now on), mapped shared
+ * and read-only; NULL, with the server stopped, if that fails.
+ */
+static volatile uint64_t *slow_map(struct fuse_srv *srv)
+{
+	char path[96];
+	void *p;
+	int fd;
+
+	srv_of_case = srv;
+	snprintf(path, sizeof(path), "%s/slow", srv->dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ktap_note("open %s: %s", path, strerror(errno));
+		fuse_stop(srv, 1);
+		return NULL;
+	}
+	p = mmap(NULL, FILE_PAGES * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		ktap_note("mmap %s: %s", path, strerror(errno));
+		fuse_stop(srv, 1);
+		return NULL;
+	}
+	return p;
+}
+
 /*
  * The FUSE cases. @abort: the server dies instead of answering. A's
  * expected outcome: the file's word (answer), or a cancelled read of the
@@ -559,33 +612,17 @@ static int check_b(int status)
 static void fuse_case(struct __test_metadata *_metadata, int abort)
 {
 	uint64_t pm0 = 0, pt0 = 0;
-	int b_status, a_status, a_stage, fd, ret = KTAP_PASS;
+	int b_status, a_status, a_stage, ret = KTAP_PASS;
 	struct fuse_srv srv;
-	char path[96];
 	volatile uint64_t *p;
 	pid_t a, b = -1;
 
 	ASSERT_PASS_SKIP(need_two_gpcs());
-	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "pages_mapped", &pm0));
-	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "pt_bytes", &pt0));
+	ASSERT_PASS(stats_baseline(&pm0, &pt0));
 	ASSERT_PASS_SKIP(fuse_start(&srv));
-	srv_of_case = &srv;
-	snprintf(path, sizeof(path), "%s/slow", srv.dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, fd) {
-		TH_LOG("open %s: %s", path, strerror(errno));
-		fuse_stop(&srv, 1);
-	}
-	p = mmap(NULL, FILE_PAGES * PAGE, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	ASSERT_NE(MAP_FAILED, p) {
-		TH_LOG("mmap %s: %s", path, strerror(errno));
-		fuse_stop(&srv, 1);
-	}
-
-	a = fork();
-	if (!a)
-		run_a(p + WORDS + 5);
+	p = slow_map(&srv);
+	ASSERT_NE(NULL, p);
+	a = start_a(p);
 	/* The fault path is now waiting for the server's READ answer. */
 	ASSERT_EQ(0, wait_atomic(&sh->read_seen, 1, 10000)) {
 		atomic_store(&sh->answer, 1);
@@ -661,6 +698,52 @@ TEST_F_TIMEOUT(blocking, fuse_read_unanswered, 150)
 TEST_F_TIMEOUT(blocking, fuse_server_dies, 150)
 {
 	fuse_case(_metadata, 1);
+}
+
+/*
+ * A is killed while the fault path waits in the page-in of its GPU read;
+ * then the server answers. A must be gone, and its area with every table
+ * and mapping (debugfs areas_closing back to 0). Its exit may wait for the
+ * page-in: the area's teardown waits for the fault work's pass over it
+ * (src/svmm.c nvsvm_svmm_fini(), down_write() of the area's use lock).
+ */
+TEST_F_TIMEOUT(blocking, fuse_owner_killed, 150)
+{
+	uint64_t pm0 = 0, pt0 = 0, closing = 0;
+	int a_status, early, ret;
+	struct fuse_srv srv;
+	volatile uint64_t *p;
+	pid_t a;
+
+	ASSERT_PASS_SKIP(need_exec());
+	if (nvsvm_stat_read(dev_index, "areas_closing", &closing))
+		SKIP(return, "no debugfs areas_closing");
+	ASSERT_PASS(stats_baseline(&pm0, &pt0));
+	ASSERT_PASS_SKIP(fuse_start(&srv));
+	p = slow_map(&srv);
+	ASSERT_NE(NULL, p);
+	a = start_a(p);
+	ret = wait_atomic(&sh->read_seen, 1, 10000);
+	kill(a, SIGKILL);
+	early = wait_child_ms(a, 1000);
+	atomic_store(&sh->answer, 1);
+	fuse_poke(&srv, 'a');
+	a_status = early == -1 ? wait_child_ms(a, A_WAIT_MS) : early;
+	fuse_stop(&srv, 1);
+	munmap((void *)p, FILE_PAGES * PAGE);
+	/* Cleaned up: from here on a check may end the case. */
+	ASSERT_EQ(0, ret) {
+		TH_LOG("no READ of the file reached the server in 10 s");
+	}
+	ASSERT_EQ(128 + SIGKILL, a_status) {
+		TH_LOG("A did not end by SIGKILL (stage %d)",
+		       atomic_load(&sh->a_stage));
+	}
+	TH_LOG("A %s before the server answered",
+	       early == -1 ? "had not exited" : "had exited");
+	ASSERT_PASS(stats_become(dev_index, "areas_closing", 0, NULL, 0));
+	ASSERT_PASS(stats_become(dev_index, "pages_mapped", pm0, "pt_bytes",
+				 pt0));
 }
 
 /*

@@ -504,6 +504,28 @@ static inline int stats_become(unsigned int dev, const char *name,
 }
 
 /*
+ * Wait until no area let go by its file is still being freed on device
+ * @dev (debugfs areas_closing 0): an area goes when its fault work lets go
+ * of it, which may be after the process that closed it was reaped, so an
+ * earlier case's area may still hold page tables. A case that takes the
+ * device-wide pt_bytes or pages_mapped as its baseline calls this first.
+ * Passes at once without the counter; fails after about 10 s.
+ */
+static inline int areas_settled(unsigned int dev)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (nvsvm_stat_read(dev, "areas_closing", &v) || !v)
+			return KTAP_PASS;
+		usleep(10000);
+	}
+	KTAP_FAIL_MSG("debugfs areas_closing still %llu after 10 s",
+		      (unsigned long long)v);
+}
+
+/*
  * A counter of the virtual GP100 behind the device under test
  * (/sys/kernel/debug/nvsvm_vgpu/gpu<N>/<name>, docs/gp100.md): 0, or a
  * negative errno (-ENOENT: not the virtual GP100, or no debugfs), as

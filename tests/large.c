@@ -125,6 +125,7 @@ TEST(map_thp_one_pte)
 	int ret;
 
 	THP_OPEN(&f, buf);
+	ASSERT_PASS(areas_settled(0));
 	ret = nvsvm_stat_read(0, "pt_bytes", &before);
 	if (ret)
 		SKIP(return, "debugfs pt_bytes: %s", strerror(-ret));

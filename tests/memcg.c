@@ -247,6 +247,7 @@ TEST(map_tables_charged)
 	p = sparse(n);
 	ASSERT_TRUE(p && (void *)p != MAP_FAILED);
 	OPEN_AREA(fd);
+	ASSERT_PASS(areas_settled(dev_index));
 	pt0 = pt_bytes();
 	cur0 = cg_current();
 	k0 = cg_kernel();
@@ -288,6 +289,7 @@ TEST(fault_tables_charged)
 	struct fx f;
 
 	GPU_FIXTURE(n, ops, f);
+	ASSERT_PASS(areas_settled(dev_index));
 	pt0 = pt_bytes();
 	k0 = cg_kernel();
 	ASSERT_PASS(gpu_ok(&f, ops, n));
@@ -326,6 +328,7 @@ TEST(map_over_limit_enomem)
 	ASSERT_LE(0, (long)(maxfd)) {
 		TH_LOG("%s", strerror(errno));
 	}
+	ASSERT_PASS(areas_settled(dev_index));
 	pt0 = pt_bytes();
 	kills0 = cg_field("memory.events", "oom_kill");
 	cur = cg_current();
@@ -377,6 +380,7 @@ TEST(fault_over_limit)
 	ASSERT_LE(0, (long)(maxfd)) {
 		TH_LOG("%s", strerror(errno));
 	}
+	ASSERT_PASS(areas_settled(dev_index));
 	pt0 = pt_bytes();
 	kills0 = cg_field("memory.events", "oom_kill");
 	snprintf(max, sizeof(max), "%llu",

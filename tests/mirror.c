@@ -466,6 +466,7 @@ TEST(pt_bytes_return)
 	struct fx f;
 	int i, ret;
 
+	ASSERT_PASS(areas_settled(dev_index));
 	ret = read_stat("pt_bytes", &pt0);
 	if (ret || read_stat("pages_mapped", &pm1))
 		SKIP(return, "debugfs pt_bytes/pages_mapped: %s",
@@ -544,8 +545,12 @@ static int sparse_mapped(struct fx *f, char *b, int from, int to)
 	return KTAP_PASS;
 }
 
-/* pt_bytes and pages_mapped of this device now; skips without debugfs. */
+/*
+ * pt_bytes and pages_mapped of this device, once no earlier area is being
+ * freed; skips without debugfs.
+ */
 #define NEED_PT_STATS(pt, pm) do {					\
+	ASSERT_PASS(areas_settled(dev_index));				\
 	if (nvsvm_stat_read(dev_index, "pt_bytes", &(pt)) ||		\
 	    nvsvm_stat_read(dev_index, "pages_mapped", &(pm)))		\
 		SKIP(return, "no debugfs pt_bytes/pages_mapped");	\

@@ -87,6 +87,7 @@ TEST(opener_exited)
 	int sv[2], fd, have;
 	pid_t pid;
 
+	ASSERT_PASS(areas_settled(0));
 	have = !nvsvm_stat_read(0, "pt_bytes", &pt0) &&
 	       !nvsvm_stat_read(0, "pages_mapped", &pm0);
 	ASSERT_LE(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));

@@ -323,6 +323,7 @@ TEST(stress)
 	double t0;
 	int have;
 
+	ASSERT_PASS(areas_settled(0));
 	have = !nvsvm_stat_read(0, "pt_bytes", &pt0) &&
 	       !nvsvm_stat_read(0, "pages_mapped", &pm0);
 	base = mmap(NULL, (SLOTS + CPU_THREADS) * 2 * SLOT_BYTES, PROT_NONE,
