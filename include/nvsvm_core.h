@@ -13,11 +13,9 @@
  *                       BUF_ALLOC, BUF_FREE and area teardown
  *   nvsvm_pascal->lock  (src/pascal.c) a GPU's joined channels
  *   nvsvm_device->chan_lock   binds, unbinds and detaches in @chans
- *   nvsvm_svmm->use     (rwsem) read: MAP and the area's fault work use the
- *                       mirror; write: teardown marks the area dead
  *   mm's mmap lock      read: hmm_range_fault(), VMA look-ups and the
- *                       exclusive take (src/mirror.c), MIGRATE (src/dmem.c,
- *                       without use); the mm holds it when it calls the
+ *                       exclusive take (src/mirror.c), MIGRATE
+ *                       (src/dmem.c); the mm holds it when it calls the
  *                       notifiers, which take svmm->mutex
  *   page lock           a page being migrated (src/dmem.c, the kernel's
  *                       migration, whose notifier takes svmm->mutex), the
@@ -237,12 +235,12 @@ static inline u64 nvsvm_ns_since(u64 t0)
  * @unmanaged_start: the unmanaged window, never mirrored
  * @unmanaged_end: end of the window (exclusive)
  * @limit: end of the mirrored address space
- * @use: held for read while MAP or the fault worker use the mirror, for
- *	write by fini to wait them out before the notifiers go
  * @mutex: protects @vmm; PTEs are written only under it, after checking
  *	the notifier sequence, by src/mirror.c alone; in the unmanaged
  *	window, by src/buf.c alone (its buffers)
- * @dead: set by fini under @use; the mirror is not used after it
+ * @dead: set by fini under @mutex, before it removes every mapping: no
+ *	PTE is written after it (each writer checks it under @mutex), so a
+ *	fault work still in a page-in of the area delays no teardown
  * @changes: bumped by every invalidation of the mirror; the fault worker
  *	cancels an access found unservable twice only if it did not move
  *	between the two
@@ -260,7 +258,6 @@ struct nvsvm_svmm {
 	u64 unmanaged_start;
 	u64 unmanaged_end;
 	u64 limit;
-	struct rw_semaphore use;
 	struct mutex mutex;		/* @vmm */
 	bool dead;
 	atomic_t changes;

@@ -535,12 +535,12 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 		b->e[i].pdb = pdb;
 		b->e[i].changes = atomic_read(&svmm->changes);
 	}
-	down_read(&svmm->use);
 	for (i = first; i < last; i = j) {
 		u64 addr = b->e[i].f.addr;
 		u64 block = ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES);
 
-		if (svmm->dead) {
+		/* A hint: what settles it is the check under svmm->mutex. */
+		if (READ_ONCE(svmm->dead)) {
 			/* Torn down: the channel is detached, the replay
 			 * finds it without an area.
 			 */
@@ -564,7 +564,6 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 		nvsvm_fault_range(ndev, svmm, b, i, j);
 		nvsvm_fault_atomics(ndev, svmm, b, i, j);
 	}
-	up_read(&svmm->use);
 	mmput(svmm->mm);
 }
 

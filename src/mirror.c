@@ -845,13 +845,13 @@ static int nvsvm_mirror_fill(struct mm_struct *mm, struct nvsvm_range_req *req,
 
 /**
  * nvsvm_mirror_range() - fault in and map one range
- * @svmm: area; the caller holds @svmm->use for read, checked it is not
- *	dead, and holds a reference on the mm's users
+ * @svmm: area; the caller holds a reference on it and on the mm's users
  * @req: the range (inside one leaf table's span, not crossing the
  *	unmanaged window) and what to ask of each page
  *
  * Return: 0, or -EFAULT/-EPERM from hmm_range_fault() when a page asked
- * for could not be had, -EBUSY when the range kept changing, -ENOMEM.
+ * for could not be had, -EBUSY when the range kept changing or the area
+ * is dead (nothing written), -ENOMEM.
  */
 int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 {
@@ -911,6 +911,10 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 
 		t0 = local_clock();
 		mutex_lock(&svmm->mutex);
+		if (svmm->dead) {
+			mutex_unlock(&svmm->mutex);
+			return -EBUSY;
+		}
 		if (mmu_interval_read_retry(range.notifier,
 					    range.notifier_seq)) {
 			mutex_unlock(&svmm->mutex);
@@ -978,25 +982,13 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 	}
 
 	*mapped = 0;
-	down_read(&svmm->use);
-	while (addr < end && !svmm->dead) {
+	while (addr < end && !READ_ONCE(svmm->dead)) {
 		u64 next;
 		bool changed;
 
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
-		}
-		/*
-		 * A long MAP must not hold off AREA_FINI (which holds the
-		 * file's lock while it waits for @use): let a waiting writer
-		 * in; it marks the area dead and the loop ends.
-		 */
-		if (rwsem_is_contended(&svmm->use)) {
-			up_read(&svmm->use);
-			cond_resched();
-			down_read(&svmm->use);
-			continue;
 		}
 		cond_resched();
 		if (!(flags & NVSVM_MAP_FAULT)) {
@@ -1020,9 +1012,9 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 		*mapped += req.mapped;
 		addr = next;
 	}
-	if (svmm->dead)
+	/* Torn down meanwhile (nvsvm_mirror_range() wrote nothing then). */
+	if (READ_ONCE(svmm->dead))
 		ret = -EINVAL;
-	up_read(&svmm->use);
 	kfree(req.pfns);
 	return ret;
 }
@@ -1114,7 +1106,8 @@ static void nvsvm_mirror_shared(struct nvsvm_svmm *svmm, u64 addr,
 
 	mutex_lock(&svmm->mutex);
 	pte = nvsvm_vmm_lookup(&svmm->vmm, addr, &shift);
-	if ((desc->pte_flags(pte) & (NVSVM_PTE_VALID | NVSVM_PTE_WRITE |
+	if (!svmm->dead &&
+	    (desc->pte_flags(pte) & (NVSVM_PTE_VALID | NVSVM_PTE_WRITE |
 				     NVSVM_PTE_ATOMIC)) ==
 	    (NVSVM_PTE_VALID | NVSVM_PTE_WRITE)) {
 		start = ALIGN_DOWN(addr, 1ULL << shift);
@@ -1186,10 +1179,12 @@ int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 			continue;	/* lost a race: folio lock, PTE */
 
 		mutex_lock(&svmm->mutex);
-		if (mmu_interval_read_retry(mni, seq)) {
+		if (svmm->dead || mmu_interval_read_retry(mni, seq)) {
 			mutex_unlock(&svmm->mutex);
 			unlock_page(page);
 			put_page(page);
+			if (svmm->dead)
+				return -EBUSY;
 			continue;
 		}
 		/* A valid PTE there (4 KiB or larger) would shadow the new one. */

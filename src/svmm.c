@@ -39,7 +39,6 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 	svmm->mm = nf->mm;
 	mmgrab(svmm->mm);
 	kref_init(&svmm->kref);
-	init_rwsem(&svmm->use);
 	mutex_init(&svmm->mutex);
 	xa_init(&svmm->blocks);
 	svmm->unmanaged_start = args.unmanaged_addr;
@@ -85,16 +84,17 @@ err_unlock:
  *
  * No one maps any more (dead), every GPU mapping is released while the
  * notifiers still run, and the mirror stops. Drops the file's reference.
+ * Waits for no MAP or fault work: one may be in a page-in that does not
+ * complete (a FUSE read held, say); it finds the area dead under the
+ * mutex and writes nothing.
  */
 void nvsvm_svmm_fini(struct nvsvm_svmm *svmm)
 {
-	down_write(&svmm->use);
-	svmm->dead = true;
-	up_write(&svmm->use);
 	/* Until the last reference goes, see nvsvm_svmm_release(). */
 	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_AREAS_CLOSING, 1);
 
 	mutex_lock(&svmm->mutex);
+	WRITE_ONCE(svmm->dead, true);
 	nvsvm_mirror_unmap_locked(svmm, 0, svmm->limit);
 	mutex_unlock(&svmm->mutex);
 	nvsvm_mirror_fini(svmm);
