@@ -239,8 +239,9 @@ static inline u64 nvsvm_ns_since(u64 t0)
  *	the notifier sequence, by src/mirror.c alone; in the unmanaged
  *	window, by src/buf.c alone (its buffers)
  * @dead: set by fini under @mutex, before it removes every mapping: no
- *	PTE is written after it (each writer checks it under @mutex), so a
- *	fault work still in a page-in of the area delays no teardown
+ *	PTE is written after it (each writer of new PTEs checks it under
+ *	@mutex; the atomics upgrade finds none valid), so a fault work still
+ *	in a page-in of the area delays no teardown
  * @changes: bumped by every invalidation of the mirror; the fault worker
  *	cancels an access found unservable twice only if it did not move
  *	between the two

@@ -1104,10 +1104,10 @@ static void nvsvm_mirror_shared(struct nvsvm_svmm *svmm, u64 addr,
 	unsigned int shift = PAGE_SHIFT;
 	u64 pte, start, skipped = 0;
 
+	/* Nothing valid is left in a dead area: nothing to upgrade there. */
 	mutex_lock(&svmm->mutex);
 	pte = nvsvm_vmm_lookup(&svmm->vmm, addr, &shift);
-	if (!svmm->dead &&
-	    (desc->pte_flags(pte) & (NVSVM_PTE_VALID | NVSVM_PTE_WRITE |
+	if ((desc->pte_flags(pte) & (NVSVM_PTE_VALID | NVSVM_PTE_WRITE |
 				     NVSVM_PTE_ATOMIC)) ==
 	    (NVSVM_PTE_VALID | NVSVM_PTE_WRITE)) {
 		start = ALIGN_DOWN(addr, 1ULL << shift);
@@ -1155,6 +1155,7 @@ int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 	struct page *page;
 	unsigned long seq;
 	unsigned int try;
+	bool dead;
 	int ret;
 
 	for (try = 0; try < NVSVM_ATOMIC_TRIES; try++) {
@@ -1179,11 +1180,12 @@ int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 			continue;	/* lost a race: folio lock, PTE */
 
 		mutex_lock(&svmm->mutex);
-		if (svmm->dead || mmu_interval_read_retry(mni, seq)) {
+		dead = svmm->dead;
+		if (dead || mmu_interval_read_retry(mni, seq)) {
 			mutex_unlock(&svmm->mutex);
 			unlock_page(page);
 			put_page(page);
-			if (svmm->dead)
+			if (dead)
 				return -EBUSY;
 			continue;
 		}

@@ -581,7 +581,6 @@ TEST(write_under_ro_2m)
 #define WATCHDOG_THRESH		"/proc/sys/kernel/watchdog_thresh"
 
 struct ticker {
-	atomic_int stop;
 	/* The teardown's span: 0 until it starts, and until it ends. */
 	_Atomic uint64_t start_ns, end_ns;
 	uint64_t max_gap_ns;
@@ -608,9 +607,9 @@ static void *ticker_thread(void *arg)
 {
 	struct timespec ms = { 0, 1000 * 1000 };
 	struct ticker *t = arg;
-	uint64_t last = now_ns(), now, from, to, start, end;
+	uint64_t last = now_ns(), now, from, to, start, end = 0;
 
-	while (!atomic_load(&t->stop)) {
+	while (!end) {
 		nanosleep(&ms, NULL);
 		now = now_ns();
 		start = atomic_load(&t->start_ns);
@@ -665,7 +664,6 @@ static int timed_teardown(struct fx *f, char *p, uint64_t size, int unmap)
 	ret = unmap ? munmap(p, size) : nvsvm_close(f->fd);
 	t1 = now_ns();
 	atomic_store(&t.end_ns, t1);
-	atomic_store(&t.stop, 1);
 	pthread_join(t.th, NULL);
 	t0 = t1 - t0;
 	CHK_EQ(ret, 0);
