@@ -218,6 +218,7 @@ static int map_parked(struct fx *f, volatile uint64_t **p, int unmap,
 	int mfd;
 
 	CHECK(two_pages(p, &mfd));
+	memset(m, 0, sizeof(*m));
 	m->fd = f->fd;
 	m->addr = nvsvm_ptr(*p);
 	CHECK(park_arm(*p));
