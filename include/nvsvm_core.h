@@ -344,6 +344,10 @@ long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
 long nvsvm_ioctl_buf_alloc(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_buf_free(struct nvsvm_file *nf, void __user *uarg);
 void nvsvm_buf_fini_all(struct nvsvm_file *nf, struct nvsvm_svmm *svmm);
+unsigned long nvsvm_buf_get_unmapped_area(struct file *file,
+					  unsigned long addr, unsigned long len,
+					  unsigned long pgoff,
+					  unsigned long flags);
 int nvsvm_buf_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* mirror.c */

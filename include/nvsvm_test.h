@@ -2,8 +2,9 @@
 /*
  * TEST ONLY: hooks for the test module tests/kmod/nvsvm_pascal_test.ko,
  * which drives the nvsvm_pascal_* calls nouveau makes against a virtual
- * GP100. Neither drivers nor user space use these; they are no part of
- * the nvsvm interface (uapi/, include/nvsvm_pascal.h).
+ * GP100, and nvsvm.ko's own hook of a test build (src/test.c). Neither
+ * drivers nor user space use these; they are no part of the nvsvm
+ * interface (uapi/, include/nvsvm_pascal.h).
  */
 #ifndef _NVSVM_TEST_H
 #define _NVSVM_TEST_H
@@ -24,5 +25,45 @@ struct nvsvm_gpu *nvsvm_vgpu_test_gpu(unsigned int index);
 void nvsvm_vgpu_test_hold_intr(struct nvsvm_gpu *gpu, bool hold);
 int nvsvm_vgpu_test_exec(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
 			 struct nvsvm_exec *args);
+
+/*
+ * nvsvm.ko, src/test.c: only in a test build (Kbuild: CONFIG_NVSVM_TEST=y
+ * defines NVSVM_TEST); a product build compiles these calls to nothing.
+ * nvsvm_test_park() parks a range between its hmm_range_fault() snapshot
+ * and its PTE write when a test armed it (debugfs nvsvm_test/park) and
+ * returns the jiffies it waited, 0 otherwise.
+ */
+struct mm_struct;
+
+#ifdef NVSVM_TEST
+#include <linux/jump_label.h>
+
+DECLARE_STATIC_KEY_FALSE(nvsvm_test_park_key);
+unsigned long nvsvm_test_park_range(struct mm_struct *mm, u64 start, u64 end);
+void nvsvm_test_init(void);
+void nvsvm_test_fini(void);
+
+static inline unsigned long nvsvm_test_park(struct mm_struct *mm, u64 start,
+					    u64 end)
+{
+	if (static_branch_unlikely(&nvsvm_test_park_key))
+		return nvsvm_test_park_range(mm, start, end);
+	return 0;
+}
+#else
+static inline unsigned long nvsvm_test_park(struct mm_struct *mm, u64 start,
+					    u64 end)
+{
+	return 0;
+}
+
+static inline void nvsvm_test_init(void)
+{
+}
+
+static inline void nvsvm_test_fini(void)
+{
+}
+#endif
 
 #endif /* _NVSVM_TEST_H */

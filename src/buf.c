@@ -14,6 +14,11 @@
  * PTEs in the window: no notifier covers it, and MAP, UNMAP, MIGRATE, the
  * fault path and its prefetch stay out of it (nvsvm_svmm_managed()).
  *
+ * mmap(2) of the file maps a buffer at its own address only: the file's
+ * get_unmapped_area gives that address whatever the hint (EEXIST when
+ * something is mapped there, unless MAP_FIXED replaces it), and checks
+ * everything mmap will, so that a call that fails has unmapped nothing.
+ *
  * Locks: the file's lock (held by BUF_ALLOC, BUF_FREE and area teardown)
  * serialises changes of the table and keeps the area; svmm->mutex is taken
  * inside it for the PTEs. mmap(2), under the mmap lock, only looks a handle
@@ -21,6 +26,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -356,6 +362,56 @@ static const struct vm_operations_struct nvsvm_buf_vm_ops = {
 	.mremap = nvsvm_buf_vm_mremap,
 	.fault = nvsvm_buf_vm_fault,
 };
+
+/**
+ * nvsvm_buf_get_unmapped_area() - where mmap(2) of /dev/nvsvmN maps: the
+ *	buffer's own address
+ * @file: the file
+ * @addr: the caller's address: a hint, or with MAP_FIXED the address
+ * @len: bytes, page aligned
+ * @pgoff: the buffer's mmap_offset in pages
+ * @flags: mmap(2)'s flags (MAP_FIXED for MAP_FIXED_NOREPLACE and mremap(2)
+ *	to a fixed address too)
+ *
+ * Called under the mmap lock before mmap(2) unmaps anything for MAP_FIXED:
+ * the checks of nvsvm_buf_mmap() are made here first, so that a call that
+ * must fail leaves the caller's mappings as they were. Without MAP_FIXED
+ * the hint does not matter: the buffer can only be at its address.
+ *
+ * Return: the buffer's address; -EPERM from another address space than
+ * the opener's; -EINVAL for a private mapping, an unknown offset, another
+ * size than the buffer's, or MAP_FIXED at another address; -EEXIST without
+ * MAP_FIXED when something is mapped in the buffer's range.
+ */
+unsigned long nvsvm_buf_get_unmapped_area(struct file *file,
+					  unsigned long addr, unsigned long len,
+					  unsigned long pgoff,
+					  unsigned long flags)
+{
+	struct nvsvm_file *nf = file->private_data;
+	u64 start = 0, size = 0;
+	struct nvsvm_buf *buf;
+
+	if (current->mm != nf->mm)
+		return -EPERM;
+	if ((flags & MAP_TYPE) == MAP_PRIVATE || pgoff > U32_MAX)
+		return -EINVAL;
+	/* The address and size of a buffer never change. */
+	xa_lock(&nf->bufs);
+	buf = xa_load(&nf->bufs, pgoff);
+	if (buf) {
+		start = buf->addr;
+		size = buf->size;
+	}
+	xa_unlock(&nf->bufs);
+	if (!buf || len != size)
+		return -EINVAL;
+	if (flags & MAP_FIXED)
+		return addr == start ? addr : -EINVAL;
+	if (find_vma_intersection(current->mm, start, start + size))
+		return -EEXIST;
+	return start;
+}
 
 /**
  * nvsvm_buf_mmap() - mmap(2) of /dev/nvsvmN: a buffer on the CPU

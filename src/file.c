@@ -280,6 +280,7 @@ const struct file_operations nvsvm_fops = {
 	.release = nvsvm_release,
 	.unlocked_ioctl = nvsvm_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.get_unmapped_area = nvsvm_buf_get_unmapped_area,
 	.mmap = nvsvm_buf_mmap,
 	.llseek = noop_llseek,
 };

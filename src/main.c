@@ -12,6 +12,7 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
+#include "nvsvm_test.h"
 
 static DEFINE_IDA(nvsvm_ida);
 
@@ -165,11 +166,13 @@ EXPORT_SYMBOL_GPL(nvsvm_gpu_unregister);
 static int __init nvsvm_init(void)
 {
 	nvsvm_debugfs_init();
+	nvsvm_test_init();
 	return 0;
 }
 
 static void __exit nvsvm_exit(void)
 {
+	nvsvm_test_fini();
 	nvsvm_debugfs_fini();
 	ida_destroy(&nvsvm_ida);
 }

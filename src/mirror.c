@@ -25,6 +25,7 @@
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
 #include "nvsvm_mirror.h"
+#include "nvsvm_test.h"
 
 static struct nvsvm_svmm *nvsvm_notifier_svmm(struct mmu_interval_notifier *mni)
 {
@@ -908,6 +909,8 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 			return ret;
 		if (nvsvm_mirror_grow(req))
 			continue;
+		/* Nothing outside a test build (include/nvsvm_test.h). */
+		timeout += nvsvm_test_park(svmm->mm, req->start, req->end);
 
 		t0 = local_clock();
 		mutex_lock(&svmm->mutex);

@@ -286,16 +286,11 @@ TEST_F(chan, mmap_bad_input)
 
 	ASSERT_PASS(buf_new(f, at, BUF_SIZE, 0, &b));
 	ASSERT_PASS(buf_new(f, WIN_ADDR, PAGE, 0, &c));
-	/* Other address: below, above, anywhere. */
+	/* Another fixed address: below, above (a hint: mmap_null_hint). */
 	p = mmap_buf(f->fd, at - PAGE, BUF_SIZE, fixed, b.off);
 	ASSERT_EQ(MAP_FAILED, p);
 	ASSERT_EQ(EINVAL, errno);
 	p = mmap_buf(f->fd, at + PAGE, BUF_SIZE, fixed, b.off);
-	ASSERT_EQ(MAP_FAILED, p);
-	ASSERT_EQ(EINVAL, errno);
-	p = mmap_buf(f->fd, 0, BUF_SIZE, MAP_SHARED, b.off);
-	if (p != MAP_FAILED && (uint64_t)(uintptr_t)p != at)
-		munmap(p, BUF_SIZE);
 	ASSERT_EQ(MAP_FAILED, p);
 	ASSERT_EQ(EINVAL, errno);
 	/* Other size: part of it, more. */
@@ -336,6 +331,225 @@ TEST_F(chan, mmap_bad_input)
 	p = mmap_buf(f->fd, at, BUF_SIZE, fixed, b.off);
 	ASSERT_EQ(MAP_FAILED, p);
 	ASSERT_EQ(EINVAL, errno);
+}
+
+/* mmap(2) of the file fails with @err, mapping nothing. */
+static int mmap_err(int fd, uint64_t addr, uint64_t size, int flags,
+		    uint64_t off, int err)
+{
+	void *p = mmap_buf(fd, addr, size, flags, off);
+
+	if (p != MAP_FAILED) {
+		munmap(p, size);
+		KTAP_FAIL_MSG("mmap(%#llx, %#llx, flags %#x, offset %#llx): %p, expected %s",
+			      (unsigned long long)addr,
+			      (unsigned long long)size, flags,
+			      (unsigned long long)off, p, strerror(err));
+	}
+	if (errno != err)
+		KTAP_FAIL_MSG("mmap(%#llx, %#llx, flags %#x, offset %#llx): %s, expected %s",
+			      (unsigned long long)addr,
+			      (unsigned long long)size, flags,
+			      (unsigned long long)off, strerror(errno),
+			      strerror(err));
+	return KTAP_PASS;
+}
+
+/* Mappings of /dev/nvsvm* in the process (/proc/self/maps), or -1. */
+static int dev_maps(void)
+{
+	FILE *m = fopen("/proc/self/maps", "re");
+	char line[512];
+	int n = 0;
+
+	if (!m)
+		return -1;
+	while (fgets(line, sizeof(line), m))
+		if (strstr(line, "/dev/nvsvm"))
+			n++;
+	fclose(m);
+	return n;
+}
+
+/* [@addr, @addr + @size) is mapped, every word i of it @v + i. */
+static int anon_intact(uint64_t addr, uint64_t size, uint64_t v)
+{
+	const volatile uint64_t *p = (const volatile uint64_t *)(uintptr_t)addr;
+	unsigned char vec[BUF_PAGES + 1];
+	uint64_t i;
+
+	CHK_TRUE(size <= sizeof(vec) * PAGE, "size %llu",
+		 (unsigned long long)size);
+	/* mincore() fails with ENOMEM where nothing is mapped. */
+	if (mincore((void *)(uintptr_t)addr, size, vec))
+		KTAP_FAIL_MSG("[%#llx, +%#llx) no longer mapped: %s",
+			      (unsigned long long)addr,
+			      (unsigned long long)size, strerror(errno));
+	for (i = 0; i < size / 8; i++)
+		if (p[i] != v + i)
+			KTAP_FAIL_MSG("word %llu at %#llx: %#llx, expected %#llx",
+				      (unsigned long long)i,
+				      (unsigned long long)addr,
+				      (unsigned long long)p[i],
+				      (unsigned long long)(v + i));
+	return KTAP_PASS;
+}
+
+/* Private anonymous memory at @addr, fixed, word i = @v + i. */
+static int anon_at(uint64_t addr, uint64_t size, uint64_t v)
+{
+	volatile uint64_t *p;
+	uint64_t i;
+
+	p = mmap((void *)(uintptr_t)addr, size, RW,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	CHK_TRUE((void *)p == (void *)(uintptr_t)addr, "mmap at %#llx: %p (%s)",
+		 (unsigned long long)addr, (void *)p, strerror(errno));
+	for (i = 0; i < size / 8; i++)
+		p[i] = v + i;
+	return KTAP_PASS;
+}
+
+/*
+ * mmap(NULL, ...) gives the buffer's own address (the file's
+ * get_unmapped_area), and the CPU and the GPU see the same data there.
+ */
+TEST_F(chan, mmap_null_hint)
+{
+	struct fx *f = &self->fx;
+	uint64_t at = WIN_ADDR + 32 * PAGE, i, n = BUF_SIZE / 8;
+	volatile uint64_t *p;
+	struct tbuf b;
+
+	ASSERT_PASS(buf_new(f, at, BUF_SIZE, 0, &b));
+	p = mmap_buf(f->fd, 0, BUF_SIZE, MAP_SHARED, b.off);
+	if (p != MAP_FAILED && (uint64_t)(uintptr_t)p != at)
+		munmap((void *)p, BUF_SIZE);
+	if (p == MAP_FAILED)
+		TH_LOG("mmap(NULL): %s", strerror(errno));
+	ASSERT_EQ((void *)(uintptr_t)at, (void *)p);
+	ASSERT_EQ(1, dev_maps());
+	ASSERT_PASS(cpu_check(p, n, 0));
+	GPU_PART();
+	ASSERT_PASS(gpu_ok1(f, nvsvm_op_fill(at, BUF_SIZE, 0x0d2), NULL));
+	ASSERT_PASS(cpu_check(p, n, 0x0d2));
+	for (i = 0; i < n; i++)
+		p[i] = i;
+	ASSERT_PASS(gpu_buf_sum(f, &b, series(n, 1, 0)));
+	ASSERT_PASS(gpu_read_eq(f, &p[n - 1], n - 1));
+	ASSERT_EQ(0, munmap((void *)p, BUF_SIZE));
+}
+
+/*
+ * A hint is only a hint: one elsewhere in the window, one in mirrored
+ * memory (taken), one low in the address space all give the buffer's
+ * address. MAP_FIXED_NOREPLACE elsewhere stays EINVAL (mmap_bad_input).
+ */
+TEST_F(chan, mmap_hint_elsewhere)
+{
+	struct fx *f = &self->fx;
+	uint64_t at = WIN_ADDR + 32 * PAGE, hints[3];
+	unsigned int i;
+	struct tbuf b;
+	void *p;
+
+	ASSERT_PASS(buf_new(f, at, BUF_SIZE, 0, &b));
+	hints[0] = at + 64 * PAGE;
+	hints[1] = nvsvm_ptr(anon(PAGE));
+	hints[2] = 1ULL << 32;
+	for (i = 0; i < 3; i++) {
+		p = mmap_buf(f->fd, hints[i], BUF_SIZE, MAP_SHARED, b.off);
+		if (p != MAP_FAILED && (uint64_t)(uintptr_t)p != at)
+			munmap(p, BUF_SIZE);
+		if (p != (void *)(uintptr_t)at)
+			TH_LOG("hint %#llx: %p (%s)",
+			       (unsigned long long)hints[i], p,
+			       p == MAP_FAILED ? strerror(errno) : "elsewhere");
+		ASSERT_EQ((void *)(uintptr_t)at, p);
+		((volatile uint64_t *)p)[i] = 0x417 + i;
+		ASSERT_EQ(0, munmap(p, BUF_SIZE));
+	}
+	ASSERT_EQ(0, dev_maps());
+	GPU_PART();
+	for (i = 0; i < 3; i++)
+		ASSERT_PASS(gpu_read_eq(f, &b.p[i], 0x417 + i));
+}
+
+/*
+ * Something mapped where the buffer goes: without MAP_FIXED, EEXIST (NULL
+ * or the buffer's address as the hint), and the mapping there keeps its
+ * data; MAP_FIXED replaces it, as anywhere.
+ */
+TEST_F(chan, mmap_address_taken)
+{
+	struct fx *f = &self->fx;
+	uint64_t at = WIN_ADDR + 32 * PAGE;
+	struct tbuf b;
+	void *p;
+
+	ASSERT_PASS(buf_new(f, at, BUF_SIZE, 0, &b));
+	ASSERT_PASS(anon_at(at + BUF_SIZE - PAGE, PAGE, 0x7a4e0));
+	ASSERT_PASS(mmap_err(f->fd, 0, BUF_SIZE, MAP_SHARED, b.off, EEXIST));
+	ASSERT_PASS(mmap_err(f->fd, at, BUF_SIZE, MAP_SHARED, b.off, EEXIST));
+	ASSERT_EQ(0, dev_maps());
+	ASSERT_PASS(anon_intact(at + BUF_SIZE - PAGE, PAGE, 0x7a4e0));
+	/* MAP_FIXED: the buffer's pages replace the anonymous one. */
+	p = mmap_buf(f->fd, at, BUF_SIZE, MAP_SHARED | MAP_FIXED, b.off);
+	ASSERT_EQ((void *)(uintptr_t)at, p);
+	ASSERT_PASS(cpu_check(b.p, BUF_SIZE / 8, 0));
+	ASSERT_EQ(0, munmap(p, BUF_SIZE));
+	/* Free again: NULL works. */
+	p = mmap_buf(f->fd, 0, BUF_SIZE, MAP_SHARED, b.off);
+	ASSERT_EQ((void *)(uintptr_t)at, p);
+	ASSERT_EQ(0, munmap(p, BUF_SIZE));
+}
+
+/*
+ * A bad mmap(2) changes nothing, MAP_FIXED included: with private memory
+ * over the buffer's range, each call below fails with EINVAL before the
+ * kernel unmaps anything, and the memory keeps its data; with a NULL hint
+ * nothing of the file gets mapped.
+ */
+TEST_F(chan, mmap_bad_changes_nothing)
+{
+	const int fixed = MAP_SHARED | MAP_FIXED;
+	struct fx *f = &self->fx;
+	uint64_t at = WIN_ADDR + 32 * PAGE, v = 0xa40000;
+	struct tbuf b, c;
+	void *p;
+
+	ASSERT_PASS(buf_new(f, at, BUF_SIZE, 0, &b));
+	ASSERT_PASS(buf_new(f, WIN_ADDR, PAGE, 0, &c));
+	ASSERT_PASS(anon_at(at, BUF_SIZE, v));
+	/* An unknown offset, another buffer's, 0. */
+	ASSERT_PASS(mmap_err(f->fd, at, BUF_SIZE, fixed, b.off + PAGE, EINVAL));
+	ASSERT_PASS(anon_intact(at, BUF_SIZE, v));
+	ASSERT_PASS(mmap_err(f->fd, at, BUF_SIZE, fixed, c.off, EINVAL));
+	ASSERT_PASS(mmap_err(f->fd, at, BUF_SIZE, fixed, 0, EINVAL));
+	ASSERT_PASS(anon_intact(at, BUF_SIZE, v));
+	/* Part of the size, more. */
+	ASSERT_PASS(mmap_err(f->fd, at, BUF_SIZE - PAGE, fixed, b.off, EINVAL));
+	ASSERT_PASS(mmap_err(f->fd, at, BUF_SIZE + PAGE, fixed, b.off, EINVAL));
+	ASSERT_PASS(anon_intact(at, BUF_SIZE, v));
+	/* Private; another address over the same memory. */
+	ASSERT_PASS(mmap_err(f->fd, at, BUF_SIZE,
+			     MAP_PRIVATE | MAP_FIXED, b.off, EINVAL));
+	ASSERT_PASS(mmap_err(f->fd, at + PAGE, BUF_SIZE, fixed, b.off, EINVAL));
+	ASSERT_PASS(anon_intact(at, BUF_SIZE, v));
+	ASSERT_EQ(0, dev_maps());
+	/* The same with a NULL hint: EINVAL, nothing mapped. */
+	ASSERT_EQ(0, munmap((void *)(uintptr_t)at, BUF_SIZE));
+	ASSERT_PASS(mmap_err(f->fd, 0, BUF_SIZE,
+			     MAP_SHARED, b.off + PAGE, EINVAL));
+	ASSERT_PASS(mmap_err(f->fd, 0, BUF_SIZE - PAGE,
+			     MAP_SHARED, b.off, EINVAL));
+	ASSERT_PASS(mmap_err(f->fd, 0, BUF_SIZE, MAP_PRIVATE, b.off, EINVAL));
+	ASSERT_EQ(0, dev_maps());
+	/* The buffer is whole: the right call maps it. */
+	p = mmap_buf(f->fd, 0, BUF_SIZE, MAP_SHARED, b.off);
+	ASSERT_EQ((void *)(uintptr_t)at, p);
+	ASSERT_PASS(cpu_check(b.p, BUF_SIZE / 8, 0));
+	ASSERT_EQ(0, munmap(p, BUF_SIZE));
 }
 
 /*

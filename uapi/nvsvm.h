@@ -265,11 +265,14 @@ struct nvsvm_migrate {
  *
  * The buffer's pages are zeroed system memory, charged to the caller's
  * memory cgroup (ENOMEM beyond its memory.max), and mapped on the GPU at
- * once, readable, writable and atomic-capable. mmap(NULL or @addr, @size,
- * PROT_*, MAP_SHARED [| MAP_FIXED], fd, @mmap_offset) maps the same pages
- * on the CPU, only at @addr and only whole (EINVAL otherwise; MAP_PRIVATE
- * is refused with EINVAL too), so that one pointer is valid on both
- * sides. The buffer stays on the GPU until BUF_FREE, AREA_FINI or close;
+ * once, readable, writable and atomic-capable. mmap(hint, @size, PROT_*,
+ * MAP_SHARED, fd, @mmap_offset) maps the same pages on the CPU at @addr,
+ * whatever the hint (NULL too), so that one pointer is valid on both
+ * sides: EEXIST when something is mapped in [@addr, @addr + @size)
+ * already, which MAP_FIXED at @addr replaces instead. Only whole and only
+ * there: another size, an unknown offset, MAP_PRIVATE or MAP_FIXED at
+ * another address fail with EINVAL before anything is unmapped. The buffer
+ * stays on the GPU until BUF_FREE, AREA_FINI or close;
  * its pages stay until then and until the last CPU mapping of them goes.
  * Nothing else changes its GPU mapping: munmap(2) of the CPU mapping
  * leaves the GPU one alone.

@@ -72,7 +72,8 @@ kver=$("$scripts/kernelrelease.sh" "$dk")
 step "kernel $kver in $dk ($((SECONDS - t)) s)"
 
 step "modules against $kver"
-"$scripts/build-modules.sh" "$dk" "$out/modules"
+# The product build: no TEST-ONLY hooks (Kbuild, CONFIG_NVSVM_TEST).
+"$scripts/build-modules.sh" "$dk" "$out/modules" CONFIG_NVSVM_TEST=
 step "nvsvm-bench"
 make --no-print-directory -s -C "$here" O="$out"
 

@@ -8,7 +8,10 @@
 # usage: build-modules.sh KDIR OUTDIR [extra kbuild arguments, e.g. C=2]
 #
 # Copies Kbuild, src/, include/, uapi/ to OUTDIR and runs
-# `make -jNPROC -C KDIR M=OUTDIR W=1 modules`, output in OUTDIR/build.log.
+# `make -jNPROC -C KDIR M=OUTDIR W=1 CONFIG_NVSVM_TEST=y modules`, output in
+# OUTDIR/build.log: a test build, with the TEST-ONLY hooks of src/test.c
+# that the VM lanes' tests use (Kbuild); CONFIG_NVSVM_TEST= among the extra
+# arguments builds the product instead, as make and DKMS do.
 # Exit status 1 when the build fails or prints any compiler warning, or,
 # with C=1/C=2, any sparse warning or error.
 set -euo pipefail
@@ -25,7 +28,7 @@ rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' \
 cp "$top/Kbuild" "$out/Kbuild"
 
 status=0
-make -j"$(nproc)" -C "$kdir" M="$out" W=1 "$@" modules >"$out/build.log" 2>&1 || status=$?
+make -j"$(nproc)" -C "$kdir" M="$out" W=1 CONFIG_NVSVM_TEST=y "$@" modules >"$out/build.log" 2>&1 || status=$?
 
 # Compiler and sparse diagnostics look like "file:line:col: warning: ...",
 # modpost's like "WARNING: modpost: ...".
