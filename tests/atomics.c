@@ -14,11 +14,15 @@
  * (kselftest_harness.h).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "common.h"
@@ -276,6 +280,261 @@ TEST_F_TIMEOUT(chan, exact_gpu_and_cpu, 300)
 	ASSERT_PASS(gpu_jobs_finish(g, GPCS));
 	ASSERT_EQ(total, buf[0]);
 	ASSERT_PASS(gpu_jobs_adds_once(g, GPCS, total, seen));
+}
+
+/*
+ * CPU and GPU atomics on one counter, on each kind of page: GPCS_MIX GPCs
+ * add 1 MIX_ADDS times each while a CPU thread adds 1 in a loop from
+ * before the first GPU add to after the last. What the GPU does must be
+ * exact or refused, never a lost update (a Pascal on PCIe does an atomic
+ * on system memory as a read and a write: the virtual GP100's default,
+ * sysmem_atomics=pcie, leaves a window between them):
+ *  - every GPU add that was served is counted once and the total is
+ *    exact (checked first, whatever GET_INFO says);
+ *  - GET_INFO says which kinds are served: NVSVM_CAP_SYSMEM_ATOMICS the
+ *    private anonymous ones (4 KiB and THP), NVSVM_CAP_SYSMEM_ATOMICS_ALL
+ *    shared and file pages too; the others are refused: each program
+ *    ends FAULT, access ATOMIC, on the counter, nothing added.
+ */
+#define GPCS_MIX	2
+#define MIX_ADDS	128
+
+enum kind { KIND_ANON, KIND_THP, KIND_SHMEM, KIND_FILE };
+
+static const char *const kind_names[] = {
+	"anonymous 4 KiB", "THP", "shared anonymous", "shared file",
+};
+
+struct cpu_loop {
+	volatile uint64_t *p;
+	pthread_barrier_t *bar;
+	int stop;
+	int cpu;
+	uint64_t adds;
+};
+
+static void *cpu_loop_thread(void *arg)
+{
+	struct cpu_loop *c = arg;
+
+	pthread_barrier_wait(c->bar);
+	if (c->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(c->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(c->p, 1, __ATOMIC_SEQ_CST);
+		c->adds++;
+	}
+	return NULL;
+}
+
+/*
+ * Pin the threads of GPCs [0, n) of the device (nvsvm_vgpuD/G) to @cpu,
+ * or let them run anywhere again (@cpu < 0). The CPU's adders run on the
+ * other CPU: each GPU atomic then runs while the CPU adds, on every try.
+ */
+static void pin_gpcs(unsigned int n, int cpu)
+{
+	char want[32], comm[32], path[300];
+	struct dirent *d;
+	cpu_set_t set;
+	unsigned int g;
+	DIR *dir;
+	FILE *fp;
+
+	CPU_ZERO(&set);
+	if (cpu >= 0)
+		CPU_SET(cpu, &set);
+	else
+		for (g = 0; g < CPU_SETSIZE; g++)
+			CPU_SET(g, &set);
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		fp = fopen(path, "r");
+		if (!fp)
+			continue;
+		if (!fgets(comm, sizeof(comm), fp))
+			comm[0] = 0;
+		fclose(fp);
+		comm[strcspn(comm, "\n")] = 0;
+		for (g = 0; g < n; g++) {
+			snprintf(want, sizeof(want), "nvsvm_vgpu%u/%u",
+				 dev_index, g);
+			if (!strcmp(comm, want))
+				sched_setaffinity(atoi(d->d_name), sizeof(set),
+						  &set);
+		}
+	}
+	closedir(dir);
+}
+
+static int served(enum kind k)
+{
+	if (info.caps & NVSVM_CAP_SYSMEM_ATOMICS_ALL)
+		return 1;
+	return (info.caps & NVSVM_CAP_SYSMEM_ATOMICS) &&
+	       (k == KIND_ANON || k == KIND_THP);
+}
+
+static int tmp_file(void)
+{
+	char name[] = "/tmp/nvsvm-atomics-XXXXXX";
+	int fd = mkstemp(name);
+
+	if (fd >= 0) {
+		unlink(name);
+		return fd;
+	}
+	return memfd_create("nvsvm-atomics", 0);
+}
+
+/* The memory of kind @k, its counter word at *@w; NULL on failure. */
+static volatile uint64_t *kind_map(enum kind k, size_t *w, size_t *len)
+{
+	void *p = MAP_FAILED;
+	uint64_t *t;
+	int fd;
+
+	*w = 5;
+	*len = PAGE;
+	switch (k) {
+	case KIND_ANON:
+		p = anon(PAGE);
+		if (p && madvise(p, PAGE, MADV_NOHUGEPAGE))
+			return NULL;
+		return p;
+	case KIND_THP:
+		t = thp_block();
+		if (!t)
+			return NULL;
+		memset(t, 0, THP_SIZE);
+		*w = 300 * WORDS + 5;	/* a tail page */
+		*len = THP_SIZE;
+		return t;
+	case KIND_SHMEM:
+		p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		break;
+	case KIND_FILE:
+		fd = tmp_file();
+		if (fd < 0)
+			return NULL;
+		if (!ftruncate(fd, PAGE))
+			p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 fd, 0);
+		close(fd);
+		break;
+	}
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void cpu_and_gpu_atomics(struct __test_metadata *_metadata,
+				struct fx *f, enum kind k)
+{
+	static struct gpu_job g[GPCS_MIX];
+	struct cpu_loop c = { 0 };
+	unsigned char *seen;
+	volatile uint64_t *buf, *word;
+	pthread_barrier_t bar;
+	uint64_t gpu_adds = 0, total, rmw0 = 0, rmw1 = 0;
+	size_t w, len;
+	pthread_t tc;
+	int i, j;
+
+	buf = kind_map(k, &w, &len);
+	ASSERT_NE(NULL, buf);
+	word = &buf[w];
+	*word = 0;
+	if (k == KIND_THP && is_thp((const void *)buf) != 1)
+		SKIP(return, "the kernel gave no THP for the block");
+	pthread_barrier_init(&bar, NULL, GPCS_MIX + 2);
+	for (i = 0; i < GPCS_MIX; i++) {
+		g[i].fd = f->fd;
+		g[i].gpc = i % info.gpc_count;
+		for (j = 0; j < MIX_ADDS; j++)
+			g[i].ops[j] = nvsvm_op_atomic_add(nvsvm_ptr(word), 1);
+		g[i].nops = MIX_ADDS;
+	}
+	ASSERT_PASS(gpu_jobs_chans(g, GPCS_MIX));
+	c.p = word;
+	c.bar = &bar;
+	c.cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : -1;
+	if (c.cpu >= 0)
+		pin_gpcs(GPCS_MIX, 0);
+	vgpu_stat_read("sysmem_rmws", &rmw0);
+	ASSERT_EQ(0, pthread_create(&tc, NULL, cpu_loop_thread, &c));
+	ASSERT_PASS(gpu_jobs_start(g, GPCS_MIX, &bar));
+	/* The CPU adds from before the GPU's first add to after its last. */
+	pthread_barrier_wait(&bar);
+	for (i = 0; i < GPCS_MIX; i++)
+		pthread_join(g[i].th, NULL);
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(tc, NULL);
+	pthread_barrier_destroy(&bar);
+	if (c.cpu >= 0)
+		pin_gpcs(GPCS_MIX, -1);
+
+	for (i = 0; i < GPCS_MIX; i++) {
+		ASSERT_EQ(0, g[i].ret);
+		if (g[i].e.status == NVSVM_EXEC_OK)
+			gpu_adds += g[i].e.done;
+	}
+	total = gpu_adds + c.adds;
+	vgpu_stat_read("sysmem_rmws", &rmw1);
+	TH_LOG("%s: CPU %llu adds, GPU %llu served (%llu as PCIe RMWs); counter %llu, %lld lost",
+	       kind_names[k], (unsigned long long)c.adds,
+	       (unsigned long long)gpu_adds,
+	       (unsigned long long)(rmw1 - rmw0), (unsigned long long)*word,
+	       (long long)(total - *word));
+	/* No lost update, whatever was served. */
+	ASSERT_EQ(total, *word);
+	if (served(k)) {
+		ASSERT_PASS(gpu_jobs_finish(g, GPCS_MIX));
+		seen = calloc(total, 1);
+		ASSERT_NE(NULL, seen);
+		ASSERT_PASS(gpu_jobs_adds_once(g, GPCS_MIX, total, seen));
+		free(seen);
+		return;
+	}
+	for (i = 0; i < GPCS_MIX; i++) {
+		ASSERT_EQ(NVSVM_EXEC_FAULT, g[i].e.status) {
+			TH_LOG("GPC %u: status %s, expected the atomic refused",
+			       g[i].gpc, nvsvm_status_name(g[i].e.status));
+		}
+		ASSERT_EQ(NVSVM_ACCESS_ATOMIC, g[i].e.fault_access);
+		ASSERT_EQ(nvsvm_ptr(word) & ~(PAGE - 1),
+			  g[i].e.fault_addr & ~(PAGE - 1));
+		ASSERT_EQ(0, g[i].e.done);
+	}
+}
+
+TEST_F_TIMEOUT(chan, cpu_gpu_atomics_anon, 300)
+{
+	cpu_and_gpu_atomics(_metadata, &self->fx, KIND_ANON);
+}
+
+TEST_F_TIMEOUT(chan, cpu_gpu_atomics_thp, 300)
+{
+	cpu_and_gpu_atomics(_metadata, &self->fx, KIND_THP);
+}
+
+TEST_F_TIMEOUT(chan, cpu_gpu_atomics_shmem, 300)
+{
+	cpu_and_gpu_atomics(_metadata, &self->fx, KIND_SHMEM);
+}
+
+TEST_F_TIMEOUT(chan, cpu_gpu_atomics_file, 300)
+{
+	cpu_and_gpu_atomics(_metadata, &self->fx, KIND_FILE);
 }
 
 int main(int argc, char **argv)
