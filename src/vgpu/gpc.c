@@ -94,7 +94,7 @@ static bool vgpu_xop_streams(enum vgpu_xop op)
  * atomics of this GPU's GPCs are atomic among themselves (the L2
  * serialises them: vgpu->atomic_lock), but a CPU store, or another GPU's,
  * between the read and the write is lost. The window between the two is
- * atomic_window_us, wide enough for a test to see it.
+ * the sysmem_atomic_window_us parameter, wide enough for a test to see it.
  *
  * Called with gpc->lock held, which the invalidate waits for: an RMW
  * through a translation an invalidate removes ends before the invalidate
@@ -109,7 +109,8 @@ static void vgpu_atomic_pcie(struct vgpu *vgpu, u64 *q, struct vgpu_xfer *t)
 	spin_lock(&vgpu->atomic_lock);
 	old = READ_ONCE(*q);
 	WRITE_ONCE(vgpu->rmw_word, q);
-	udelay(READ_ONCE(vgpu->atomic_window_us));
+	udelay(min_t(u32, READ_ONCE(vgpu_atomic_window_us),
+		     VGPU_MAX_ATOMIC_WINDOW_US));
 	/* Self-test only: keep the window open until an invalidate starts. */
 	until = ktime_get_ns() + NSEC_PER_SEC;
 	while (READ_ONCE(vgpu->rmw_hold) &&

@@ -28,7 +28,6 @@
 #define VGPU_MAX_FAULT_ENTRIES	BIT(20)
 #define VGPU_MAX_TLB_ENTRIES	4096
 #define VGPU_MAX_VALID_DELAY_US	100000
-#define VGPU_MAX_ATOMIC_WINDOW_US	1000
 
 static unsigned int count = 1;
 module_param(count, uint, 0444);
@@ -77,10 +76,11 @@ module_param(sysmem_atomics, charp, 0444);
 MODULE_PARM_DESC(sysmem_atomics,
 		 "GPU atomics on system memory: pcie (default, as a Pascal on PCIe: a read, a window, a write, not atomic against the CPU or another GPU) or coherent (CPU atomics, as a link coherent for atomics)");
 
-static unsigned int sysmem_atomic_window_us = 20;
-module_param(sysmem_atomic_window_us, uint, 0444);
+unsigned int vgpu_atomic_window_us = 20;
+module_param_named(sysmem_atomic_window_us, vgpu_atomic_window_us, uint,
+		   0644);
 MODULE_PARM_DESC(sysmem_atomic_window_us,
-		 "pcie: time between the read and the write of an atomic on system memory, in microseconds (0-1000, default 20)");
+		 "pcie: time between the read and the write of an atomic on system memory, in microseconds (0-1000, default 20; may change at any time)");
 
 static bool selftest;
 module_param(selftest, bool, 0444);
@@ -198,7 +198,6 @@ static int vgpu_create(struct platform_device *pdev, struct vgpu **out)
 	vgpu->fb_valid_delay_us = fault_valid_delay_us;
 	spin_lock_init(&vgpu->atomic_lock);
 	vgpu->sysmem_pcie = strcmp(sysmem_atomics, "coherent");
-	vgpu->atomic_window_us = sysmem_atomic_window_us;
 	atomic_set(&vgpu->rr, -1);
 
 	ret = vgpu_vram_init(vgpu, (u64)vram_mb << 20);
@@ -357,7 +356,7 @@ static bool vgpu_params_ok(void)
 	       fault_entries >= 2 && fault_entries <= VGPU_MAX_FAULT_ENTRIES &&
 	       tlb_entries >= 1 && tlb_entries <= VGPU_MAX_TLB_ENTRIES &&
 	       fault_valid_delay_us <= VGPU_MAX_VALID_DELAY_US &&
-	       sysmem_atomic_window_us <= VGPU_MAX_ATOMIC_WINDOW_US &&
+	       vgpu_atomic_window_us <= VGPU_MAX_ATOMIC_WINDOW_US &&
 	       (!strcmp(sysmem_atomics, "pcie") ||
 		!strcmp(sysmem_atomics, "coherent"));
 }

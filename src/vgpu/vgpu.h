@@ -490,11 +490,14 @@ struct vgpu {
 
 	/* GPU atomics on system memory (see vgpu_atomic_pcie() in gpc.c) */
 	bool sysmem_pcie;
-	u32 atomic_window_us;
 	spinlock_t atomic_lock;	/* the L2: one RMW of this GPU at a time */
 	u64 *rmw_word;		/* between the read and the write of an RMW */
 	bool rmw_hold;		/* self-test: an RMW waits for an invalidate */
 };
+
+/* main.c: the sysmem_atomic_window_us parameter, at most this */
+#define VGPU_MAX_ATOMIC_WINDOW_US	1000
+extern unsigned int vgpu_atomic_window_us;
 
 static inline struct vgpu *to_vgpu(struct nvsvm_gpu *gpu)
 {
