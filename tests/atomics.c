@@ -298,6 +298,9 @@ TEST_F_TIMEOUT(chan, exact_gpu_and_cpu, 300)
  */
 #define GPCS_MIX	2
 #define MIX_ADDS	128
+/* The PCIe RMW's window while they run: 256 ms of windows in all. */
+#define MIX_WINDOW_US	1000
+#define WINDOW_PARAM	"/sys/module/nvsvm_vgpu/parameters/sysmem_atomic_window_us"
 
 enum kind { KIND_ANON, KIND_THP, KIND_SHMEM, KIND_FILE };
 
@@ -446,6 +449,8 @@ static void cpu_and_gpu_atomics(struct __test_metadata *_metadata,
 	volatile uint64_t *buf, *word;
 	pthread_barrier_t bar;
 	uint64_t gpu_adds = 0, total, rmw0 = 0, rmw1 = 0;
+	unsigned int window = 0;
+	int set;
 	size_t w, len;
 	pthread_t tc;
 	int i, j;
@@ -470,6 +475,8 @@ static void cpu_and_gpu_atomics(struct __test_metadata *_metadata,
 	c.cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : -1;
 	if (c.cpu >= 0)
 		pin_gpcs(GPCS_MIX, 0);
+	/* Wide windows (the virtual GP100's PCIe mode), over many slices. */
+	set = set_param(WINDOW_PARAM, MIX_WINDOW_US, &window);
 	vgpu_stat_read("sysmem_rmws", &rmw0);
 	ASSERT_EQ(0, pthread_create(&tc, NULL, cpu_loop_thread, &c));
 	ASSERT_PASS(gpu_jobs_start(g, GPCS_MIX, &bar));
@@ -482,6 +489,8 @@ static void cpu_and_gpu_atomics(struct __test_metadata *_metadata,
 	pthread_barrier_destroy(&bar);
 	if (c.cpu >= 0)
 		pin_gpcs(GPCS_MIX, -1);
+	if (!set)
+		set_param(WINDOW_PARAM, window, NULL);
 
 	for (i = 0; i < GPCS_MIX; i++) {
 		ASSERT_EQ(0, g[i].ret);
