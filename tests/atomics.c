@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * GPU atomics on system memory. Two modes (GET_INFO says which):
+ * GPU atomics on system memory. A Pascal on PCIe (the virtual GP100's
+ * default, sysmem_atomics=pcie) does them as a read and a write, so the
+ * driver lets them run only where they are exact, and refuses (cancels)
+ * them elsewhere. GET_INFO says where:
  *  - NVSVM_CAP_ATOMICS_EXCLUSIVE (kernels with CONFIG_DEVICE_PRIVATE:
  *    make_device_exclusive_range(), from 6.15 make_device_exclusive()):
  *    mappings have atomics disabled; a GPU atomic takes the page for
  *    exclusive device access and maps it with atomics enabled; a CPU
- *    access revokes that.
- *  - otherwise (Debian's stock kernel): atomics follow write permission.
- * In both, atomic adds are exact while GPCs and CPU threads add at once,
- * and an atomic on read-only memory is cancelled.
+ *    access revokes that. A THP's page: PMD split (6.15+) or VRAM.
+ *  - NVSVM_CAP_SYSMEM_ATOMICS: exact on private anonymous memory;
+ *    NVSVM_CAP_SYSMEM_ATOMICS_ALL: on shared and file memory too (a link
+ *    coherent for atomics, sysmem_atomics=coherent). Where neither holds
+ *    (Debian's stock kernels on PCIe) every atomic on system memory is
+ *    cancelled: FAULT, access ATOMIC.
+ * Atomic adds are exact or refused while GPCs and CPU threads add at
+ * once, and an atomic on read-only memory is cancelled.
  *
  * Cases: TEST_F(chan, ...), on a device with an area and a channel
  * (kselftest_harness.h).
@@ -37,6 +44,17 @@ static int exclusive(void)
 	return !!(info.caps & NVSVM_CAP_ATOMICS_EXCLUSIVE);
 }
 
+/* Exact on private anonymous memory, on every writable mapping. */
+static int sysmem_atomics(void)
+{
+	return !!(info.caps & NVSVM_CAP_SYSMEM_ATOMICS);
+}
+
+static int sysmem_atomics_all(void)
+{
+	return !!(info.caps & NVSVM_CAP_SYSMEM_ATOMICS_ALL);
+}
+
 #define NEED_EXCLUSIVE() do {						\
 	if (!exclusive())						\
 		SKIP(return, "no NVSVM_CAP_ATOMICS_EXCLUSIVE: the kernel has no CONFIG_DEVICE_PRIVATE (no exclusive device access to pages), atomics follow write permission"); \
@@ -58,7 +76,10 @@ static int query1(struct fx *f, const volatile void *p, uint32_t *e)
 
 FIXTURE_FX(chan, FX_AREA, NVSVM_CHAN_JOIN_AREA)
 
-/* Which mode: a writable mapping has atomics exactly in the stock mode. */
+/*
+ * Which mode: a writable mapping has atomics exactly where they follow
+ * write permission (no exclusive access, a link coherent for atomics).
+ */
 TEST_F(chan, mode_matches_mapping)
 {
 	volatile uint64_t *buf = anon(PAGE);
@@ -70,11 +91,13 @@ TEST_F(chan, mode_matches_mapping)
 	ASSERT_EQ(0, nvsvm_map(self->fx.fd, nvsvm_ptr(buf), PAGE, 0, &mapped));
 	ASSERT_PASS(query1(&self->fx, buf, &e));
 	TH_LOG("atomics mode: %s", exclusive() ? "exclusive access" :
-		  "follow write permission");
+		  sysmem_atomics_all() ? "follow write permission" :
+		  "refused on system memory");
 	ASSERT_TRUE(e & NVSVM_QUERY_WRITE) {
 		TH_LOG("entry %#x", e);
 	}
-	ASSERT_EQ(!exclusive(), !!(e & NVSVM_QUERY_ATOMIC));
+	ASSERT_EQ(!exclusive() && sysmem_atomics_all(),
+		  !!(e & NVSVM_QUERY_ATOMIC));
 }
 
 /*
@@ -125,16 +148,31 @@ TEST_F(chan, atomic_takes_and_cpu_revokes)
 	ASSERT_PASS(gpu_read_eq(&self->fx, &buf[5], 9));
 }
 
-/* Memory that cannot be made exclusive (shared) still gets exact atomics. */
+/*
+ * Memory that cannot be made exclusive (shared): exact atomics on a link
+ * coherent for atomics, else refused, the word unchanged.
+ */
 TEST_F(chan, atomic_on_shared_memory)
 {
 	volatile uint64_t *buf = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
 				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	uint64_t old;
+	uint64_t old, refused0, refused1;
 	uint32_t e;
 
 	ASSERT_NE(MAP_FAILED, buf);
 	buf[0] = 100;
+	if (!sysmem_atomics_all()) {
+		STAT_OR_SKIP("atomic_refused", &refused0);
+		ASSERT_PASS(gpu_fault(&self->fx,
+				      nvsvm_op_atomic_add(nvsvm_ptr(buf), 5),
+				      nvsvm_ptr(buf), NVSVM_ACCESS_ATOMIC));
+		ASSERT_EQ(100, buf[0]);
+		ASSERT_EQ(0, nvsvm_stat_read(0, "atomic_refused", &refused1));
+		ASSERT_LE(1, refused1 - refused0);
+		ASSERT_PASS(query1(&self->fx, buf, &e));
+		ASSERT_EQ(0, e & NVSVM_QUERY_ATOMIC);
+		return;
+	}
 	ASSERT_PASS(gpu_ok1(&self->fx, nvsvm_op_atomic_add(nvsvm_ptr(buf), 5), &old));
 	ASSERT_EQ(100, old);
 	ASSERT_EQ(105, buf[0]);
@@ -146,21 +184,28 @@ TEST_F(chan, atomic_on_shared_memory)
 
 /*
  * A GPU atomic on page @page of a PMD-mapped THP, the first access of the
- * GPU to it. A page of a large folio cannot be made exclusive, so in the
- * exclusive mode it is served shared (atomic_shared), as in the stock mode
- * by write permission: the GPU's 2 MiB PTE gets atomics, the CPU keeps its
- * PMD. Either way the access is served in the batch its fault came in:
- * one batch, one replay. (The take of the head page used to split the PMD,
- * then fault on the device-exclusive entry each try had left until HMM's
- * 1 s timeout; the access came back in a second batch.)
+ * GPU to it:
+ *  - where atomics follow write permission (a coherent link, no exclusive
+ *    access): the GPU's 2 MiB PTE gets atomics, the CPU keeps its PMD, in
+ *    one batch and one replay;
+ *  - in the exclusive mode the page is made the GPU's alone: from 6.15 the
+ *    PMD is split (atomic_split) and the page taken (atomic_exclusive),
+ *    before it the page is moved to VRAM (atomic_vram), which splits the
+ *    THP; either way the CPU's PMD is gone and the GPU maps the page 4 KiB
+ *    with atomics (on a coherent link too: exclusive access comes first);
+ *  - elsewhere (stock kernels on PCIe) the atomic is refused: FAULT,
+ *    access ATOMIC, the word, the THP and the CPU's PMD unchanged.
+ * (The take of the head page used to split the PMD, then fault on the
+ * device-exclusive entry each try had left until HMM's 1 s timeout.)
  */
 static void thp_atomic_page(struct __test_metadata *_metadata, struct fx *f,
 			    unsigned int page)
 {
 	static const char *const names[] = { "batches", "replays",
 					     "atomic_exclusive",
-					     "atomic_shared" };
-	uint64_t *buf = thp_block(), before[4], after[4], old;
+					     "atomic_shared", "atomic_split",
+					     "atomic_vram", "atomic_refused" };
+	uint64_t *buf = thp_block(), before[7], after[7], old;
 	const size_t w = page * WORDS + 5;
 	struct timespec t0, t1;
 	uint32_t e;
@@ -171,33 +216,63 @@ static void thp_atomic_page(struct __test_metadata *_metadata, struct fx *f,
 		buf[i] = 1000 + i;
 	if (is_thp(buf) != 1 || anon_huge_kb(buf) < 2048)
 		SKIP(return, "the kernel gave no THP for the block");
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 7; i++)
 		STAT_OR_SKIP(names[i], &before[i]);
+	if (!sysmem_atomics()) {
+		ASSERT_PASS(gpu_fault(f, nvsvm_op_atomic_add(nvsvm_ptr(&buf[w]), 7),
+				      nvsvm_ptr(&buf[page * WORDS]),
+				      NVSVM_ACCESS_ATOMIC));
+		for (i = 0; i < 7; i++)
+			ASSERT_EQ(0, nvsvm_stat_read(0, names[i], &after[i]));
+		ASSERT_EQ(1000 + w, buf[w]);
+		ASSERT_LE(1, after[6] - before[6]);
+		ASSERT_EQ(0, after[2] - before[2]);
+		ASSERT_EQ(1, is_thp(&buf[w]));
+		ASSERT_EQ(2048, anon_huge_kb(buf));
+		return;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_PASS(gpu_ok1(f, nvsvm_op_atomic_add(nvsvm_ptr(&buf[w]), 7), &old));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 7; i++)
 		ASSERT_EQ(0, nvsvm_stat_read(0, names[i], &after[i]));
 	/* The time is for the record only: the counters are what is checked. */
-	TH_LOG("page %u: %ld ms; batches +%llu, replays +%llu, exclusive +%llu, shared +%llu",
+	TH_LOG("page %u: %ld ms; batches +%llu, replays +%llu, exclusive +%llu, shared +%llu, split +%llu, vram +%llu",
 	       page, (t1.tv_sec - t0.tv_sec) * 1000 +
 	       (t1.tv_nsec - t0.tv_nsec) / 1000000,
 	       (unsigned long long)(after[0] - before[0]),
 	       (unsigned long long)(after[1] - before[1]),
 	       (unsigned long long)(after[2] - before[2]),
-	       (unsigned long long)(after[3] - before[3]));
+	       (unsigned long long)(after[3] - before[3]),
+	       (unsigned long long)(after[4] - before[4]),
+	       (unsigned long long)(after[5] - before[5]));
 	ASSERT_EQ(1000 + w, old);
 	ASSERT_EQ(1007 + w, buf[w]);
 	ASSERT_EQ(999 + w, buf[w - 1]);
-	ASSERT_EQ(1, after[0] - before[0]);
-	ASSERT_EQ(1, after[1] - before[1]);
-	ASSERT_EQ(0, after[2] - before[2]);
-	ASSERT_EQ(exclusive() ? 1 : 0, after[3] - before[3]);
-	ASSERT_EQ(1, is_thp(&buf[w]));
-	ASSERT_EQ(2048, anon_huge_kb(buf));
+	ASSERT_EQ(1001 + w, buf[w + 1]);
+	ASSERT_EQ(0, after[6] - before[6]);
 	ASSERT_PASS(query1(f, &buf[page * WORDS], &e));
+	if (!exclusive()) {
+		ASSERT_EQ(1, after[0] - before[0]);
+		ASSERT_EQ(1, after[1] - before[1]);
+		ASSERT_EQ(0, after[2] - before[2]);
+		ASSERT_EQ(0, after[3] - before[3]);
+		ASSERT_EQ(1, is_thp(&buf[w]));
+		ASSERT_EQ(2048, anon_huge_kb(buf));
+		ASSERT_TRUE((e & NVSVM_QUERY_VALID) &&
+			    (e & NVSVM_QUERY_ATOMIC) &&
+			    NVSVM_QUERY_SHIFT(e) == 21) {
+			TH_LOG("entry %#x", e);
+		}
+		return;
+	}
+	/* One way or the other, once: split and taken, or moved. */
+	ASSERT_EQ(1, (after[4] - before[4]) + (after[5] - before[5]));
+	ASSERT_EQ(after[4] - before[4], after[2] - before[2]);
+	ASSERT_EQ(0, after[3] - before[3]);
+	ASSERT_EQ(0, anon_huge_kb(buf));
 	ASSERT_TRUE((e & NVSVM_QUERY_VALID) && (e & NVSVM_QUERY_ATOMIC) &&
-		    NVSVM_QUERY_SHIFT(e) == 21) {
+		    NVSVM_QUERY_SHIFT(e) == 12) {
 		TH_LOG("entry %#x", e);
 	}
 }
@@ -242,8 +317,9 @@ static void *cpu_thread(void *arg)
 
 /*
  * Four GPCs and two CPU threads add 1 to the same word at once: the total
- * is exact and every GPU add saw a different old value. A neighbouring
- * word on the same page is written by the CPU meanwhile and stays right.
+ * is exact and every GPU add saw a different old value; or, where GET_INFO
+ * promises no exact atomics on system memory, every GPU add is refused
+ * and the total is the CPU's.
  */
 TEST_F_TIMEOUT(chan, exact_gpu_and_cpu, 300)
 {
@@ -277,6 +353,19 @@ TEST_F_TIMEOUT(chan, exact_gpu_and_cpu, 300)
 		ASSERT_EQ(0, pthread_create(&tc[i], NULL, cpu_thread, &c[i]));
 	for (i = 0; i < CPUS; i++)
 		pthread_join(tc[i], NULL);
+	if (!sysmem_atomics()) {
+		/* Refused: every program cancelled at its first add. */
+		for (i = 0; i < GPCS; i++)
+			pthread_join(g[i].th, NULL);
+		for (i = 0; i < GPCS; i++) {
+			ASSERT_EQ(0, g[i].ret);
+			ASSERT_EQ(NVSVM_EXEC_FAULT, g[i].e.status);
+			ASSERT_EQ(NVSVM_ACCESS_ATOMIC, g[i].e.fault_access);
+			ASSERT_EQ(0, g[i].e.done);
+		}
+		ASSERT_EQ(CPUS * CPU_ADDS, buf[0]);
+		return;
+	}
 	ASSERT_PASS(gpu_jobs_finish(g, GPCS));
 	ASSERT_EQ(total, buf[0]);
 	ASSERT_PASS(gpu_jobs_adds_once(g, GPCS, total, seen));
