@@ -57,7 +57,7 @@ static int sysmem_atomics_all(void)
 
 #define NEED_EXCLUSIVE() do {						\
 	if (!exclusive())						\
-		SKIP(return, "no NVSVM_CAP_ATOMICS_EXCLUSIVE: the kernel has no CONFIG_DEVICE_PRIVATE (no exclusive device access to pages), atomics follow write permission"); \
+		SKIP(return, "no NVSVM_CAP_ATOMICS_EXCLUSIVE: the kernel has no CONFIG_DEVICE_PRIVATE (no exclusive device access to pages)"); \
 } while (0)
 
 static int query1(struct fx *f, const volatile void *p, uint32_t *e)
