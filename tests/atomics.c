@@ -246,12 +246,13 @@ static void thp_atomic_page(struct __test_metadata *_metadata, struct fx *f,
 	       (unsigned long long)(after[3] - before[3]),
 	       (unsigned long long)(after[4] - before[4]),
 	       (unsigned long long)(after[5] - before[5]));
+	/* Before a CPU access takes the page back from the GPU. */
+	ASSERT_PASS(query1(f, &buf[page * WORDS], &e));
 	ASSERT_EQ(1000 + w, old);
 	ASSERT_EQ(1007 + w, buf[w]);
 	ASSERT_EQ(999 + w, buf[w - 1]);
 	ASSERT_EQ(1001 + w, buf[w + 1]);
 	ASSERT_EQ(0, after[6] - before[6]);
-	ASSERT_PASS(query1(f, &buf[page * WORDS], &e));
 	if (!exclusive()) {
 		ASSERT_EQ(1, after[0] - before[0]);
 		ASSERT_EQ(1, after[1] - before[1]);
