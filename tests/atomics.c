@@ -375,7 +375,7 @@ TEST_F_TIMEOUT(chan, exact_gpu_and_cpu, 300)
 /*
  * CPU and GPU atomics on one counter, on each kind of page: GPCS_MIX GPCs
  * add 1 MIX_ADDS times each while a CPU thread adds 1 in a loop from
- * before the first GPU add to after the last. What the GPU does must be
+ * before the first GPU add to after the last (or MIX_CPU_MAX adds). What the GPU does must be
  * exact or refused, never a lost update (a Pascal on PCIe does an atomic
  * on system memory as a read and a write: the virtual GP100's default,
  * sysmem_atomics=pcie, leaves a window between them):
@@ -388,6 +388,13 @@ TEST_F_TIMEOUT(chan, exact_gpu_and_cpu, 300)
  */
 #define GPCS_MIX	2
 #define MIX_ADDS	128
+/*
+ * The CPU stops after this many adds if the GPU is not done by then: where
+ * each CPU access revokes the GPU's exclusive access, a CPU adding without
+ * end could keep the GPU's atomics from ever completing. (On the PCIe
+ * model without the driver's refusal, the first ones lost millions.)
+ */
+#define MIX_CPU_MAX	10000000
 /* The PCIe RMW's window while they run: 256 ms of windows in all. */
 #define MIX_WINDOW_US	1000
 #define WINDOW_PARAM	"/sys/module/nvsvm_vgpu/parameters/sysmem_atomic_window_us"
@@ -418,7 +425,8 @@ static void *cpu_loop_thread(void *arg)
 		CPU_SET(c->cpu, &set);
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	}
-	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) &&
+	       c->adds < MIX_CPU_MAX) {
 		__atomic_fetch_add(c->p, 1, __ATOMIC_SEQ_CST);
 		c->adds++;
 	}
