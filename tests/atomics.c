@@ -375,8 +375,9 @@ TEST_F_TIMEOUT(chan, exact_gpu_and_cpu, 300)
 /*
  * CPU and GPU atomics on one counter, on each kind of page: GPCS_MIX GPCs
  * add 1 MIX_ADDS times each while a CPU thread adds 1 in a loop from
- * before the first GPU add to after the last (or MIX_CPU_MAX adds). What the GPU does must be
- * exact or refused, never a lost update (a Pascal on PCIe does an atomic
+ * before the first GPU add to after the last (or MIX_CPU_MAX adds). What
+ * the GPU does must be exact or refused, never a lost update (a Pascal on
+ * PCIe does an atomic
  * on system memory as a read and a write: the virtual GP100's default,
  * sysmem_atomics=pcie, leaves a window between them):
  *  - every GPU add that was served is counted once and the total is
