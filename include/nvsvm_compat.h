@@ -101,6 +101,19 @@
 #endif
 
 /*
+ * 6.15's make_device_exclusive() takes one page of a PTE-mapped large
+ * folio (a THP whose PMD was split); make_device_exclusive_range() before
+ * it refuses a tail page and takes a head page only with every PTE of the
+ * folio. NVSVM_EXCLUSIVE_LARGE_FOLIO: a page of a large folio can be
+ * taken alone.
+ */
+#ifdef NVSVM_HAVE_MAKE_DEVICE_EXCLUSIVE
+#define NVSVM_EXCLUSIVE_LARGE_FOLIO	1
+#else
+#define NVSVM_EXCLUSIVE_LARGE_FOLIO	0
+#endif
+
+/*
  * After 6.12 (7.3 has them; the exact release is not checked here),
  * "mm/zone_device: rename page_free callback to folio_free" and
  * "mm/zone_device: support large zone device private folios" (the

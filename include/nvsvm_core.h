@@ -99,6 +99,9 @@ enum nvsvm_stat {
 	NVSVM_STAT_PREFETCH_RANGES,	/* fault ranges grown by prefetch */
 	NVSVM_STAT_ATOMIC_EXCLUSIVE,	/* pages taken for exclusive access */
 	NVSVM_STAT_ATOMIC_SHARED,	/* atomic pages not exclusive-capable */
+	NVSVM_STAT_ATOMIC_REFUSED,	/* atomics cancelled: none exact there */
+	NVSVM_STAT_ATOMIC_SPLIT,	/* THP PMDs split for an exclusive take */
+	NVSVM_STAT_ATOMIC_VRAM,	/* atomic pages moved to VRAM */
 	NVSVM_STAT_VRAM_PAGES,	/* device-private VRAM pages in use */
 	NVSVM_STAT_MIGRATED_VRAM,	/* pages migrated to VRAM */
 	NVSVM_STAT_MIGRATED_SYS,	/* pages migrated back to system memory */

@@ -75,7 +75,12 @@ struct nvsvm_gpu_ioctl {
  *	-ENOTTY
  * @num_ioctls: entries of @ioctls
  * @exec_caps: NVSVM_CAP_EXEC when @ioctls has NVSVM_IOCTL_EXEC, plus
- *	NVSVM_CAP_ATOMICS when the engine can run atomics on system memory
+ *	NVSVM_CAP_ATOMICS when the engine can run atomics
+ * @host_atomics: the GPU's atomics on system memory are atomic against
+ *	the CPU's (a link coherent for atomics). False on PCIe, where the
+ *	GPU does them as a read and a write (CUDA's
+ *	hostNativeAtomicSupported 0): the core then lets the GPU do an
+ *	atomic only on memory the CPU cannot touch meanwhile
  * @priv: core state, set by nvsvm_gpu_register()
  */
 struct nvsvm_gpu {
@@ -87,6 +92,7 @@ struct nvsvm_gpu {
 	u64 vram_size;
 	u32 gpc_count;
 	u32 exec_caps;
+	bool host_atomics;
 	struct nvsvm_device *priv;
 };
 

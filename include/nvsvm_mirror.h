@@ -11,6 +11,7 @@
 #define NVSVM_RANGE_MAX_BYTES	SZ_2M
 #define NVSVM_RANGE_MAX_PAGES	(NVSVM_RANGE_MAX_BYTES >> PAGE_SHIFT)
 
+struct nvsvm_device;
 struct nvsvm_svmm;
 
 /**
@@ -71,6 +72,7 @@ void nvsvm_mirror_valid(struct nvsvm_svmm *svmm, u64 block,
 void nvsvm_mirror_bounds(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			 u64 *lo, u64 *hi);
 bool nvsvm_mirror_exclusive_atomics(void);
+bool nvsvm_mirror_atomics_follow(struct nvsvm_device *ndev);
 int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed);
 
 #endif /* _NVSVM_MIRROR_H */

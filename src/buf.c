@@ -127,8 +127,9 @@ static u64 nvsvm_buf_pte(void *priv, u64 addr, unsigned int shift, u64 old)
 		return old;
 	}
 	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_PAGES_MAPPED, 1);
+	/* The CPU maps it too: GPU atomics only where the link is coherent. */
 	return desc->pte(dma, NVSVM_PTE_VALID | NVSVM_PTE_WRITE |
-			 NVSVM_PTE_ATOMIC);
+			 (svmm->ndev->gpu->host_atomics ? NVSVM_PTE_ATOMIC : 0));
 }
 
 /*

@@ -464,12 +464,16 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 }
 
 /*
- * In the exclusive-access mode (nvsvm_mirror_exclusive_atomics()), the
- * atomic faults of [first, last), already served as writes, take their
- * page for exclusive access and map it with atomics enabled. A page that
- * cannot be made exclusive (shared, file-backed, in a large folio) is
- * mapped with atomics enabled anyway: the GPU's atomics on it are then as
- * coherent as the stock-kernel mode's.
+ * The atomic faults of [first, last), already served as writes. Where
+ * atomics follow write permission (nvsvm_mirror_atomics_follow(): a link
+ * coherent for atomics, no exclusive access) that was all. Otherwise each
+ * page is taken for exclusive access and mapped with atomics enabled, or
+ * moved to VRAM and mapped there (nvsvm_mirror_atomic()). A page that
+ * allows neither (shared, file-backed; any page on a kernel without
+ * CONFIG_DEVICE_PRIVATE) is mapped with atomics enabled on a coherent link
+ * only; on PCIe the GPU's atomic there would be a read and a write that
+ * loses the CPU's updates in between, so it is refused: cancelled, the
+ * program ends with a FAULT of access ATOMIC.
  */
 static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 				struct nvsvm_svmm *svmm,
@@ -479,7 +483,7 @@ static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 	unsigned int i;
 	int ret;
 
-	if (!nvsvm_mirror_exclusive_atomics())
+	if (nvsvm_mirror_atomics_follow(ndev))
 		return;
 	for (i = first; i < last; i++) {
 		struct nvsvm_fault_entry *e = &b->e[i];
@@ -491,9 +495,15 @@ static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 		ret = nvsvm_mirror_atomic(svmm, e->f.addr, &b->changed);
 		if (!ret) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_EXCLUSIVE, 1);
-		} else if (ret == -EAGAIN) {
+		} else if (ret > 0) {
+			/* In VRAM now (counted in atomic_vram): map it. */
+			ret = nvsvm_fault_page(svmm, b, &e->f, false);
+		} else if (ret == -EAGAIN && ndev->gpu->host_atomics) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_SHARED, 1);
 			ret = nvsvm_fault_page(svmm, b, &e->f, true);
+		} else if (ret == -EAGAIN) {
+			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_REFUSED, 1);
+			e->cancel = true;
 		}
 		if (ret == -EFAULT || ret == -EPERM)
 			e->cancel = true;

@@ -173,6 +173,17 @@ static long nvsvm_ioctl_get_info(struct nvsvm_file *nf, void __user *uarg)
 		info.caps |= NVSVM_CAP_REPLAYABLE_FAULTS;
 	if ((info.caps & NVSVM_CAP_ATOMICS) && nvsvm_mirror_exclusive_atomics())
 		info.caps |= NVSVM_CAP_ATOMICS_EXCLUSIVE;
+	/*
+	 * Exact on private anonymous memory: exclusive access, and for a
+	 * THP before 6.15 a move to VRAM (nvsvm_mirror_atomic()); on every
+	 * writable mapping: a link coherent for atomics.
+	 */
+	if ((info.caps & NVSVM_CAP_ATOMICS) && gpu->host_atomics)
+		info.caps |= NVSVM_CAP_SYSMEM_ATOMICS |
+			     NVSVM_CAP_SYSMEM_ATOMICS_ALL;
+	if ((info.caps & NVSVM_CAP_ATOMICS_EXCLUSIVE) &&
+	    (NVSVM_EXCLUSIVE_LARGE_FOLIO || ndev->dmem))
+		info.caps |= NVSVM_CAP_SYSMEM_ATOMICS;
 	if (ndev->dmem)
 		info.caps |= NVSVM_CAP_DEVICE_PRIVATE;
 	if (copy_to_user(uarg, &info, sizeof(info)))

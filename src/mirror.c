@@ -356,12 +356,15 @@ static unsigned long nvsvm_req_idx(const struct nvsvm_range_req *req, u64 addr)
 /**
  * nvsvm_mirror_exclusive_atomics() - how GPU atomics on system memory work
  *
- * With CONFIG_DEVICE_PRIVATE the kernel has make_device_exclusive():
- * pages are mapped with atomics disabled, and an atomic fault takes the
- * page for exclusive device access and maps it with atomics enabled until
- * the CPU touches it again (nvsvm_mirror_atomic()). Without it (Debian's
- * stock kernel), atomics follow write permission, as the virtual GP100
- * performs them with CPU atomics on coherent memory.
+ * A GPU atomic on system memory is exact against the CPU only where the
+ * link makes it so (gpu->host_atomics) or where the CPU cannot touch the
+ * page meanwhile. With CONFIG_DEVICE_PRIVATE the kernel has
+ * make_device_exclusive(): pages are mapped with atomics disabled, and an
+ * atomic fault takes the page for exclusive device access and maps it
+ * with atomics enabled until the CPU touches it again
+ * (nvsvm_mirror_atomic()). Without it (Debian's stock kernels), atomics
+ * follow write permission where the link is coherent for atomics, and
+ * are refused (cancelled) on PCIe.
  *
  * Return: true in the exclusive-access mode.
  */
@@ -370,10 +373,23 @@ bool nvsvm_mirror_exclusive_atomics(void)
 	return IS_ENABLED(CONFIG_DEVICE_PRIVATE);
 }
 
+/**
+ * nvsvm_mirror_atomics_follow() - do GPU atomics follow write permission?
+ * @ndev: the device
+ *
+ * Return: true when every writable system-memory page is mapped with
+ * atomics enabled: the link is coherent for atomics and there is no
+ * exclusive access to take.
+ */
+bool nvsvm_mirror_atomics_follow(struct nvsvm_device *ndev)
+{
+	return ndev->gpu->host_atomics && !nvsvm_mirror_exclusive_atomics();
+}
+
 /*
  * The PTE flags for a page hmm returned; @atomic: enable atomics on it
- * whatever the mode (exclusive access held, or no exclusive access to be
- * had: see nvsvm_mirror_atomic()).
+ * (exclusive access held, or atomics follow write permission: see
+ * nvsvm_mirror_atomic()).
  */
 static u32 nvsvm_mirror_flags(unsigned long hpfn, bool atomic)
 {
@@ -381,7 +397,7 @@ static u32 nvsvm_mirror_flags(unsigned long hpfn, bool atomic)
 
 	if (hpfn & HMM_PFN_WRITE) {
 		flags |= NVSVM_PTE_WRITE;
-		if (atomic || !nvsvm_mirror_exclusive_atomics())
+		if (atomic)
 			flags |= NVSVM_PTE_ATOMIC;
 	}
 	return flags;
@@ -436,9 +452,11 @@ static u64 nvsvm_mirror_new_pte(struct nvsvm_svmm *svmm, unsigned long hpfn,
 	u64 vram;
 
 	if (nvsvm_dmem_vram(svmm->ndev, hpfn, &vram)) {
-		/* A device-private page: the VRAM aperture. */
+		/* A device-private page: the VRAM aperture, exact atomics. */
 		dma = vram;
 		flags |= NVSVM_PTE_VRAM;
+		if (flags & NVSVM_PTE_WRITE)
+			flags |= NVSVM_PTE_ATOMIC;
 	} else {
 		dma = dma_map_page(dev, hmm_pfn_to_page(hpfn), 0, 1UL << shift,
 				   DMA_BIDIRECTIONAL);
@@ -478,7 +496,7 @@ static u64 nvsvm_mirror_pte(void *priv, u64 addr, unsigned int shift,
 		 * page held exclusively would have come back from hmm only
 		 * after its restore had removed this PTE.
 		 */
-		if ((desc->pte_flags(old) & NVSVM_PTE_ATOMIC) &&
+		if ((desc->pte_flags(old) & (NVSVM_PTE_ATOMIC | NVSVM_PTE_VRAM)) &&
 		    (flags & NVSVM_PTE_WRITE))
 			flags |= NVSVM_PTE_ATOMIC;
 		new = desc->pte(desc->pte_addr(old),
@@ -680,7 +698,8 @@ static int nvsvm_mirror_write(struct nvsvm_svmm *svmm,
 	struct nvsvm_map_ctx ctx = {
 		.svmm = svmm,
 		.req = req,
-		.atomic = req->atomic,
+		.atomic = req->atomic ||
+			  nvsvm_mirror_atomics_follow(svmm->ndev),
 	};
 
 	return nvsvm_mirror_write_span(&ctx, req->start, req->end, 21);
@@ -1031,24 +1050,52 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
  */
 #define NVSVM_ATOMIC_TRIES	4
 
+/* Does a PMD (a THP) map @addr? The mmap lock held. */
+static bool nvsvm_mirror_pmd_mapped(struct mm_struct *mm, u64 addr)
+{
+	pgd_t *pgd = pgd_offset(mm, addr);
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+
+	if (pgd_none(READ_ONCE(*pgd)))
+		return false;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none(READ_ONCE(*p4d)))
+		return false;
+	pud = pud_offset(p4d, addr);
+	if (pud_none(READ_ONCE(*pud)) || pud_leaf(READ_ONCE(*pud)))
+		return false;
+	pmd = pmd_offset(pud, addr);
+	return pmd_trans_huge(READ_ONCE(*pmd));
+}
+
 /*
  * Before each try, outside the notifier's read window: fault the page in
- * for writing, and tell whether nvsvm takes it for exclusive access: a
- * private anonymous page, not KSM, not part of a large folio. (Before
- * 6.15, make_device_exclusive_range() takes the head page of a large folio
- * only, after splitting the PMD that maps a THP, and then replaces the
- * PTEs of the whole folio; a tail page it refuses after the split. Neither
- * is worth a THP: on every kernel such a page is served shared.) The
- * fault restores a device-exclusive entry an earlier try left (an
+ * for writing, and tell whether nvsvm takes it for exclusive access: an
+ * anonymous page of a private mapping (a written page of a private file
+ * mapping too, such as a program's globals), not KSM. A page of a large folio (a THP) can be
+ * taken from 6.15 on (make_device_exclusive() takes one page of a
+ * PTE-mapped folio): the PMD that maps it is split here first
+ * (FOLL_SPLIT_PMD), counted in atomic_split. Before 6.15,
+ * make_device_exclusive_range() takes the head page of a large folio
+ * only and then replaces the PTEs of the whole folio, and refuses a tail
+ * page: such a page can only be moved to VRAM (-EXDEV). The fault
+ * restores a device-exclusive entry an earlier try left (an
  * MMU_NOTIFY_EXCLUSIVE event without owner): inside the window, that
  * event would fail every later try.
  *
- * Return: 0 when the page can be taken, -EAGAIN when it cannot, or the
- * errno of the fault (-EFAULT: not writable).
+ * Return: 0 when the page can be taken, -EXDEV when it is a private
+ * anonymous page of a large folio that cannot, -EAGAIN when it is not
+ * private anonymous (shared, a file's page cache, KSM), or the errno of
+ * the fault (-EFAULT: not writable).
  */
-static int nvsvm_mirror_exclusive_prepare(struct mm_struct *mm, u64 addr)
+static int nvsvm_mirror_exclusive_prepare(struct nvsvm_svmm *svmm, u64 addr)
 {
+	struct mm_struct *mm = svmm->mm;
+	unsigned int gup = FOLL_GET | FOLL_WRITE;
 	struct vm_area_struct *vma;
+	bool split = false;
 	struct page *page;
 	long n;
 	int ret;
@@ -1057,23 +1104,62 @@ static int nvsvm_mirror_exclusive_prepare(struct mm_struct *mm, u64 addr)
 	vma = vma_lookup(mm, addr);
 	if (!vma) {
 		ret = -EFAULT;
-	} else if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_SHARED)) {
+	} else if (vma->vm_flags & VM_SHARED) {
 		ret = -EAGAIN;
 	} else {
-		n = nvsvm_get_user_pages_remote(mm, addr, 1,
-						FOLL_GET | FOLL_WRITE, &page,
-						NULL);
+		if (NVSVM_EXCLUSIVE_LARGE_FOLIO &&
+		    nvsvm_mirror_pmd_mapped(mm, addr)) {
+			gup |= FOLL_SPLIT_PMD;
+			split = true;
+		}
+		n = nvsvm_get_user_pages_remote(mm, addr, 1, gup, &page, NULL);
 		if (n == 1) {
-			ret = PageAnon(page) &&
-			      !folio_test_ksm(page_folio(page)) &&
-			      !PageCompound(page) ? 0 : -EAGAIN;
+			if (!PageAnon(page) || folio_test_ksm(page_folio(page)))
+				ret = -EAGAIN;
+			else if (PageCompound(page) &&
+				 !NVSVM_EXCLUSIVE_LARGE_FOLIO)
+				ret = -EXDEV;
+			else
+				ret = 0;
 			put_page(page);
+			if (split)
+				nvsvm_stat_add(svmm->ndev,
+					       NVSVM_STAT_ATOMIC_SPLIT, 1);
 		} else {
 			ret = n < 0 ? n : -EFAULT;
 		}
 	}
 	mmap_read_unlock(mm);
 	return ret;
+}
+
+/*
+ * A private anonymous page of a large folio that cannot be taken for
+ * exclusive access (before 6.15): move it to VRAM, where the GPU's
+ * atomics are exact (migrate_vma splits the THP). The caller maps it.
+ * Without thrashing detection: each move is what an atomic needs.
+ *
+ * Return: 1 when it is in VRAM now, -EAGAIN when it could not be moved
+ * (no VRAM, a page pinned or locked elsewhere), -EINTR, -ENOMEM.
+ */
+static int nvsvm_mirror_atomic_vram(struct nvsvm_svmm *svmm, u64 addr)
+{
+	struct xarray history;
+	u64 moved = 0;
+	long ret;
+
+	if (!svmm->ndev->dmem)
+		return -EAGAIN;
+	xa_init(&history);
+	ret = nvsvm_dmem_migrate(svmm->ndev, svmm->mm, addr, addr + PAGE_SIZE,
+				 true, &history, &moved);
+	nvsvm_dmem_blocks_free(&history);
+	if (ret)
+		return ret;
+	if (!moved)
+		return -EAGAIN;
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_ATOMIC_VRAM, 1);
+	return 1;
 }
 
 /* A valid writable PTE gets atomics enabled (see nvsvm_mirror_shared()). */
@@ -1091,9 +1177,10 @@ static u64 nvsvm_mirror_pte_atomic(void *priv, u64 addr, unsigned int shift,
 }
 
 /*
- * A page that cannot be made exclusive: enable atomics on the GPU PTE that
- * maps it now, whatever its size (a 2 MiB PTE of a THP, a 64 KiB one of a
- * run of a large folio or of shared memory), when it is writable. A 4 KiB
+ * A page that cannot be made exclusive, on a link coherent for atomics
+ * (gpu->host_atomics): enable atomics on the GPU PTE that maps it now,
+ * whatever its size (a 2 MiB PTE of a THP, a 64 KiB one of a run of a
+ * large folio or of shared memory), when it is writable. A 4 KiB
  * mapping of the page alone would be shadowed by it. No hmm walk is needed:
  * under the mutex, a valid writable PTE maps the page the CPU maps
  * writable (the invariant at the top), and atomics on it are what the
@@ -1137,12 +1224,17 @@ static void nvsvm_mirror_shared(struct nvsvm_svmm *svmm, u64 addr,
  * At most NVSVM_ATOMIC_TRIES tries, each after
  * nvsvm_mirror_exclusive_prepare().
  *
- * Return: 0; -EAGAIN when the page cannot be made exclusive (not private
- * anonymous, KSM, part of a large folio): atomics are then enabled on a
- * writable GPU PTE that maps it, and the caller maps it with atomics
- * enabled where none does; -EFAULT or -EPERM when it cannot be had for
- * writing; -EBUSY when it could not be taken this time (the fault is
- * replayed), -ENOMEM.
+ * A private anonymous page of a large folio that cannot be taken (before
+ * 6.15) is moved to VRAM instead (nvsvm_mirror_atomic_vram()).
+ *
+ * Return: 0; 1 when the page was moved to VRAM (the caller maps it as
+ * for any fault); -EAGAIN when the page cannot be made exclusive (not
+ * private anonymous, KSM; a large folio with no VRAM to move it to): on a
+ * link coherent for atomics (gpu->host_atomics), atomics are then enabled
+ * on a writable GPU PTE that maps it, and the caller maps it with atomics
+ * enabled where none does; otherwise the caller refuses the atomic.
+ * -EFAULT or -EPERM when it cannot be had for writing; -EBUSY when it
+ * could not be taken this time (the fault is replayed), -ENOMEM, -EINTR.
  */
 int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 {
@@ -1165,8 +1257,10 @@ int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 		ret = nvsvm_vmm_reserve(&svmm->vmm, addr, addr + PAGE_SIZE);
 		if (ret)
 			return ret;
-		ret = nvsvm_mirror_exclusive_prepare(svmm->mm, addr);
-		if (ret == -EAGAIN)
+		ret = nvsvm_mirror_exclusive_prepare(svmm, addr);
+		if (ret == -EXDEV)
+			ret = nvsvm_mirror_atomic_vram(svmm, addr);
+		if (ret == -EAGAIN && svmm->ndev->gpu->host_atomics)
 			nvsvm_mirror_shared(svmm, addr, changed);
 		if (ret)
 			return ret;

@@ -146,6 +146,9 @@ selftest() {
 # params PROGRAM: nvsvm_vgpu parameters PROGRAM needs (default: none).
 params() {
 	case $1 in
+	# GPU atomics on system memory as a means to test something else:
+	# exact on a coherent link (docs/architecture.md, GPU atomics).
+	behaviour|faults|security) echo sysmem_atomics=coherent ;;
 	multi) echo count=2 ;;	# two GPUs mirroring one process
 	esac
 }

@@ -62,7 +62,7 @@
 
 /* Capability flags reported by GET_INFO. */
 #define NVSVM_CAP_DEVICE_PRIVATE	(1U << 0) /* MIGRATE to VRAM works */
-#define NVSVM_CAP_ATOMICS		(1U << 1) /* GPU atomics on sysmem */
+#define NVSVM_CAP_ATOMICS		(1U << 1) /* the engine runs atomics */
 #define NVSVM_CAP_EXEC			(1U << 2) /* nvsvm_vgpu.h: EXEC works */
 #define NVSVM_CAP_REPLAYABLE_FAULTS	(1U << 3) /* fault buffer present */
 /*
@@ -72,6 +72,25 @@
  * atomics follow write permission.
  */
 #define NVSVM_CAP_ATOMICS_EXCLUSIVE	(1U << 4)
+/*
+ * GPU atomics on system memory. A Pascal on PCIe has no atomic operation
+ * on host memory that the CPU respects: its atomic there is a read and a
+ * write, and a CPU (or other GPU) update in between is lost. nvsvm lets
+ * the GPU do an atomic on system memory only where it is exact against
+ * the CPU; elsewhere the atomic is cancelled: EXEC ends with status
+ * NVSVM_EXEC_FAULT, fault_access NVSVM_ACCESS_ATOMIC (uapi/nvsvm_vgpu.h).
+ * NVSVM_CAP_SYSMEM_ATOMICS: exact on private anonymous memory (malloc,
+ * the stack): the page is taken for exclusive device access, or moved to
+ * VRAM, or the link is coherent for atomics. NVSVM_CAP_SYSMEM_ATOMICS_ALL:
+ * exact on every writable mapping, shared and file-backed ones too (a link
+ * coherent for atomics). Without either (Debian's stock kernels on PCIe)
+ * every GPU atomic on system memory is cancelled. Window buffers
+ * (BUF_ALLOC) are system memory the CPU maps too: atomics on them need
+ * NVSVM_CAP_SYSMEM_ATOMICS_ALL. Atomics on VRAM (pages MIGRATE moved
+ * there) are exact in every case.
+ */
+#define NVSVM_CAP_SYSMEM_ATOMICS	(1U << 5)
+#define NVSVM_CAP_SYSMEM_ATOMICS_ALL	(1U << 6)
 
 /**
  * struct nvsvm_get_info - describe the GPU

@@ -16,6 +16,7 @@
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 
 #include "vgpu.h"
 
@@ -86,6 +87,44 @@ static bool vgpu_xop_streams(enum vgpu_xop op)
 }
 
 /*
+ * A GPU atomic on system memory as a Pascal on PCIe does it
+ * (sysmem_atomics=pcie): PCIe 3 gives a GPU no atomic operation on host
+ * memory that the CPU would respect (CUDA reports hostNativeAtomicSupported
+ * 0 there), so the L2 reads the word, adds, and writes the sum back. The
+ * atomics of this GPU's GPCs are atomic among themselves (the L2
+ * serialises them: vgpu->atomic_lock), but a CPU store, or another GPU's,
+ * between the read and the write is lost. The window between the two is
+ * the sysmem_atomic_window_us parameter, wide enough for a test to see it.
+ *
+ * Called with gpc->lock held, which the invalidate waits for: an RMW
+ * through a translation an invalidate removes ends before the invalidate
+ * returns, so the driver can make the page the GPU's alone (exclusive
+ * access) for as long as it maps it with atomics.
+ */
+static void vgpu_atomic_pcie(struct vgpu *vgpu, u64 *q, struct vgpu_xfer *t)
+{
+	s64 inv = atomic64_read(&vgpu->ctr.invalidates);
+	u64 old, until;
+
+	spin_lock(&vgpu->atomic_lock);
+	old = READ_ONCE(*q);
+	WRITE_ONCE(vgpu->rmw_word, q);
+	udelay(min_t(u32, READ_ONCE(vgpu_atomic_window_us),
+		     VGPU_MAX_ATOMIC_WINDOW_US));
+	/* Self-test only: keep the window open until an invalidate starts. */
+	until = ktime_get_ns() + NSEC_PER_SEC;
+	while (READ_ONCE(vgpu->rmw_hold) &&
+	       atomic64_read(&vgpu->ctr.invalidates) == inv &&
+	       ktime_get_ns() < until)
+		cpu_relax();
+	WRITE_ONCE(*q, old + t->val);
+	WRITE_ONCE(vgpu->rmw_word, NULL);
+	spin_unlock(&vgpu->atomic_lock);
+	t->val = old;
+	atomic64_inc(&vgpu->ctr.sysmem_rmws);
+}
+
+/*
  * The data of an access from @va whose first page @x translated, page by
  * page, for as long as the pages lie in the same TLB entry's page and at
  * most VGPU_RUN_PAGES of them. Returns the bytes done (at least the first
@@ -106,7 +145,11 @@ static u64 vgpu_xfer_run(struct vgpu *vgpu, const struct vgpu_xlat *x,
 		} else {
 			void *p = kmap_local_page(page);
 
-			vgpu_xfer_mem(t, p + offset_in_page(pa), n);
+			if (t->op == VGPU_XOP_ATOMIC && x->mem == VGPU_MEM_SYS &&
+			    vgpu->sysmem_pcie)
+				vgpu_atomic_pcie(vgpu, p + offset_in_page(pa), t);
+			else
+				vgpu_xfer_mem(t, p + offset_in_page(pa), n);
 			kunmap_local(p);
 		}
 		done += n;

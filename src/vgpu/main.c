@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "nvsvm_test.h"
 #include "vgpu.h"
@@ -69,6 +70,17 @@ static unsigned int fault_valid_delay_us = 50;
 module_param(fault_valid_delay_us, uint, 0444);
 MODULE_PARM_DESC(fault_valid_delay_us,
 		 "a fault entry's VALID bit is set this long after the driver read PUT (0-100000, default 50)");
+
+static char *sysmem_atomics = "pcie";
+module_param(sysmem_atomics, charp, 0444);
+MODULE_PARM_DESC(sysmem_atomics,
+		 "GPU atomics on system memory: pcie (default, as a Pascal on PCIe: a read, a window, a write, not atomic against the CPU or another GPU) or coherent (CPU atomics, as a link coherent for atomics)");
+
+unsigned int vgpu_atomic_window_us = 20;
+module_param_named(sysmem_atomic_window_us, vgpu_atomic_window_us, uint,
+		   0644);
+MODULE_PARM_DESC(sysmem_atomic_window_us,
+		 "pcie: time between the read and the write of an atomic on system memory, in microseconds (0-1000, default 20; may change at any time)");
 
 static bool selftest;
 module_param(selftest, bool, 0444);
@@ -127,6 +139,7 @@ static void vgpu_debugfs_init(struct vgpu *vgpu)
 		VGPU_CTR(cancels), VGPU_CTR(invalidates), VGPU_CTR(overflows),
 		VGPU_CTR(copies), VGPU_CTR(refaults), VGPU_CTR(early_gets),
 		VGPU_CTR(valid_uncleared), VGPU_CTR(cancel_misses),
+		VGPU_CTR(sysmem_rmws),
 #undef VGPU_CTR
 	};
 	char name[16];
@@ -183,6 +196,8 @@ static int vgpu_create(struct platform_device *pdev, struct vgpu **out)
 	spin_lock_init(&vgpu->sched_lock);
 	vgpu->fb_entries = fault_entries;
 	vgpu->fb_valid_delay_us = fault_valid_delay_us;
+	spin_lock_init(&vgpu->atomic_lock);
+	vgpu->sysmem_pcie = strcmp(sysmem_atomics, "coherent");
 	atomic_set(&vgpu->rr, -1);
 
 	ret = vgpu_vram_init(vgpu, (u64)vram_mb << 20);
@@ -207,6 +222,7 @@ static int vgpu_create(struct platform_device *pdev, struct vgpu **out)
 	vgpu->gpu.vram_size = vgpu->vram_size;
 	vgpu->gpu.gpc_count = vgpu->gpc_count;
 	vgpu->gpu.exec_caps = NVSVM_CAP_EXEC | NVSVM_CAP_ATOMICS;
+	vgpu->gpu.host_atomics = !vgpu->sysmem_pcie;
 
 	if (selftest && index == 0)
 		vgpu_selftest(vgpu);
@@ -339,7 +355,10 @@ static bool vgpu_params_ok(void)
 	       vram_mb <= VGPU_MAX_VRAM_MB &&
 	       fault_entries >= 2 && fault_entries <= VGPU_MAX_FAULT_ENTRIES &&
 	       tlb_entries >= 1 && tlb_entries <= VGPU_MAX_TLB_ENTRIES &&
-	       fault_valid_delay_us <= VGPU_MAX_VALID_DELAY_US;
+	       fault_valid_delay_us <= VGPU_MAX_VALID_DELAY_US &&
+	       vgpu_atomic_window_us <= VGPU_MAX_ATOMIC_WINDOW_US &&
+	       (!strcmp(sysmem_atomics, "pcie") ||
+		!strcmp(sysmem_atomics, "coherent"));
 }
 
 static void vgpu_exit_gpus(void)
@@ -385,8 +404,9 @@ static int __init vgpu_init(void)
 			goto fail;
 		}
 	}
-	pr_info("%u virtual GP100 GPU(s), %u GPCs x %u TPCs x %u SMs x %u warps, %u MiB VRAM each\n",
-		count, gpcs, tpcs_per_gpc, sms_per_tpc, warps_per_sm, vram_mb);
+	pr_info("%u virtual GP100 GPU(s), %u GPCs x %u TPCs x %u SMs x %u warps, %u MiB VRAM each, %s system-memory atomics\n",
+		count, gpcs, tpcs_per_gpc, sms_per_tpc, warps_per_sm, vram_mb,
+		sysmem_atomics);
 	return 0;
 
 fail:

@@ -19,6 +19,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/platform_device.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -41,6 +42,7 @@
 #define ST_VA_LPT2	0x0000a00000000ULL	/* and the next 2 MiB */
 #define ST_VA_FAULT	0x0000900000000ULL
 #define ST_VA_WARPS	0x0000b00000000ULL
+#define ST_VA_RMW	0x0000c00000000ULL
 
 struct st_table {
 	__le64 *cpu;
@@ -604,6 +606,99 @@ static bool st_atomics(struct st *st)
 	if (!ST_OK(x.fault == VGPU_FT_ATOMIC))
 		return false;
 	return true;
+}
+
+/*
+ * Wait until a GPC's system-memory RMW is between its read and write.
+ * Busy: the GPC holds its lock with interrupts off meanwhile, and a timer
+ * of ours on its CPU would not fire before the RMW ends.
+ */
+static bool st_wait_rmw(struct st *st, u64 *word)
+{
+	u64 until = ktime_get_ns() + (u64)ST_TIMEOUT_MS * NSEC_PER_MSEC;
+
+	while (ktime_get_ns() < until) {
+		if (READ_ONCE(st->vgpu->rmw_word) == word)
+			return true;
+		cond_resched();
+		cpu_relax();
+	}
+	return false;
+}
+
+/*
+ * sysmem_atomics=pcie: an atomic on system memory is a read and a write;
+ * a CPU add between them is lost, and an invalidate issued while the RMW
+ * is between them returns only after its write. The RMW holds its window
+ * open until the invalidate has started (vgpu->rmw_hold), so the CPU add
+ * lands inside it whatever the timing.
+ */
+static bool st_atomic_pcie(struct st *st)
+{
+	struct vgpu *vgpu = st->vgpu;
+	u64 *word = &st_page_u64(st->a)[40], rmws;
+	struct nvsvm_op op = {
+		.code = NVSVM_OP_ATOMIC_ADD, .addr = ST_VA_RMW + 40 * 8,
+		.value = 5,
+	};
+	bool pcie = vgpu->sysmem_pcie, ok = false;
+	struct vgpu_gpc *gpc = &vgpu->gpcs[st_gpc(st, 1)];
+	struct vgpu_prog prog;
+
+	if (!ST_OK(st_set(st, ST_VA_RMW, 12, st_sys_pte(st->a, 0))))
+		return false;
+	/* The GPC on CPU 0, this thread on CPU 1: both run at once. */
+	if (!ST_OK(!set_cpus_allowed_ptr(gpc->thread, cpumask_of(0)) &&
+		   !set_cpus_allowed_ptr(current, cpumask_of(1))))
+		goto out;
+	WRITE_ONCE(*word, 100);
+	rmws = atomic64_read(&vgpu->ctr.sysmem_rmws);
+	vgpu->sysmem_pcie = true;
+	WRITE_ONCE(vgpu->rmw_hold, true);
+	if (!ST_OK(st_submit(st, st->chan, 1, &prog, &op, 1)))
+		goto out;
+	if (ST_OK(st_wait_rmw(st, word))) {
+		/* Lost: the GPU writes back what it read plus 5. */
+		atomic64_add(1000, (atomic64_t *)word);
+		st_invalidate(st, VGPU_INV_PAGE_ALL | VGPU_INV_ALL_PDB);
+		/* The invalidate returned: the RMW is over, its write done. */
+		ok = ST_OK(!READ_ONCE(vgpu->rmw_word)) &&
+		     ST_OK(READ_ONCE(*word) == 105);
+	}
+	WRITE_ONCE(vgpu->rmw_hold, false);
+	ok &= ST_OK(st_finish(&prog, ST_TIMEOUT_MS) == NVSVM_EXEC_OK) &&
+	      ST_OK(op.result == 100) &&
+	      ST_OK(atomic64_read(&vgpu->ctr.sysmem_rmws) == rmws + 1);
+out:
+	vgpu->sysmem_pcie = pcie;
+	WRITE_ONCE(vgpu->rmw_hold, false);
+	set_cpus_allowed_ptr(gpc->thread, cpu_possible_mask);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	return ok;
+}
+
+/* Video memory atomics stay exact in either mode: no RMW window. */
+static bool st_atomic_vram(struct st *st)
+{
+	struct vgpu *vgpu = st->vgpu;
+	struct nvsvm_op op = {
+		.code = NVSVM_OP_ATOMIC_ADD, .addr = ST_VA_VRAM + 0x2008,
+		.value = 3,
+	};
+	u64 v = 9, rmws = atomic64_read(&vgpu->ctr.sysmem_rmws);
+	bool pcie = vgpu->sysmem_pcie, ok;
+
+	if (!ST_OK(st_set(st, ST_VA_VRAM + 0x2000, 12,
+			  st_pte(0x6000, VGPU_APER_PTE_VID, 0))) ||
+	    !ST_OK(!vgpu_vram_rw(vgpu, 0x6008, &v, 8, true)))
+		return false;
+	vgpu->sysmem_pcie = true;
+	ok = ST_OK(st_run(st, st->chan, 0, &op, 1) == NVSVM_EXEC_OK) &&
+	     ST_OK(op.result == 9) &&
+	     ST_OK(!vgpu_vram_rw(vgpu, 0x6008, &v, 8, false) && v == 12) &&
+	     ST_OK(atomic64_read(&vgpu->ctr.sysmem_rmws) == rmws);
+	vgpu->sysmem_pcie = pcie;
+	return ok;
 }
 
 static bool st_va_limit(struct st *st)
@@ -1398,7 +1493,7 @@ static void st_teardown(struct st *st)
 		__free_page(st->a);
 }
 
-#define ST_TESTS	27
+#define ST_TESTS	29
 
 /**
  * vgpu_selftest() - run the self-tests on a GPU not yet registered
@@ -1447,6 +1542,20 @@ void vgpu_selftest(struct vgpu *vgpu)
 	}
 	st_result(st, st_read_only(st), "read_only");
 	st_result(st, st_atomics(st), "atomic_disable");
+	if (cpu_online(0) && cpu_online(1)) {
+		st_result(st, st_atomic_pcie(st),
+			  "atomic_pcie_rmw_invalidate_waits");
+	} else {
+		st->num++;
+		pr_info("ok %d atomic_pcie_rmw_invalidate_waits # SKIP needs CPUs 0 and 1\n",
+			st->num);
+	}
+	if (vgpu->vram_size >= SZ_64K) {
+		st_result(st, st_atomic_vram(st), "atomic_vram_exact");
+	} else {
+		st->num++;
+		pr_info("ok %d atomic_vram_exact # SKIP no VRAM\n", st->num);
+	}
 	st_result(st, st_va_limit(st), "va_limit");
 	st_result(st, st_tlb_stale(st), "tlb_stale_until_invalidate");
 	st_result(st, st_fault_replay(st, &replay_ok), "fault_entry_fields");

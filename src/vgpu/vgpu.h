@@ -132,6 +132,8 @@ enum vgpu_mem {
  *	set (a driver that does not clear VALID after reading an entry)
  * @cancel_misses: CANCEL_TARGETED writes that found no stalled access of
  *	their GPC, client and PDB (a cancel aimed at the wrong target)
+ * @sysmem_rmws: atomics on system memory done as a read, a window and a
+ *	write (sysmem_atomics=pcie), not atomic against the CPU
  */
 struct vgpu_counters {
 	atomic64_t accesses;
@@ -148,6 +150,7 @@ struct vgpu_counters {
 	atomic64_t early_gets;
 	atomic64_t valid_uncleared;
 	atomic64_t cancel_misses;
+	atomic64_t sysmem_rmws;
 };
 
 /**
@@ -484,7 +487,17 @@ struct vgpu {
 	struct dentry *dir;
 	struct vgpu_counters ctr;
 	atomic_t copy_fail;
+
+	/* GPU atomics on system memory (see vgpu_atomic_pcie() in gpc.c) */
+	bool sysmem_pcie;
+	spinlock_t atomic_lock;	/* the L2: one RMW of this GPU at a time */
+	u64 *rmw_word;		/* between the read and the write of an RMW */
+	bool rmw_hold;		/* self-test: an RMW waits for an invalidate */
 };
+
+/* main.c: the sysmem_atomic_window_us parameter, at most this */
+#define VGPU_MAX_ATOMIC_WINDOW_US	1000
+extern unsigned int vgpu_atomic_window_us;
 
 static inline struct vgpu *to_vgpu(struct nvsvm_gpu *gpu)
 {

@@ -296,7 +296,14 @@ static cl_device_svm_capabilities svm_caps(cl_device_id d)
 		CL_DEVICE_SVM_FINE_GRAIN_BUFFER |
 		CL_DEVICE_SVM_FINE_GRAIN_SYSTEM;
 
-	if (d->info.caps & NVSVM_CAP_ATOMICS)
+	/*
+	 * Only where the driver makes the GPU's atomics on system memory
+	 * exact against the CPU's (a Pascal on PCIe has no host atomics):
+	 * clSVMAlloc memory with CL_MEM_SVM_ATOMICS is private anonymous
+	 * memory then (mem_alloc()), malloc memory is too.
+	 */
+	if ((d->info.caps & NVSVM_CAP_ATOMICS) &&
+	    (d->info.caps & NVSVM_CAP_SYSMEM_ATOMICS))
 		caps |= CL_DEVICE_SVM_ATOMICS;
 	return caps;
 }
@@ -628,13 +635,32 @@ static void win_free(cl_context ctx, void *p)
 	free(b);
 }
 
-/* Memory for clSVMAlloc or a buffer: window first, else mirrored. */
-static void *mem_alloc(cl_context ctx, size_t len, size_t align)
+/*
+ * Window buffers are system memory the CPU maps too: the driver lets the
+ * GPU do atomics there only on a link coherent for atomics.
+ */
+static bool win_atomics(cl_context ctx)
+{
+	cl_uint i;
+
+	for (i = 0; i < ctx->ndevs; i++)
+		if (!(ctx->devs[i].dev->info.caps &
+		      NVSVM_CAP_SYSMEM_ATOMICS_ALL))
+			return false;
+	return true;
+}
+
+/*
+ * Memory for clSVMAlloc or a buffer: window first, else mirrored; for
+ * @atomics (CL_MEM_SVM_ATOMICS), mirrored unless the window has them.
+ */
+static void *mem_alloc(cl_context ctx, size_t len, size_t align,
+		       bool atomics)
 {
 	size_t extra = align > PAGE ? align : 0;
 	uint8_t *p, *q;
 
-	p = win_alloc(ctx, len, align);
+	p = atomics && !win_atomics(ctx) ? NULL : win_alloc(ctx, len, align);
 	if (p)
 		return p;
 	p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
@@ -1786,7 +1812,7 @@ static void *nv_SVMAlloc(cl_context ctx, cl_svm_mem_flags flags, size_t size,
 	if (alignment & (alignment - 1))
 		return NULL;
 	len = (size + PAGE - 1) & ~(PAGE - 1);
-	p = mem_alloc(ctx, len, alignment);
+	p = mem_alloc(ctx, len, alignment, flags & CL_MEM_SVM_ATOMICS);
 	if (!p)
 		return NULL;
 	a = malloc(sizeof(*a));
@@ -2151,7 +2177,7 @@ static cl_mem nv_CreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size,
 		m->svm = svm_find(ctx, host_ptr) != NULL;
 	} else {
 		m->alloc = (size + PAGE - 1) & ~(PAGE - 1);
-		m->data = mem_alloc(ctx, m->alloc, PAGE);
+		m->data = mem_alloc(ctx, m->alloc, PAGE, false);
 		if (!m->data) {
 			obj_free(m);
 			return fail(errcode_ret,

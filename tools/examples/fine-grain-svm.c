@@ -252,7 +252,7 @@ int main(int argc, char **argv)
 	printf("context: nvsvm%u, %u GPCs, unmanaged window [0x%llx, 0x%llx), atomics %s\n",
 	       index, dev.info.gpc_count, RT_WINDOW_ADDR,
 	       RT_WINDOW_ADDR + RT_WINDOW_SIZE,
-	       dev.info.caps & NVSVM_CAP_ATOMICS ? "yes" : "no");
+	       dev.info.caps & NVSVM_CAP_SYSMEM_ATOMICS ? "exact" : "refused");
 	ret = rt_queue_create(&dev, &q);
 	if (ret) {
 		fprintf(stderr, "fine-grain-svm: queue: %s\n", strerror(-ret));
@@ -280,7 +280,7 @@ int main(int argc, char **argv)
 	k[1] = nvsvm_op_copy(nvsvm_ptr(first), nvsvm_ptr(samples),
 			     sizeof(first));
 	k[2] = nvsvm_op_write(nvsvm_ptr(&stats.tag), 0xc0ffee);
-	k[3] = dev.info.caps & NVSVM_CAP_ATOMICS ?
+	k[3] = dev.info.caps & NVSVM_CAP_SYSMEM_ATOMICS ?
 	       nvsvm_op_atomic_add(nvsvm_ptr(&stats.launches), 1) :
 	       nvsvm_op_nop();
 	printf("kernel: SUM over malloc'd %p, COPY to the stack %p, WRITE and ATOMIC_ADD on the global %p\n",
@@ -300,7 +300,7 @@ int main(int argc, char **argv)
 		bad |= k[0].result != expect_sum;
 		bad |= memcmp(first, samples, sizeof(first)) != 0;
 		bad |= stats.tag != 0xc0ffee;
-		if (dev.info.caps & NVSVM_CAP_ATOMICS)
+		if (dev.info.caps & NVSVM_CAP_SYSMEM_ATOMICS)
 			bad |= stats.launches != 2 || k[3].result != 1;
 	}
 
