@@ -82,7 +82,11 @@
 /* Fault service latency histogram: bucket k counts [2^(k-1), 2^k) us. */
 #define NVSVM_LATENCY_BUCKETS	24
 
-/* Counters shown in debugfs, one file each. */
+/*
+ * Counters shown in debugfs, one file each. Each moves before what it
+ * counts becomes visible (a register write the GPU acts on, the end of an
+ * ioctl): docs/tracing.md, "When a counter moves".
+ */
 enum nvsvm_stat {
 	NVSVM_STAT_PT_BYTES,	/* GPU page-table memory in use */
 	NVSVM_STAT_PAGES_MAPPED,	/* valid 4 KiB PTEs */

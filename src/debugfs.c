@@ -2,7 +2,8 @@
 /*
  * Counters in debugfs: /sys/kernel/debug/nvsvm/nvsvmN/<counter>, one
  * decimal number each. They hold counts and byte totals only, never an
- * address.
+ * address. Each is counted before what it counts becomes visible
+ * (docs/tracing.md), so a reader that saw the event finds it counted.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>

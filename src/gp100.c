@@ -228,7 +228,11 @@ static u32 nv_rd32_ctrl(struct nvsvm_device *ndev)
 	return nv_rd32(ndev, NV_MMU_CTRL);
 }
 
-/* Wait for a free invalidate slot, write the PDB and the trigger. */
+/*
+ * Wait for a free invalidate slot, write the PDB and the trigger. The GPU
+ * acts on the trigger at once (a cancelled program may end before this
+ * returns): callers count the write before it (docs/tracing.md).
+ */
 static void gp100_invalidate_write(struct nvsvm_device *ndev, dma_addr_t pdb,
 				   u32 type)
 {
@@ -259,8 +263,8 @@ static void gp100_invalidate_write(struct nvsvm_device *ndev, dma_addr_t pdb,
  */
 void gp100_invalidate(struct nvsvm_device *ndev, dma_addr_t pdb)
 {
-	gp100_invalidate_write(ndev, pdb, NV_MMU_INVALIDATE_PAGE_ALL);
 	nvsvm_stat_add(ndev, NVSVM_STAT_INVALIDATES, 1);
+	gp100_invalidate_write(ndev, pdb, NV_MMU_INVALIDATE_PAGE_ALL);
 }
 
 /**
@@ -269,9 +273,9 @@ void gp100_invalidate(struct nvsvm_device *ndev, dma_addr_t pdb)
  */
 void gp100_invalidate_all(struct nvsvm_device *ndev)
 {
+	nvsvm_stat_add(ndev, NVSVM_STAT_INVALIDATES, 1);
 	gp100_invalidate_write(ndev, 0, NV_MMU_INVALIDATE_PAGE_ALL |
 			       NV_MMU_INVALIDATE_ALL_PDB);
-	nvsvm_stat_add(ndev, NVSVM_STAT_INVALIDATES, 1);
 }
 
 /**
@@ -286,9 +290,9 @@ void gp100_invalidate_all(struct nvsvm_device *ndev)
  */
 void gp100_replay(struct nvsvm_device *ndev)
 {
+	nvsvm_stat_add(ndev, NVSVM_STAT_REPLAYS, 1);
 	gp100_invalidate_write(ndev, ndev->null_pd.dma,
 			       NV_MMU_INVALIDATE_REPLAY_START);
-	nvsvm_stat_add(ndev, NVSVM_STAT_REPLAYS, 1);
 }
 
 /**
@@ -312,8 +316,8 @@ void gp100_cancel(struct nvsvm_device *ndev, u32 gpc, u32 client, bool hub,
 
 	if (hub)
 		type |= NV_MMU_INVALIDATE_HUB;
-	gp100_invalidate_write(ndev, pdb, type);
 	nvsvm_stat_add(ndev, NVSVM_STAT_CANCELS, 1);
+	gp100_invalidate_write(ndev, pdb, type);
 }
 
 static u64 gp100_fault_entry_inst(const __le32 *w)

@@ -271,13 +271,14 @@ static inline int gpu_fault(struct fx *f, struct nvsvm_op op, uint64_t page,
  * Several EXECs at once: one thread per job, all released together by a
  * barrier, so that their faults meet in the same batches. The caller
  * fills in fd, chan, gpc, ops and nops (and timeout_ms, or 0 for
- * TIMEOUT_MS); the outcome is in ret and e, the results in ops.
+ * TIMEOUT_MS; flags, NVSVM_EXEC_WARPS and NVSVM_EXEC_SLOT(), or 0); the
+ * outcome is in ret and e, the results in ops.
  */
 #define GPU_JOB_OPS	256
 
 struct gpu_job {
 	int fd;
-	uint32_t chan, gpc, timeout_ms;
+	uint32_t chan, gpc, timeout_ms, flags;
 	struct nvsvm_op ops[GPU_JOB_OPS];
 	unsigned int nops;
 	pthread_barrier_t *bar;
@@ -291,8 +292,9 @@ static inline void *gpu_job_thread(void *arg)
 	struct gpu_job *j = arg;
 
 	pthread_barrier_wait(j->bar);
-	j->ret = nvsvm_exec(j->fd, j->chan, j->gpc, j->ops, j->nops,
-			    j->timeout_ms ? j->timeout_ms : TIMEOUT_MS, &j->e);
+	j->ret = nvsvm_exec_flags(j->fd, j->chan, j->gpc, j->flags, j->ops,
+				  j->nops, j->timeout_ms ? j->timeout_ms :
+				  TIMEOUT_MS, &j->e);
 	return NULL;
 }
 
@@ -534,6 +536,28 @@ static inline int areas_settled(unsigned int dev)
 static inline int vgpu_stat_read(const char *name, uint64_t *val)
 {
 	return nvsvm_vgpu_stat_read(dev_index, name, val);
+}
+
+/*
+ * A module parameter of nvsvm_vgpu (tpcs_per_gpc, sms_per_tpc, ...: the
+ * warp slot to TPC and client mapping of uapi/nvsvm_vgpu.h); 0 when it
+ * cannot be read.
+ */
+static inline unsigned int vgpu_param(const char *name)
+{
+	char path[128];
+	unsigned int v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/nvsvm_vgpu/parameters/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
 }
 
 /*

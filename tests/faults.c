@@ -665,6 +665,138 @@ TEST(cancel_every_gpc)
 	}
 }
 
+/* A CHASE node, alone on its page of the bystanders' memory. */
+struct by_node {
+	uint64_t next;
+	uint64_t data;
+};
+
+#define BY_NODES	32
+#define BY_STRIDE	(16 * PAGE)	/* never dense enough to prefetch */
+
+/*
+ * A cancel fails the micro-TLB of the TPC whose warp faulted, whichever TPC
+ * that is, and nothing else. The cancelled read (PROT_NONE) comes from a
+ * warp pinned to the last TPC of the last GPC, on its last SM (warp slot
+ * tpcs * (sms - 1) + tpcs - 1: the highest client id), after a write that
+ * completes. Beside it, in the same area but on a channel of its own (the
+ * cancel puts the first one in error), one warp on each other TPC of that
+ * GPC (slots 0 .. tpcs - 2, SM 0) chases a list of fresh pages, so that
+ * these bystanders stall on a fault after fault all along. A
+ * CANCEL_TARGETED naming another client than the entry's (the suite's
+ * other cancels come from TPC 0, where client 0 lands too) either fails a
+ * stalled bystander, or finds nothing stalled and counts a cancel_miss
+ * while the read stays stalled: both fail the case, the second at once.
+ */
+TEST(cancel_other_tpc)
+{
+	unsigned int tpcs = vgpu_param("tpcs_per_gpc");
+	unsigned int sms = vgpu_param("sms_per_tpc");
+	uint32_t gpc = info.gpc_count - 1, bad_slot, t, k;
+	static volatile uint64_t var;
+	char *hole = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	static struct gpu_job jobs[2];
+	struct gpu_job *bad = &jobs[0], *by = &jobs[1];
+	uint64_t m0 = 0, m1 = 0, c0 = 0, c1 = 0;
+	pthread_barrier_t bar;
+	struct fx f;
+	char *mem;
+
+	NEED_VGPU();
+	ASSERT_MAP(hole);
+	if (tpcs < 2 || !sms)
+		SKIP(return, "needs 2 TPCs per GPC (tpcs_per_gpc %u)", tpcs);
+	bad_slot = tpcs * (sms - 1) + tpcs - 1;
+	mem = anon((size_t)(tpcs - 1) * BY_NODES * BY_STRIDE);
+	ASSERT_MAP(mem);
+	ASSERT_TRUE(tpcs <= GPU_JOB_OPS) {
+		TH_LOG("tpcs_per_gpc %u", tpcs);
+	}
+	memset(jobs, 0, sizeof(jobs));
+	ASSERT_EQ(0, madvise(mem, (size_t)(tpcs - 1) * BY_NODES * BY_STRIDE,
+			     MADV_NOHUGEPAGE));
+	/* List t of warp t: nodes BY_STRIDE apart, each on its own page. */
+	for (t = 0; t + 1 < tpcs; t++) {
+		for (k = 0; k < BY_NODES; k++) {
+			struct by_node *n = (struct by_node *)
+				(mem + ((size_t)t * BY_NODES + k) * BY_STRIDE);
+
+			n->data = 1000 * t + k;
+			n->next = k + 1 < BY_NODES ?
+				  nvsvm_ptr((char *)n + BY_STRIDE) : 0;
+		}
+		by->ops[t] = nvsvm_op_chase(nvsvm_ptr(mem + (size_t)t *
+						     BY_NODES * BY_STRIDE),
+					   BY_NODES, 1,
+					   offsetof(struct by_node, next),
+					   offsetof(struct by_node, data));
+	}
+	/* The bad warp's TPC has no bystander: the cancel fails it all. */
+	by->ops[tpcs - 1] = nvsvm_op_nop();
+
+	by->nops = tpcs;
+	by->flags = NVSVM_EXEC_WARPS | NVSVM_EXEC_SLOT(0);
+	by->timeout_ms = 60000;
+	var = 0;
+	bad->ops[0] = nvsvm_op_write(nvsvm_ptr(&var), 0x7bc);
+	bad->ops[1] = nvsvm_op_read(nvsvm_ptr(hole) + 64);
+	bad->nops = 2;
+	bad->flags = NVSVM_EXEC_SLOT(bad_slot);
+	bad->timeout_ms = 10000;
+	FX_OPEN(&f);
+	bad->fd = by->fd = f.fd;
+	bad->gpc = by->gpc = gpc;
+	ASSERT_PASS(gpu_jobs_chans(jobs, 2));
+	ASSERT_EQ(0, vgpu_stat_read("cancel_misses", &m0));
+	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "cancels", &c0));
+	pthread_barrier_init(&bar, NULL, 2);
+	ASSERT_PASS(gpu_jobs_start(jobs, 2, &bar));
+	/* A cancel that hit nothing fails the case now, not at the timeout. */
+	while (pthread_tryjoin_np(bad->th, NULL)) {
+		ASSERT_EQ(0, vgpu_stat_read("cancel_misses", &m1));
+		ASSERT_EQ(m0, m1) {
+			TH_LOG("GPC %u slot %u (TPC %u): %llu cancels hit no stalled access (aimed at the wrong client, GPC or PDB)",
+			       gpc, bad_slot, tpcs - 1,
+			       (unsigned long long)(m1 - m0));
+		}
+		usleep(10000);
+	}
+	pthread_join(by->th, NULL);
+	pthread_barrier_destroy(&bar);
+	ASSERT_EQ(0, vgpu_stat_read("cancel_misses", &m1));
+	ASSERT_EQ(0, nvsvm_stat_read(dev_index, "cancels", &c1));
+
+	ASSERT_EQ(0, bad->ret);
+	ASSERT_EQ(NVSVM_EXEC_FAULT, bad->e.status) {
+		TH_LOG("TPC %u: PROT_NONE read: status %s, expected FAULT (cancelled)",
+		       tpcs - 1, nvsvm_status_name(bad->e.status));
+	}
+	ASSERT_EQ(1, bad->e.done);
+	ASSERT_EQ(0x7bc, var);
+	ASSERT_EQ(nvsvm_ptr(hole) + 64, bad->e.fault_addr);
+	ASSERT_EQ(NVSVM_ACCESS_READ, bad->e.fault_access);
+	ASSERT_EQ(0, by->ret);
+	ASSERT_EQ(NVSVM_EXEC_OK, by->e.status) {
+		TH_LOG("bystanders on TPCs 0-%u: status %s after %u of %u (fault at %#llx): cancelled with the TPC %u warp",
+		       tpcs - 2, nvsvm_status_name(by->e.status), by->e.done,
+		       tpcs, (unsigned long long)by->e.fault_addr, tpcs - 1);
+	}
+	ASSERT_EQ(tpcs, by->e.done);
+	for (t = 0; t + 1 < tpcs; t++) {
+		ASSERT_EQ(BY_NODES, by->ops[t].result);
+		for (k = 0; k < BY_NODES; k++) {
+			struct by_node *n = (struct by_node *)
+				(mem + ((size_t)t * BY_NODES + k) * BY_STRIDE);
+
+			ASSERT_EQ(1000 * t + k + 1, n->data);
+		}
+	}
+	ASSERT_EQ(m0, m1);
+	/* One micro-TLB, one cancel; counted before the EXEC could end. */
+	ASSERT_EQ(c0 + 1, c1);
+}
+
 /*
  * Each access is served before it is replayed: with the model retrying a
  * replayed access at once (docs/gp100.md), a replay written before the PTE

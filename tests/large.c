@@ -117,6 +117,50 @@ static int block_entries(struct fx *f, const void *p, uint32_t *e,
 	return expect_entries(e, 0, BLOCK_PAGES, shift, NVSVM_QUERY_WRITE);
 }
 
+/*
+ * One operation on any GPC, stopped after @ms: it must complete in time.
+ * A livelock (the GPU faults for ever on what the driver thinks mapped)
+ * ends as the EXEC's TIMEOUT, in seconds, not as the program's timeout.
+ */
+static int gpu_ok_within(struct fx *f, struct nvsvm_op *op, uint32_t ms)
+{
+	struct nvsvm_exec x;
+
+	CHK_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, op, 1, ms, &x));
+	if (x.status != NVSVM_EXEC_OK)
+		KTAP_FAIL_MSG("GPU op %u at %#llx: status %s (fault at %#llx, %s), expected OK within %u ms",
+			      op->code, (unsigned long long)op->addr,
+			      nvsvm_status_name(x.status),
+			      (unsigned long long)x.fault_addr,
+			      nvsvm_access_name(x.fault_access), ms);
+	return KTAP_PASS;
+}
+
+/* GPU write of @v at @p within @ms: no livelock (EXEC TIMEOUT). */
+static int gpu_write_within(struct fx *f, volatile uint64_t *p, uint64_t v,
+			    uint32_t ms)
+{
+	struct nvsvm_op op = nvsvm_op_write(nvsvm_ptr(p), v);
+
+	CHECK(gpu_ok_within(f, &op, ms));
+	CHK_EQ(*p, v);
+	return KTAP_PASS;
+}
+
+/* GPU sum of the @size bytes at @p within @ms: @want. */
+static int gpu_sum_within(struct fx *f, const void *p, size_t size,
+			  uint64_t want, uint32_t ms)
+{
+	struct nvsvm_op op = nvsvm_op_sum(nvsvm_ptr(p), size);
+
+	CHECK(gpu_ok_within(f, &op, ms));
+	if (op.result != want)
+		KTAP_FAIL_MSG("GPU SUM of %zu bytes at %p: %#llx, expected %#llx",
+			      size, p, (unsigned long long)op.result,
+			      (unsigned long long)want);
+	return KTAP_PASS;
+}
+
 TEST(map_thp_one_pte)
 {
 	static uint32_t e[BLOCK_PAGES];
@@ -135,11 +179,71 @@ TEST(map_thp_one_pte)
 	ASSERT_PASS(block_entries(&f, buf, e, 21));
 	/* PD2, PD1 and PD0 below the root; no 4 KiB or 64 KiB table. */
 	ASSERT_EQ(3 * 4096, after - before);
-	ASSERT_PASS(gpu_sum_eq(&f, buf, BLOCK, pat_sum(0, BLOCK / 8)));
-	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_write(nvsvm_ptr(&buf[BLOCK / 8 - 1]),
-					       0xfeed), NULL));
-	ASSERT_EQ(0xfeed, buf[BLOCK / 8 - 1]);
+	/* Bounded: a PD0 entry the GPU does not find livelocks the EXEC. */
+	ASSERT_PASS(gpu_sum_within(&f, buf, BLOCK, pat_sum(0, BLOCK / 8),
+				   10000));
+	ASSERT_PASS(gpu_write_within(&f, &buf[BLOCK / 8 - 1], 0xfeed, 10000));
 	ASSERT_EQ(pat(BLOCK / 8 - 2), buf[BLOCK / 8 - 2]);
+}
+
+/*
+ * The PD0 index, seen from the GPU: a block MAPped ahead (one 2 MiB PTE in
+ * its PD0 entry where the kernel gave a THP, else a small-page table
+ * there) between two blocks the GPU never touched, neither at either end
+ * of its PD0 table. Three warps of one EXEC, bounded to 10 s, read a word
+ * in each block at once: each must read its own block's data. The driver's
+ * tables agree with themselves whatever the index (MAP and QUERY go through
+ * the same one): with the index off by one, the GPU finds the middle
+ * block's entry where it looks for a neighbour's and that warp reads the
+ * middle block's data at once, while the middle block's read faults for
+ * ever (the fault path finds it mapped) until the EXEC times out. A wrong
+ * word, in seconds, not a hang until the program's timeout.
+ */
+TEST(pd0_index_neighbours)
+{
+	const uint64_t off = 5 * PAGE + 7 * 8;
+	char *raw = anon(6 * BLOCK), *b;
+	struct nvsvm_op ops[3];
+	struct nvsvm_exec x;
+	uint64_t *w, mapped, i, k, want, wrong;
+	uint32_t q;
+	struct fx f;
+
+	ASSERT_MAP(raw);
+	b = (char *)(((uintptr_t)raw + BLOCK - 1) & ~(BLOCK - 1));
+	/* The middle block neither first nor last of its PD0 table. */
+	k = ((uintptr_t)b / BLOCK + 1) % 256;
+	if (k == 0 || k == 255)
+		b += (k == 0 ? 1 : 2) * BLOCK;
+	ASSERT_SYS(madvise(b + BLOCK, BLOCK, MADV_HUGEPAGE));
+	w = (uint64_t *)b;
+	for (i = 0; i < 3 * BLOCK / 8; i++)
+		w[i] = pat(i);
+	FX_OPEN(&f);
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(b + BLOCK), BLOCK, 0, &mapped));
+	ASSERT_EQ(BLOCK_PAGES, mapped);
+	ASSERT_EQ(0, nvsvm_query(f.fd, nvsvm_ptr(b + BLOCK), 1, &q));
+	TH_LOG("middle block: QUERY %#x (page shift %u)", q,
+	       NVSVM_QUERY_SHIFT(q));
+	ASSERT_NE(0, q & NVSVM_QUERY_VALID);
+	for (k = 0; k < 3; k++)
+		ops[k] = nvsvm_op_read(nvsvm_ptr(b + k * BLOCK + off));
+	ASSERT_EQ(0, nvsvm_exec_flags(f.fd, f.chan, NVSVM_GPC_ANY,
+				      NVSVM_EXEC_WARPS, ops, 3, 10000, &x));
+	for (k = 0, wrong = 0; k < 3; k++) {
+		want = pat((k * BLOCK + off) / 8);
+		if (ops[k].result == want)
+			continue;
+		TH_LOG("block %llu of 3 (the middle one MAPped): the GPU read %#llx, expected %#llx",
+		       (unsigned long long)k, (unsigned long long)ops[k].result,
+		       (unsigned long long)want);
+		wrong++;
+	}
+	ASSERT_EQ(0, wrong);
+	ASSERT_EQ(NVSVM_EXEC_OK, x.status) {
+		TH_LOG("status %s after %u of 3 reads, expected OK within 10 s",
+		       nvsvm_status_name(x.status), x.done);
+	}
 }
 
 TEST(fault_maps_whole_block)
@@ -412,23 +516,6 @@ static int map_write_37(struct fx *f, char *b, uint32_t *e)
 	CHECK(expect_entries(e, 37, 38, 12, NVSVM_QUERY_WRITE));
 	CHECK(expect_entries(e, 32, 37, 12, 0));
 	return expect_entries(e, 38, 48, 12, 0);
-}
-
-/* GPU write of @v at @p within @ms: no livelock (EXEC TIMEOUT). */
-static int gpu_write_within(struct fx *f, volatile uint64_t *p, uint64_t v,
-			    uint32_t ms)
-{
-	struct nvsvm_op op = nvsvm_op_write(nvsvm_ptr(p), v);
-	struct nvsvm_exec x;
-
-	CHK_OK(nvsvm_exec(f->fd, f->chan, NVSVM_GPC_ANY, &op, 1, ms, &x));
-	if (x.status != NVSVM_EXEC_OK)
-		KTAP_FAIL_MSG("GPU write at %p: status %s (fault at %#llx, %s), expected OK within %u ms",
-			      (void *)p, nvsvm_status_name(x.status),
-			      (unsigned long long)x.fault_addr,
-			      nvsvm_access_name(x.fault_access), ms);
-	CHK_EQ(*p, v);
-	return KTAP_PASS;
 }
 
 /* Close the area: no GPU mapping or table may be left behind. */

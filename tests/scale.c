@@ -21,24 +21,6 @@
 
 FIXTURE_FX(chan, FX_AREA, NVSVM_CHAN_JOIN_AREA);
 
-/* A module parameter of nvsvm_vgpu; 0 when it cannot be read. */
-static unsigned int vgpu_param(const char *name)
-{
-	char path[128];
-	unsigned int v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/nvsvm_vgpu/parameters/%s",
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%u", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
-}
-
 struct topo {
 	unsigned int tpcs, sms, slots;
 };

@@ -140,6 +140,8 @@ static u64 vgpu_xfer_run(struct vgpu *vgpu, const struct vgpu_xlat *x,
 	for (;;) {
 		u32 n = min_t(u64, len - done, PAGE_SIZE - offset_in_page(pa));
 
+		/* Counted before the data moves (docs/tracing.md). */
+		atomic64_inc(&vgpu->ctr.accesses);
 		if (x->sparse) {
 			vgpu_xfer_sparse(t, n);
 		} else {
@@ -230,11 +232,8 @@ static s64 vgpu_access(struct vgpu_warp *w, u64 va, u64 len, u32 access,
 		done = vgpu_xfer_run(vgpu, &x, va, len, t);
 	spin_unlock_irqrestore(&gpc->lock, flags);
 
-	if (ok) {
-		atomic64_add(DIV_ROUND_UP(offset_in_page(va) + done, PAGE_SIZE),
-			     &vgpu->ctr.accesses);
+	if (ok)
 		return done;
-	}
 	if (x.fatal) {
 		atomic64_inc(&vgpu->ctr.faults);
 		vgpu_prog_fail(prog, va, access, NVSVM_EXEC_FATAL);

@@ -958,6 +958,86 @@ static u32 st_slot_client(struct st *st, u32 slot)
 	return (slot % vgpu->tpcs) * vgpu->sms + (slot / vgpu->tpcs) % vgpu->sms;
 }
 
+/* CANCEL_TARGETED of @gpc/@client/@hub aimed at one PD3: @pdb in @vram or not. */
+static void st_cancel_at(struct st *st, u32 gpc, u32 client, bool hub,
+			 u64 pdb, bool vram)
+{
+	st_wr(st, VGPU_INV_PDB_HI, pdb >> 40);
+	st_wr(st, VGPU_INV_PDB_LO, ((pdb >> 12) << 4) | (vram ? 0 : ST_SYS));
+	st_invalidate(st, VGPU_INV_PAGE_ALL | (VGPU_INV_REPLAY_CANCEL << 3) |
+		      (gpc << 15) | (client << 9) | (hub ? BIT(20) : 0));
+}
+
+/*
+ * A CANCEL_TARGETED that names no stalled access fails nothing and counts
+ * one cancel_miss, whatever it got wrong: a hub client, another GPC, the
+ * client of another TPC, a client the GPC does not have, another PD3
+ * address, the right address in the other aperture. The access (a warp of
+ * the last TPC, SM 0: not client 0) stays stalled through each; the cancel
+ * that names it fails it and counts no miss.
+ */
+static bool st_cancel_misses(struct st *st)
+{
+	struct vgpu *vgpu = st->vgpu;
+	u32 gpc = st_gpc(st, 2), slot = vgpu->tpcs - 1, i;
+	u32 client = st_slot_client(st, slot);
+	u64 va = ST_VA_FAULT + 0x70000, pdb = st->pd3->dma, misses;
+	u32 put = st_rd(st, VGPU_FB_PUT) & VGPU_FB_IDX_MASK;
+	struct nvsvm_op op = { .code = NVSVM_OP_READ, .addr = va };
+	const struct {
+		u32 gpc, client;
+		bool hub, vram;
+		u64 pdb;
+	} wrong[] = {
+		{ gpc, client, true, false, pdb },
+		{ (gpc + 1) % vgpu->gpc_count, client, false, false, pdb },
+		{ gpc, st_slot_client(st, 0), false, false, pdb },
+		{ gpc, vgpu->tpcs * vgpu->sms, false, false, pdb },
+		{ gpc, client, false, false, pdb + PAGE_SIZE },
+		{ gpc, client, false, true, pdb },
+	};
+	struct vgpu_chan *chan;
+	struct vgpu_prog prog;
+	bool ok;
+
+	/* Tables down to the PTEs: a PTE fault. */
+	if (!ST_OK(st_set(st, va + 0x1000, 12, st_sys_pte(st->a, 0))))
+		return false;
+	/* A channel of its own: the last cancel puts it in error. */
+	chan = vgpu_chan_create(vgpu, st->inst_dma);
+	if (!ST_OK(chan && st_submit_flags(st, chan, gpc, &prog, &op, 1,
+					   NVSVM_EXEC_SLOT(slot)))) {
+		if (chan)
+			vgpu_chan_destroy(chan);
+		return false;
+	}
+	ok = ST_OK(st_wait_put(st, put) != put);
+	ok = ok && st_check_client(st, put, va, gpc, client, NVSVM_ACCESS_READ,
+				   VGPU_FT_PTE, 0);
+	st_consume(st);
+	misses = atomic64_read(&vgpu->ctr.cancel_misses);
+	for (i = 0; i < ARRAY_SIZE(wrong); i++) {
+		/* Another GPC, another TPC only when there is one. */
+		if ((i == 1 && vgpu->gpc_count == 1) ||
+		    (i == 2 && vgpu->tpcs == 1))
+			continue;
+		st_cancel_at(st, wrong[i].gpc, wrong[i].client, wrong[i].hub,
+			     wrong[i].pdb, wrong[i].vram);
+		misses++;
+		if (!ST_OK(atomic64_read(&vgpu->ctr.cancel_misses) == misses) ||
+		    !ST_OK(READ_ONCE(prog.warps[0].stall) == VGPU_STALL_WAIT)) {
+			pr_info("# wrong cancel %u hit or was not counted\n", i);
+			ok = false;
+		}
+	}
+	st_cancel_at(st, gpc, client, false, pdb, false);
+	ok = ST_OK(st_finish(&prog, ST_TIMEOUT_MS) == NVSVM_EXEC_FAULT) && ok;
+	ok = ok && ST_OK(atomic64_read(&vgpu->ctr.cancel_misses) == misses);
+	ok = ok && ST_OK(prog.fault_addr == va && chan->error);
+	vgpu_chan_destroy(chan);
+	return ok;
+}
+
 #define ST_WARPS	4
 
 /*
@@ -1493,7 +1573,7 @@ static void st_teardown(struct st *st)
 		__free_page(st->a);
 }
 
-#define ST_TESTS	29
+#define ST_TESTS	30
 
 /**
  * vgpu_selftest() - run the self-tests on a GPU not yet registered
@@ -1561,6 +1641,7 @@ void vgpu_selftest(struct vgpu *vgpu)
 	st_result(st, st_fault_replay(st, &replay_ok), "fault_entry_fields");
 	st_result(st, replay_ok, "replay");
 	st_result(st, st_cancel_test(st), "cancel_targeted");
+	st_result(st, st_cancel_misses(st), "cancel_misses_every_kind");
 	if (vgpu->gpc_count > 1) {
 		st_result(st, st_overflow(st), "overflow");
 	} else {

@@ -113,7 +113,8 @@ enum vgpu_mem {
 };
 
 /**
- * struct vgpu_counters - event counters, shown in debugfs
+ * struct vgpu_counters - event counters, shown in debugfs; each moves before
+ *	the GPU acts on what it counts (docs/tracing.md)
  * @accesses: page-sized (or smaller) memory accesses performed
  * @tlb_hits: translations found in a GPC TLB
  * @tlb_misses: translations not found in a GPC TLB
