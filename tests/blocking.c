@@ -79,6 +79,8 @@ struct shared {
 	uint64_t a_result;
 	uint64_t a_base;		/* A's userfaultfd area */
 	unsigned int a_anon_mb;		/* A writes this much anon memory */
+	unsigned int a_warps;		/* >1: A reads as that many warps */
+	unsigned int a_gpc;		/* ...on this GPC */
 	/* process B */
 	atomic_int b_stage;
 	int b_err;
@@ -470,8 +472,9 @@ static void run_b(void)
  */
 static void run_a(const volatile uint64_t *p)
 {
-	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(p));
+	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(p)), ops[8];
 	struct fx f;
+	unsigned int i;
 	int ret;
 
 	drop_server_fds();
@@ -495,8 +498,18 @@ static void run_a(const volatile uint64_t *p)
 	if (ret)
 		_exit(1);
 	atomic_store(&sh->a_stage, 1);
-	sh->a_ret = nvsvm_exec(f.fd, f.chan, GPC_A, &op, 1, A_EXEC_MS,
-			       &sh->a_exec);
+	if (sh->a_warps > 1) {
+		/* Words of the same page, one warp each. */
+		for (i = 0; i < sh->a_warps && i < 8; i++)
+			ops[i] = nvsvm_op_read(nvsvm_ptr(p + i));
+		sh->a_ret = nvsvm_exec_flags(f.fd, f.chan, sh->a_gpc,
+					     NVSVM_EXEC_WARPS, ops, i,
+					     A_EXEC_MS, &sh->a_exec);
+		op = ops[0];
+	} else {
+		sh->a_ret = nvsvm_exec(f.fd, f.chan, GPC_A, &op, 1, A_EXEC_MS,
+				       &sh->a_exec);
+	}
 	sh->a_result = op.result;
 	atomic_store(&sh->a_stage, 2);
 	close(f.fd);
@@ -850,6 +863,148 @@ TEST_F_TIMEOUT(blocking, fuse_owner_killed_memory, 150)
 	ktap_note("MemAvailable %llu -> %llu -> %llu kB",
 		  (unsigned long long)m0, (unsigned long long)m1,
 		  (unsigned long long)m2);
+}
+
+/*
+ * owed_replay_behind_held_pagein: an overflow whose only entries went to
+ * an area whose work waits in a held page-in, while another process's
+ * access was dropped: the replay that access needs can come only from the
+ * device's owed-replay fallback (nvsvm_fault_owed_work()). Pinned on the
+ * model (docs/gp100.md): a replay retries the stalled accesses GPC by
+ * GPC, in order; a retry that faults again takes an entry at once; an
+ * entry is readable fault_valid_delay_us after the driver read PUT. With
+ * 4 entries (3 usable) and a 100 ms delay: A's 3 warps on GPC 1 wait in
+ * the held page-in; B's one warp on GPC 0 sums OWED_PAGES pages. Each
+ * replay lets B's served access go on and A's 3 accesses fault again,
+ * filling the buffer for at least 100 ms; B's next access, on the next
+ * page, finds it full and is dropped (OVERFLOW). The device work then
+ * reads A's 3 entries alone: only the fallback replays B's access. Without
+ * it, B's EXEC times out.
+ */
+#define OWED_PAGES	6
+#define OWED_EXEC_MS	20000
+#define OWED_DELAY_US	50000
+
+/* Process B of that case: SUM of OWED_PAGES pages on GPC 0. */
+static void run_b_owed(void)
+{
+	uint64_t *src = anon(OWED_PAGES * PAGE), want = 0, i;
+	struct nvsvm_exec e;
+	struct nvsvm_op op;
+	struct fx f;
+	int ret;
+
+	drop_server_fds();
+	if (!src)
+		_exit(1);
+	for (i = 0; i < OWED_PAGES * WORDS; i++) {
+		src[i] = 0x0bed000000000000ULL + i;
+		want += src[i];
+	}
+	f.fd = nvsvm_open(dev_index);
+	if (f.fd < 0)
+		_exit(1);
+	ret = nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE);
+	if (!ret)
+		ret = nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan);
+	if (ret)
+		_exit(1);
+	op = nvsvm_op_sum(nvsvm_ptr(src), OWED_PAGES * PAGE);
+	ret = nvsvm_exec(f.fd, f.chan, 0, &op, 1, OWED_EXEC_MS, &e);
+	if (ret || e.status != NVSVM_EXEC_OK) {
+		snprintf(sh->b_msg, sizeof(sh->b_msg),
+			 "GPU SUM of %u pages: ret %d, status %s", OWED_PAGES,
+			 ret, ret ? "-" : nvsvm_status_name(e.status));
+		_exit(2);
+	}
+	if (op.result != want) {
+		snprintf(sh->b_msg, sizeof(sh->b_msg), "GPU SUM %#llx, expected %#llx",
+			 (unsigned long long)op.result,
+			 (unsigned long long)want);
+		_exit(2);
+	}
+	close(f.fd);
+	_exit(0);
+}
+
+/* A module parameter of nvsvm_vgpu, or -1. */
+static long vgpu_param(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/nvsvm_vgpu/parameters/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+TEST_F_TIMEOUT(blocking, owed_replay_behind_held_pagein, 150)
+{
+	uint64_t ov0 = 0, ov1 = 0;
+	int b_status, a_status, ret;
+	struct fuse_srv srv;
+	volatile uint64_t *p;
+	pid_t a, b;
+
+	ASSERT_PASS_SKIP(need_two_gpcs());
+	if (info.fault_buffer_entries != 4 ||
+	    vgpu_param("fault_valid_delay_us") < OWED_DELAY_US ||
+	    vgpu_param("tpcs_per_gpc") < 3)
+		SKIP(return, "needs nvsvm_vgpu fault_entries=4 fault_valid_delay_us>=%u (tests/guest-owed-replay.sh)",
+		     OWED_DELAY_US);
+	ASSERT_PASS_SKIP(fuse_start(&srv));
+	p = slow_map(&srv);
+	ASSERT_NE(NULL, p);
+	/* A: 3 warps on 3 TPCs of GPC 1, one page of the slow file. */
+	sh->a_warps = 3;
+	sh->a_gpc = 1;
+	a = start_a(p);
+	ret = wait_atomic(&sh->read_seen, 1, 10000);
+	if (nvsvm_stat_read(dev_index, "overflows", &ov0))
+		ov0 = ~0ULL;
+	b = fork();
+	if (!b)
+		run_b_owed();
+	b_status = ret ? -1 : wait_child_ms(b, OWED_EXEC_MS + 5000);
+	if (nvsvm_stat_read(dev_index, "overflows", &ov1))
+		ov1 = 0;
+	if (b_status == -1) {
+		kill(b, SIGKILL);
+		wait_child_ms(b, B_WAIT_MS);
+	}
+	atomic_store(&sh->answer, 1);
+	fuse_poke(&srv, 'a');
+	a_status = wait_child_ms(a, A_WAIT_MS);
+	if (a_status == -1) {
+		kill(a, SIGKILL);
+		wait_child_ms(a, B_WAIT_MS);
+	}
+	fuse_stop(&srv, 1);
+	munmap((void *)p, FILE_PAGES * PAGE);
+	/* Cleaned up: from here on a check may end the case. */
+	ASSERT_EQ(0, ret) {
+		TH_LOG("no READ of the file reached the server in 10 s");
+	}
+	ASSERT_EQ(0, b_status) {
+		TH_LOG("B: %s (exit %d): its dropped access was never replayed",
+		       sh->b_msg, b_status);
+	}
+	/* The premise: B's accesses were dropped by overflows. */
+	ASSERT_LT(ov0, ov1) {
+		TH_LOG("no overflow while B ran (overflows %llu -> %llu)",
+		       (unsigned long long)ov0, (unsigned long long)ov1);
+	}
+	ktap_note("overflows while B ran: %llu",
+		  (unsigned long long)(ov1 - ov0));
+	ASSERT_EQ(0, a_status);
+	ASSERT_EQ(0, sh->a_ret);
 }
 
 /*
