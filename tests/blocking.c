@@ -466,6 +466,21 @@ static void run_b(void)
 #undef B_FAIL
 }
 
+/* In a forked A or B: its file, area and joined channel, or _exit(1). */
+static void child_open(struct fx *f)
+{
+	int ret;
+
+	f->fd = nvsvm_open(dev_index);
+	if (f->fd < 0)
+		_exit(1);
+	ret = nvsvm_area_init(f->fd, WIN_ADDR, WIN_SIZE);
+	if (!ret)
+		ret = nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA, &f->chan);
+	if (ret)
+		_exit(1);
+}
+
 /*
  * Process A: a GPU read on GPC_A of @p (a mapping whose page-in the test
  * controls), the outcome in sh. Exit 0, or 1 if it could not set up.
@@ -475,7 +490,6 @@ static void run_a(const volatile uint64_t *p)
 	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(p)), ops[8];
 	struct fx f;
 	unsigned int i;
-	int ret;
 
 	drop_server_fds();
 	if (!p)
@@ -489,14 +503,7 @@ static void run_a(const volatile uint64_t *p)
 		for (i = 0; i < len; i += PAGE)
 			m[i] = 1;
 	}
-	f.fd = nvsvm_open(dev_index);
-	if (f.fd < 0)
-		_exit(1);
-	ret = nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE);
-	if (!ret)
-		ret = nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan);
-	if (ret)
-		_exit(1);
+	child_open(&f);
 	atomic_store(&sh->a_stage, 1);
 	if (sh->a_warps > 1) {
 		/* Words of the same page, one warp each. */
@@ -901,14 +908,7 @@ static void run_b_owed(void)
 		src[i] = 0x0bed000000000000ULL + i;
 		want += src[i];
 	}
-	f.fd = nvsvm_open(dev_index);
-	if (f.fd < 0)
-		_exit(1);
-	ret = nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE);
-	if (!ret)
-		ret = nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan);
-	if (ret)
-		_exit(1);
+	child_open(&f);
 	op = nvsvm_op_sum(nvsvm_ptr(src), OWED_PAGES * PAGE);
 	ret = nvsvm_exec(f.fd, f.chan, 0, &op, 1, OWED_EXEC_MS, &e);
 	if (ret || e.status != NVSVM_EXEC_OK) {

@@ -19,11 +19,7 @@ case=owed_replay_behind_held_pagein
 . "${0%/*}/ktap.sh"
 
 need_vgpu "$bin"
-modprobe -q fuse 2>/dev/null || true
-if [ ! -c /dev/fuse ]; then
-	echo "1..0 # SKIP no /dev/fuse in this kernel"
-	exit 4
-fi
+need_fuse
 
 out=$(mktemp)
 echo "1..3"
@@ -50,11 +46,6 @@ else
 fi
 
 # 3: unload.
-if rmmod nvsvm_vgpu && rmmod nvsvm; then
-	ok "rmmod"
-else
-	not_ok "rmmod"
-fi
-for m in nvsvm_vgpu nvsvm; do loaded $m && rmmod $m; done
+unload_ok rmmod
 rm -f "$out"
 [ "$fails" = 0 ]

@@ -18,11 +18,7 @@ bin=/tests/bin/blocking
 . "${0%/*}/ktap.sh"
 
 need_vgpu "$bin"
-modprobe -q fuse 2>/dev/null || true
-if [ ! -c /dev/fuse ]; then
-	echo "1..0 # SKIP no /dev/fuse in this kernel"
-	exit 4
-fi
+need_fuse
 
 # wait_pid PID SECONDS: 0 when PID ended within SECONDS.
 wait_pid() {
