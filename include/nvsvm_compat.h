@@ -152,4 +152,16 @@
 #define nvsvm_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
 #endif
 
+/*
+ * 6.3 ("mm: return an ERR_PTR from __filemap_get_folio"): filemap_get_folio()
+ * returns ERR_PTR(-ENOENT) for a page not in the page cache, where it
+ * returned NULL before. nvsvm_filemap_get_folio() returns NULL for it on
+ * both; the two conventions are told apart by the value, without a probe.
+ */
+#define nvsvm_filemap_get_folio(mapping, index) ({			\
+	struct folio *__nvsvm_folio = filemap_get_folio(mapping, index);\
+									\
+	IS_ERR(__nvsvm_folio) ? NULL : __nvsvm_folio;			\
+})
+
 #endif /* _NVSVM_COMPAT_H */

@@ -38,14 +38,22 @@
  *   nvsvm_dmem->lock    (irqsave, src/dmem.c) the VRAM page allocator
  * Fault workers (src/fault.c): the device's work (one ordered workqueue)
  * drains the fault buffer and takes only the xa_lock, fault_lock and
- * inval_lock: it never waits for memory. Each area's work (unbound
- * workqueue) takes fault_lock for its pending faults and the xa_lock to
- * check their channel's area, then serves them holding use for read
- * through the mirror (src/mirror.c), which takes the mmap lock and, after
+ * inval_lock: it never waits for memory. Each area's work (nvsvm.ko's
+ * unbound workqueue) holds nvsvm_device->fault.serve (rwsem) for read
+ * while it touches the device, takes fault_lock for its pending faults
+ * and the xa_lock to check their channel's area, then serves them through
+ * the mirror (src/mirror.c), which takes the mmap lock and, after
  * dropping it, svmm->mutex (fault.c takes neither), and then writes the
- * invalidate, cancels and replay under inval_lock. It may wait for a
- * page-in as long as it takes: only its own area's accesses and teardown
- * wait with it.
+ * invalidate, cancels and replay under inval_lock. The file pages it
+ * faults in it reads first holding neither the mm nor fault.serve
+ * (src/pagein.c): it may wait for such a page-in as long as it takes, and
+ * only its own area's accesses wait with it; neither the process's exit
+ * nor the device's unregister does.
+ *   nvsvm_device->fault.serve   (rwsem, outermost of the area work's)
+ *                       read: an area work outside its page-ins; write:
+ *                       unregister, once, to mark the device gone
+ *   nvsvm_device->closing_lock   (spinlock) the areas torn down and not
+ *                       freed yet, and the freeing of their table frames
  */
 #ifndef _NVSVM_CORE_H
 #define _NVSVM_CORE_H
@@ -58,6 +66,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/slab.h>
 #include <linux/sched/clock.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -174,7 +183,11 @@ struct nvsvm_dmem;
  * @null_pd: an empty PD3 for channels without an SVM area
  * @fault: fault buffer and worker state, see fault.c: the device's
  *	ordered work drains the buffer and hands each area's faults to the
- *	area's work, queued on @fault.area_wq (unbound)
+ *	area's work, queued on nvsvm.ko's area workqueue (unbound); the area
+ *	works touch the device only under @fault.serve, while !@fault.off
+ * @closing_lock: protects @closing and the areas' @frames_gone
+ * @closing: areas torn down (struct nvsvm_svmm.closing) whose last
+ *	reference has not gone yet: unregister frees their table frames
  * @debugfs: the device's debugfs directory
  * @dmem: device-private VRAM (src/dmem.c), or NULL without it
  */
@@ -205,7 +218,8 @@ struct nvsvm_device {
 		struct work_struct work;
 		spinlock_t lock;	/* protects wq against the interrupt */
 		struct workqueue_struct *wq;
-		struct workqueue_struct *area_wq;
+		struct rw_semaphore serve;	/* @off, area works' use */
+		bool off;	/* unregistered: area works touch nothing */
 		struct nvsvm_fault_dev *dev;	/* the device work's */
 		struct delayed_work owed_work;	/* replay owed to an overflow */
 		atomic_t replay_owed;
@@ -216,7 +230,25 @@ struct nvsvm_device {
 	} fault;
 	struct dentry *debugfs;
 	struct nvsvm_dmem *dmem;
+	spinlock_t closing_lock;	/* @closing, areas' frames_gone */
+	struct list_head closing;
 };
+
+static inline void nvsvm_device_free(struct kref *kref)
+{
+	kfree(container_of(kref, struct nvsvm_device, kref));
+}
+
+/**
+ * nvsvm_device_put() - drop a reference on a device
+ * @ndev: device; freed with the last reference (unregistered, no file, no
+ *	area): the registration (src/main.c), each open file and each area
+ *	hold one
+ */
+static inline void nvsvm_device_put(struct nvsvm_device *ndev)
+{
+	kref_put(&ndev->kref, nvsvm_device_free);
+}
 
 static inline void nvsvm_stat_add(struct nvsvm_device *ndev,
 				  enum nvsvm_stat stat, s64 v)
@@ -234,7 +266,7 @@ static inline u64 nvsvm_ns_since(u64 t0)
 
 /**
  * struct nvsvm_svmm - an SVM area: one mm mirrored on one GPU
- * @ndev: the GPU
+ * @ndev: the GPU (a reference: an area may outlive its unregister)
  * @mm: the mirrored address space (mmgrab'd)
  * @kref: the file holds a reference, the device's fault work one while it
  *	looks at the area, and each queueing of @fault_work one
@@ -257,6 +289,10 @@ static inline u64 nvsvm_ns_since(u64 t0)
  * @fault_work: serves the area's faults (src/fault.c)
  * @fault: the faults handed over, and the area work's batch and suspects
  * @blocks: MIGRATE's history per 2 MiB block, for thrashing (src/dmem.c)
+ * @closing: in the device's list of areas torn down and not freed yet
+ * @frames_gone: @vmm's table frames are freed (at the device's
+ *	unregister, when the area outlives it); under the device's
+ *	closing_lock
  */
 struct nvsvm_svmm {
 	struct nvsvm_device *ndev;
@@ -274,6 +310,8 @@ struct nvsvm_svmm {
 	struct work_struct fault_work;
 	struct nvsvm_fault_area *fault;
 	struct xarray blocks;
+	struct list_head closing;
+	bool frames_gone;
 };
 
 /**
@@ -324,7 +362,6 @@ struct nvsvm_core_chan {
 };
 
 /* file.c */
-void nvsvm_device_put(struct nvsvm_device *ndev);
 extern const struct file_operations nvsvm_fops;
 void nvsvm_file_unplug_all(struct nvsvm_device *ndev);
 
@@ -344,6 +381,7 @@ long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg);
 void nvsvm_svmm_fini(struct nvsvm_svmm *svmm);
+void nvsvm_svmm_unplug_all(struct nvsvm_device *ndev);
 long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
 			  struct nvsvm_svmm **psvmm);
 
@@ -385,7 +423,10 @@ void gp100_fault_buffer_fini(struct nvsvm_device *ndev);
 /* fault.c */
 int nvsvm_fault_init(struct nvsvm_device *ndev);
 void nvsvm_fault_flush(struct nvsvm_device *ndev);
+void nvsvm_fault_unplug(struct nvsvm_device *ndev);
 void nvsvm_fault_fini(struct nvsvm_device *ndev);
+int nvsvm_fault_mod_init(void);
+void nvsvm_fault_mod_exit(void);
 int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm);
 
 /* debugfs.c */

@@ -7,10 +7,20 @@
  * batch by (instance, address, access priority) and finds each instance's
  * SVM area: faults of a channel without an area are cancelled and stale
  * ones dropped right there, and each area's faults are handed to that
- * area's own work item (on the device's unbound area workqueue). The
+ * area's own work item (on nvsvm.ko's unbound area workqueue). The
  * device work never waits for memory, so one process whose page-in never
  * completes (a FUSE read nobody answers) stalls only its own area's work,
  * never another process's faults nor nvsvm_fault_flush().
+ *
+ * An area work reads the file pages it is about to fault in without the
+ * mm (src/pagein.c): while it waits for such a read it holds the file and
+ * its area, not the process's address space, nor anything the device's
+ * teardown waits for. It touches the device (registers, DMA mappings,
+ * page-table frames) only holding &nvsvm_device.fault.serve for read and
+ * while the device is registered (!fault.off); the unregister sets
+ * fault.off under it for write and so waits for no page-in. Each queued
+ * area work holds a reference on nvsvm.ko: the core module cannot go while
+ * one runs (rmmod nvsvm says EBUSY), the provider's module can.
  *
  * An area's work serves its faults: it coalesces those inside one 2 MiB
  * block into a range served by one hmm_range_fault() loop, then writes at
@@ -25,6 +35,7 @@
 #include <linux/err.h>
 #include <linux/hmm.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -32,6 +43,7 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_gp100.h"
+#include "nvsvm_pagein.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
@@ -63,6 +75,14 @@
  * host to be scheduled again.
  */
 #define NVSVM_FAULT_OWED_MS	100
+
+/*
+ * The area works of every device: nvsvm.ko's, not a device's, so that a
+ * device's teardown waits for none of them (one may wait for a page-in as
+ * long as a user's FUSE server likes). Unbound: an area work waiting for
+ * a page-in keeps its worker.
+ */
+static struct workqueue_struct *nvsvm_area_wq;
 
 /*
  * nvsvm_chan_svmm_get() - the area of the channel with an instance block
@@ -152,6 +172,7 @@ struct nvsvm_fault_suspect {
  *	writing where the CPU has no page (&nvsvm_range_req.fill)
  * @dense: prefetch: per page of the block, prefix count of the pages
  *	faulted or mapped before it
+ * @pagein: the file pages of one range, read without the mm
  */
 struct nvsvm_fault_batch {
 	struct nvsvm_fault_entry e[NVSVM_FAULT_BATCH];
@@ -164,6 +185,7 @@ struct nvsvm_fault_batch {
 	DECLARE_BITMAP(valid, NVSVM_RANGE_MAX_PAGES);
 	DECLARE_BITMAP(fill, NVSVM_RANGE_MAX_PAGES);
 	u16 dense[NVSVM_RANGE_MAX_PAGES + 1];
+	struct nvsvm_pagein pagein;
 };
 
 /**
@@ -400,13 +422,46 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 }
 
 /*
+ * Read the file pages @req asks to fault in without holding the mm (see
+ * src/pagein.c), so that a page-in that does not complete keeps the file
+ * and the area, not the process's memory, and not the device's teardown:
+ * the mm's users and the serve lock are let go while it reads. The folios
+ * stay held (b->pagein) until the caller's nvsvm_pagein_release().
+ *
+ * Return: 0, the mm's users held again; -ESRCH when the mm has no users
+ * any more or the device was unregistered meanwhile (the mm's reference
+ * is dropped then; the serve lock is held either way).
+ */
+static int nvsvm_fault_pagein(struct nvsvm_device *ndev,
+			      struct nvsvm_svmm *svmm,
+			      struct nvsvm_fault_batch *b,
+			      const struct nvsvm_range_req *req)
+{
+	u64 addr = req->start;
+
+	while (addr < req->end &&
+	       nvsvm_pagein_find(svmm->mm, req, &addr, &b->pagein)) {
+		mmput(svmm->mm);
+		up_read(&ndev->fault.serve);
+		nvsvm_pagein_read(&b->pagein);
+		down_read(&ndev->fault.serve);
+		if (ndev->fault.off || !mmget_not_zero(svmm->mm))
+			return -ESRCH;
+	}
+	return 0;
+}
+
+/*
  * Serve faults [first, last) of one area and one 2 MiB block. When the
  * range as a whole fails, go page by page to find the faults to cancel.
+ *
+ * Return: 0, or -ESRCH from nvsvm_fault_pagein() (nothing served, the
+ * mm's reference dropped).
  */
-static void nvsvm_fault_range(struct nvsvm_device *ndev,
-			      struct nvsvm_svmm *svmm,
-			      struct nvsvm_fault_batch *b, unsigned int first,
-			      unsigned int last)
+static int nvsvm_fault_range(struct nvsvm_device *ndev,
+			     struct nvsvm_svmm *svmm,
+			     struct nvsvm_fault_batch *b, unsigned int first,
+			     unsigned int last)
 {
 	u64 start = b->e[first].f.addr;
 	u64 block = ALIGN_DOWN(start, NVSVM_RANGE_MAX_BYTES);
@@ -428,6 +483,8 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 
 	nvsvm_fault_req(b, block, first, last);
 	grown = nvsvm_fault_prefetch(svmm, b, block, &req.start, &req.end);
+	if (nvsvm_fault_pagein(ndev, svmm, b, &req))
+		return -ESRCH;
 	ret = nvsvm_fault_spans(svmm, b, &req);
 	if (grown && !ret)
 		nvsvm_stat_add(ndev, NVSVM_STAT_PREFETCH_RANGES, 1);
@@ -445,10 +502,10 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 				req.mapped, ret);
 	if (!ret) {
 		nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_PAGES, req.mapped);
-		return;
+		return 0;
 	}
 	if (ret != -EFAULT && ret != -EPERM)
-		return;	/* -EBUSY, -ENOMEM: the replay makes them fault again */
+		return 0; /* -EBUSY, -ENOMEM: the replay makes them fault again */
 
 	for (i = first; i < last; i++) {
 		struct nvsvm_fault_entry *e = &b->e[i];
@@ -461,6 +518,7 @@ static void nvsvm_fault_range(struct nvsvm_device *ndev,
 		if (nvsvm_fault_page(svmm, b, &e->f, false))
 			e->cancel = e->f.access != NVSVM_ACCESS_PREFETCH;
 	}
+	return 0;
 }
 
 /*
@@ -522,6 +580,7 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 	struct nvsvm_svmm *now;
 	unsigned int i, j;
 	dma_addr_t pdb;
+	int ret;
 
 	/*
 	 * Stale faults: the channel is gone or left the area since the
@@ -571,8 +630,15 @@ static void nvsvm_fault_inst(struct nvsvm_device *ndev,
 			    !nvsvm_svmm_managed(svmm, addr, a + PAGE_SIZE))
 				break;
 		}
-		nvsvm_fault_range(ndev, svmm, b, i, j);
-		nvsvm_fault_atomics(ndev, svmm, b, i, j);
+		ret = nvsvm_fault_range(ndev, svmm, b, i, j);
+		if (!ret)
+			nvsvm_fault_atomics(ndev, svmm, b, i, j);
+		nvsvm_pagein_release(&b->pagein);
+		if (ret) {
+			/* The mm lost its users, or the device went. */
+			nvsvm_stat_add(ndev, NVSVM_STAT_STALE, last - i);
+			return;
+		}
 	}
 	mmput(svmm->mm);
 }
@@ -804,7 +870,8 @@ static unsigned int nvsvm_fault_take(struct nvsvm_svmm *svmm,
 /*
  * An area's work: serve what the device work handed over, batch by batch,
  * and replay once, when the buffer holds no more of its faults (or after
- * NVSVM_FAULT_AREA_BATCHES batches).
+ * NVSVM_FAULT_AREA_BATCHES batches). Once the device is unregistered, what
+ * is left is dropped: no register is written, nothing is mapped.
  */
 static void nvsvm_fault_area_work(struct work_struct *work)
 {
@@ -817,7 +884,18 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 	unsigned int i, j, n;
 	u64 t0;
 
+	down_read(&ndev->fault.serve);
 	for (;;) {
+		if (ndev->fault.off) {
+			/* Unregistered: the faults are moot. */
+			spin_lock(&svmm->fault_lock);
+			n = fa->npending;
+			fa->npending = 0;
+			spin_unlock(&svmm->fault_lock);
+			nvsvm_stat_add(ndev, NVSVM_STAT_STALE, n);
+			b->owed = 0;
+			break;
+		}
 		n = nvsvm_fault_take(svmm, fa, b);
 		if (!n) {
 			if (!b->owed)
@@ -849,6 +927,8 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 			nvsvm_fault_inst(ndev, svmm, b, i, j);
 		}
 		nvsvm_stat_add(ndev, NVSVM_STAT_NS_SERVE, nvsvm_ns_since(t0));
+		if (ndev->fault.off)
+			continue;	/* gone during a page-in */
 		if (b->changed) {
 			t0 = local_clock();
 			nvsvm_mirror_invalidate_tlb(svmm);
@@ -858,13 +938,17 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 		nvsvm_fault_finish(ndev, b, n,
 				   b->owed + 1 < NVSVM_FAULT_AREA_BATCHES);
 	}
-	/* The reference of this queueing; may be the last one. */
+	up_read(&ndev->fault.serve);
+	/* The references of this queueing; the area's may be the last one. */
 	nvsvm_svmm_put(svmm);
+	/* The module exit's destroy_workqueue() waits for the return. */
+	module_put(THIS_MODULE);
 }
 
 /*
  * Hand the faults of the @n entries at @e to their area (the reference
- * taken on @svmm goes with them) and queue its work. An entry of an access
+ * taken on @svmm goes with them) and queue its work, which holds a
+ * reference on this module until it returns. An entry of an access
  * that is pending already is dropped (a replay made it fault again before
  * its area served it), and so is one that finds @pending full: the area
  * work replays when it is done, and what it has not served faults again.
@@ -891,7 +975,9 @@ static void nvsvm_fault_hand(struct nvsvm_device *ndev,
 	}
 	spin_unlock(&svmm->fault_lock);
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_DUPS, dups);
-	if (!queue_work(ndev->fault.area_wq, &svmm->fault_work))
+	if (queue_work(nvsvm_area_wq, &svmm->fault_work))
+		__module_get(THIS_MODULE);
+	else
 		nvsvm_svmm_put(svmm);
 }
 
@@ -1107,22 +1193,16 @@ int nvsvm_fault_init(struct nvsvm_device *ndev)
 	int ret;
 
 	spin_lock_init(&ndev->fault.lock);
+	init_rwsem(&ndev->fault.serve);
 	INIT_WORK(&ndev->fault.work, nvsvm_fault_work);
 	INIT_DELAYED_WORK(&ndev->fault.owed_work, nvsvm_fault_owed_work);
 	ndev->fault.dev = kvzalloc(sizeof(*ndev->fault.dev), GFP_KERNEL);
 	if (!ndev->fault.dev)
 		return -ENOMEM;
-	/* Unbound: an area work waiting for a page-in keeps its worker. */
-	ndev->fault.area_wq = alloc_workqueue("nvsvm_fault_area",
-					      WQ_UNBOUND | WQ_HIGHPRI, 0);
-	if (!ndev->fault.area_wq) {
-		ret = -ENOMEM;
-		goto err_batch;
-	}
 	wq = alloc_ordered_workqueue("nvsvm_fault", WQ_HIGHPRI);
 	if (!wq) {
 		ret = -ENOMEM;
-		goto err_area_wq;
+		goto err_batch;
 	}
 	ret = gp100_fault_buffer_init(ndev);
 	if (ret)
@@ -1134,16 +1214,34 @@ int nvsvm_fault_init(struct nvsvm_device *ndev)
 
 err_wq:
 	destroy_workqueue(wq);
-err_area_wq:
-	destroy_workqueue(ndev->fault.area_wq);
 err_batch:
 	kvfree(ndev->fault.dev);
 	return ret;
 }
 
 /**
+ * nvsvm_fault_unplug() - stop the area works touching a device
+ * @ndev: device being unregistered, its areas torn down (dead)
+ *
+ * Waits for every area work serving faults of @ndev's areas outside a
+ * page-in (bounded: no user holds that up), and makes every area work
+ * from then on drop its faults without touching the device. An area work
+ * waiting for a page-in is not waited for: it finds the device gone when
+ * its read ends. The device's own fault work still runs (it cancels the
+ * accesses of channels without an area) until nvsvm_fault_fini().
+ */
+void nvsvm_fault_unplug(struct nvsvm_device *ndev)
+{
+	down_write(&ndev->fault.serve);
+	ndev->fault.off = true;
+	up_write(&ndev->fault.serve);
+}
+
+/**
  * nvsvm_fault_fini() - stop the worker, disable and free the fault buffer
- * @ndev: device
+ * @ndev: device, after nvsvm_fault_unplug()
+ *
+ * Waits for the device's fault work, not for any area's.
  */
 void nvsvm_fault_fini(struct nvsvm_device *ndev)
 {
@@ -1158,7 +1256,6 @@ void nvsvm_fault_fini(struct nvsvm_device *ndev)
 		destroy_workqueue(wq);
 	/* Only the device work schedules it. */
 	cancel_delayed_work_sync(&ndev->fault.owed_work);
-	destroy_workqueue(ndev->fault.area_wq);
 	gp100_fault_buffer_fini(ndev);
 	kvfree(ndev->fault.dev);
 	ndev->fault.dev = NULL;
@@ -1180,4 +1277,26 @@ int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm)
 	INIT_WORK(&svmm->fault_work, nvsvm_fault_area_work);
 	svmm->fault = kvzalloc(sizeof(*svmm->fault), NVSVM_GFP_USER);
 	return svmm->fault ? 0 : -ENOMEM;
+}
+
+/**
+ * nvsvm_fault_mod_init() - the module's area workqueue
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nvsvm_fault_mod_init(void)
+{
+	nvsvm_area_wq = alloc_workqueue("nvsvm_fault_area",
+					WQ_UNBOUND | WQ_HIGHPRI, 0);
+	return nvsvm_area_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * nvsvm_fault_mod_exit() - destroy the module's area workqueue
+ *
+ * No area work is queued or running: each holds a module reference.
+ */
+void nvsvm_fault_mod_exit(void)
+{
+	destroy_workqueue(nvsvm_area_wq);
 }

@@ -14,21 +14,6 @@
 
 #include "nvsvm_core.h"
 
-static void nvsvm_device_free(struct kref *kref)
-{
-	kfree(container_of(kref, struct nvsvm_device, kref));
-}
-
-/**
- * nvsvm_device_put() - drop a reference on a device
- * @ndev: device; freed with the last reference (unregistered, no file):
- *	the registration (src/main.c) and each open file hold one
- */
-void nvsvm_device_put(struct nvsvm_device *ndev)
-{
-	kref_put(&ndev->kref, nvsvm_device_free);
-}
-
 static int nvsvm_open(struct inode *inode, struct file *file)
 {
 	struct miscdevice *misc = file->private_data;

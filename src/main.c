@@ -54,6 +54,8 @@ int nvsvm_gpu_register(struct nvsvm_gpu *gpu)
 	gpu->priv = ndev;
 	xa_init(&ndev->chans);
 	spin_lock_init(&ndev->inval_lock);
+	spin_lock_init(&ndev->closing_lock);
+	INIT_LIST_HEAD(&ndev->closing);
 
 	chipset = gp100_chipset(ndev);
 	if (!nvsvm_chipset_supported(chipset)) {
@@ -148,6 +150,14 @@ void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu)
 	down_write(&ndev->unplug);
 	up_write(&ndev->unplug);
 	nvsvm_file_unplug_all(ndev);
+	/*
+	 * Every area is torn down; some may outlive this (an area work
+	 * waiting for a page-in that a user's FUSE server holds keeps its
+	 * area). None touches the device from here on, and their table
+	 * frames, DMA-mapped for it, go now: nothing waits for that page-in.
+	 */
+	nvsvm_fault_unplug(ndev);
+	nvsvm_svmm_unplug_all(ndev);
 
 	nvsvm_dmem_fini(ndev);
 	nvsvm_debugfs_remove(ndev);
@@ -165,6 +175,10 @@ EXPORT_SYMBOL_GPL(nvsvm_gpu_unregister);
 
 static int __init nvsvm_init(void)
 {
+	int ret = nvsvm_fault_mod_init();
+
+	if (ret)
+		return ret;
 	nvsvm_debugfs_init();
 	nvsvm_test_init();
 	return 0;
@@ -173,6 +187,7 @@ static int __init nvsvm_init(void)
 static void __exit nvsvm_exit(void)
 {
 	nvsvm_test_fini();
+	nvsvm_fault_mod_exit();
 	nvsvm_debugfs_fini();
 	ida_destroy(&nvsvm_ida);
 }

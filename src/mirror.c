@@ -191,16 +191,23 @@ static const struct mmu_interval_notifier_ops nvsvm_mirror_ops = {
 static void nvsvm_svmm_release(struct kref *kref)
 {
 	struct nvsvm_svmm *svmm = container_of(kref, typeof(*svmm), kref);
+	struct nvsvm_device *ndev = svmm->ndev;
 
-	nvsvm_vmm_fini(&svmm->vmm);
+	/* Unless the unregister freed them: nvsvm_svmm_unplug_all(). */
+	spin_lock(&ndev->closing_lock);
+	if (!svmm->frames_gone)
+		nvsvm_vmm_fini(&svmm->vmm);
+	list_del(&svmm->closing);
+	spin_unlock(&ndev->closing_lock);
 	/* The fault path's share: one block, see nvsvm_fault_svmm_init(). */
 	kvfree(svmm->fault);
 	nvsvm_dmem_blocks_free(&svmm->blocks);
 	mmdrop(svmm->mm);
 	/* Its memory is back: nvsvm_svmm_fini() counted it closing. */
 	if (svmm->dead)
-		nvsvm_stat_add(svmm->ndev, NVSVM_STAT_AREAS_CLOSING, -1);
+		nvsvm_stat_add(ndev, NVSVM_STAT_AREAS_CLOSING, -1);
 	kfree(svmm);
+	nvsvm_device_put(ndev);
 }
 
 /**

@@ -58,6 +58,8 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 		kfree(svmm);
 		return ret;
 	}
+	INIT_LIST_HEAD(&svmm->closing);
+	kref_get(&nf->ndev->kref);	/* put by nvsvm_svmm_release() */
 
 	mutex_lock(&nf->lock);
 	if (nf->svmm) {
@@ -90,15 +92,48 @@ err_unlock:
  */
 void nvsvm_svmm_fini(struct nvsvm_svmm *svmm)
 {
+	struct nvsvm_device *ndev = svmm->ndev;
+
 	/* Until the last reference goes, see nvsvm_svmm_release(). */
-	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_AREAS_CLOSING, 1);
+	nvsvm_stat_add(ndev, NVSVM_STAT_AREAS_CLOSING, 1);
 
 	mutex_lock(&svmm->mutex);
 	WRITE_ONCE(svmm->dead, true);
 	nvsvm_mirror_unmap_locked(svmm, 0, svmm->limit);
 	mutex_unlock(&svmm->mutex);
 	nvsvm_mirror_fini(svmm);
+	/* Empty now: nvsvm_svmm_unplug_all() may free its frames. */
+	spin_lock(&ndev->closing_lock);
+	list_add(&svmm->closing, &ndev->closing);
+	spin_unlock(&ndev->closing_lock);
 	nvsvm_svmm_put(svmm);
+}
+
+/**
+ * nvsvm_svmm_unplug_all() - free the table frames of a GPU's areas
+ * @ndev: device being unregistered: every area of it torn down, and no
+ *	area work touching it any more (nvsvm_fault_unplug())
+ *
+ * An area torn down is freed with its last reference, which an area work
+ * waiting for a page-in may hold for as long as a user's FUSE server
+ * likes. Its page-table frames are DMA-mapped for the provider's device,
+ * which goes with the unregister: they are freed here (each was emptied by
+ * nvsvm_svmm_fini()), and the area's release frees plain memory only.
+ * They stay until the release otherwise: a channel a driver joined to the
+ * area (src/pascal.c) walks the emptied PD3 until it leaves.
+ */
+void nvsvm_svmm_unplug_all(struct nvsvm_device *ndev)
+{
+	struct nvsvm_svmm *svmm;
+
+	spin_lock(&ndev->closing_lock);
+	list_for_each_entry(svmm, &ndev->closing, closing) {
+		if (svmm->frames_gone)
+			continue;
+		nvsvm_vmm_fini(&svmm->vmm);
+		svmm->frames_gone = true;
+	}
+	spin_unlock(&ndev->closing_lock);
 }
 
 /**

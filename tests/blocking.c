@@ -48,6 +48,11 @@
 #define B_EXEC_MS	8000
 #define A_EXEC_MS	60000
 #define A_WAIT_MS	(A_EXEC_MS + 10000)
+/* fuse_owner_killed_memory: A's anonymous memory, and how much must return. */
+#define A_ANON_MB	128
+#define A_BACK_KB	(A_ANON_MB * 1024 * 3 / 4)
+/* How long a killed A's memory may take to come back. */
+#define A_BACK_MS	5000
 
 static uint64_t file_word(uint64_t off)
 {
@@ -73,6 +78,9 @@ struct shared {
 	struct nvsvm_exec a_exec;
 	uint64_t a_result;
 	uint64_t a_base;		/* A's userfaultfd area */
+	unsigned int a_anon_mb;		/* A writes this much anon memory */
+	unsigned int a_warps;		/* >1: A reads as that many warps */
+	unsigned int a_gpc;		/* ...on this GPC */
 	/* process B */
 	atomic_int b_stage;
 	int b_err;
@@ -458,30 +466,57 @@ static void run_b(void)
 #undef B_FAIL
 }
 
+/* In a forked A or B: its file, area and joined channel, or _exit(1). */
+static void child_open(struct fx *f)
+{
+	int ret;
+
+	f->fd = nvsvm_open(dev_index);
+	if (f->fd < 0)
+		_exit(1);
+	ret = nvsvm_area_init(f->fd, WIN_ADDR, WIN_SIZE);
+	if (!ret)
+		ret = nvsvm_chan_create(f->fd, NVSVM_CHAN_JOIN_AREA, &f->chan);
+	if (ret)
+		_exit(1);
+}
+
 /*
  * Process A: a GPU read on GPC_A of @p (a mapping whose page-in the test
  * controls), the outcome in sh. Exit 0, or 1 if it could not set up.
  */
 static void run_a(const volatile uint64_t *p)
 {
-	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(p));
+	struct nvsvm_op op = nvsvm_op_read(nvsvm_ptr(p)), ops[8];
 	struct fx f;
-	int ret;
+	unsigned int i;
 
 	drop_server_fds();
 	if (!p)
 		_exit(1);
-	f.fd = nvsvm_open(dev_index);
-	if (f.fd < 0)
-		_exit(1);
-	ret = nvsvm_area_init(f.fd, WIN_ADDR, WIN_SIZE);
-	if (!ret)
-		ret = nvsvm_chan_create(f.fd, NVSVM_CHAN_JOIN_AREA, &f.chan);
-	if (ret)
-		_exit(1);
+	if (sh->a_anon_mb) {
+		size_t i, len = (size_t)sh->a_anon_mb << 20;
+		volatile uint8_t *m = anon(len);
+
+		if (!m)
+			_exit(1);
+		for (i = 0; i < len; i += PAGE)
+			m[i] = 1;
+	}
+	child_open(&f);
 	atomic_store(&sh->a_stage, 1);
-	sh->a_ret = nvsvm_exec(f.fd, f.chan, GPC_A, &op, 1, A_EXEC_MS,
-			       &sh->a_exec);
+	if (sh->a_warps > 1) {
+		/* Words of the same page, one warp each. */
+		for (i = 0; i < sh->a_warps && i < 8; i++)
+			ops[i] = nvsvm_op_read(nvsvm_ptr(p + i));
+		sh->a_ret = nvsvm_exec_flags(f.fd, f.chan, sh->a_gpc,
+					     NVSVM_EXEC_WARPS, ops, i,
+					     A_EXEC_MS, &sh->a_exec);
+		op = ops[0];
+	} else {
+		sh->a_ret = nvsvm_exec(f.fd, f.chan, GPC_A, &op, 1, A_EXEC_MS,
+				       &sh->a_exec);
+	}
 	sh->a_result = op.result;
 	atomic_store(&sh->a_stage, 2);
 	close(f.fd);
@@ -751,6 +786,227 @@ TEST_F_TIMEOUT(blocking, fuse_owner_killed, 150)
 				 pt0));
 }
 
+/* MemAvailable, in kB; 0 if /proc/meminfo cannot be read. */
+static uint64_t mem_available_kb(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Wait up to @ms for MemAvailable to reach @want kB; the last value read. */
+static uint64_t wait_mem_available(uint64_t want, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms, kb;
+
+	for (;;) {
+		kb = mem_available_kb();
+		if (kb >= want || now_ms() >= end)
+			return kb;
+		usleep(20000);
+	}
+}
+
+/*
+ * A, with A_ANON_MB of anonymous memory written, is killed while the
+ * fault path waits in the page-in of its GPU read. Its memory must come
+ * back before the server answers: what waits for the server holds the
+ * file, not A's address space (issue 32 d3: the area work's mm reference
+ * kept all of it until the answer).
+ */
+TEST_F_TIMEOUT(blocking, fuse_owner_killed_memory, 150)
+{
+	uint64_t m0, m1, m2 = 0;
+	int a_status, early, ret;
+	struct fuse_srv srv;
+	volatile uint64_t *p;
+	pid_t a;
+
+	ASSERT_PASS_SKIP(need_exec());
+	ASSERT_PASS_SKIP(fuse_start(&srv));
+	p = slow_map(&srv);
+	ASSERT_NE(NULL, p);
+	sh->a_anon_mb = A_ANON_MB;
+	m0 = mem_available_kb();
+	a = start_a(p);
+	ret = wait_atomic(&sh->read_seen, 1, 10000);
+	/* A wrote its memory before it opened the GPU: it is all in use. */
+	m1 = mem_available_kb();
+	kill(a, SIGKILL);
+	early = wait_child_ms(a, B_WAIT_MS);
+	if (!ret && early != -1)
+		m2 = wait_mem_available(m1 + A_BACK_KB, A_BACK_MS);
+	atomic_store(&sh->answer, 1);
+	fuse_poke(&srv, 'a');
+	a_status = early == -1 ? wait_child_ms(a, A_WAIT_MS) : early;
+	fuse_stop(&srv, 1);
+	munmap((void *)p, FILE_PAGES * PAGE);
+	/* Cleaned up: from here on a check may end the case. */
+	ASSERT_EQ(0, ret) {
+		TH_LOG("no READ of the file reached the server in 10 s");
+	}
+	ASSERT_EQ(128 + SIGKILL, a_status);
+	ASSERT_NE(-1, early) {
+		TH_LOG("A's exit waited for its page-in (%d ms)", B_WAIT_MS);
+	}
+	ASSERT_LE(m1 + A_BACK_KB, m0) {
+		TH_LOG("A's %u MiB did not show in MemAvailable: %llu -> %llu kB",
+		       A_ANON_MB, (unsigned long long)m0,
+		       (unsigned long long)m1);
+	}
+	ASSERT_LE(m1 + A_BACK_KB, m2) {
+		TH_LOG("MemAvailable %llu kB before A, %llu with A's %u MiB, %llu %u ms after A was reaped, the READ still held: A's memory is kept",
+		       (unsigned long long)m0, (unsigned long long)m1,
+		       A_ANON_MB, (unsigned long long)m2, A_BACK_MS);
+	}
+	ktap_note("MemAvailable %llu -> %llu -> %llu kB",
+		  (unsigned long long)m0, (unsigned long long)m1,
+		  (unsigned long long)m2);
+}
+
+/*
+ * owed_replay_behind_held_pagein: an overflow whose only entries went to
+ * an area whose work waits in a held page-in, while another process's
+ * access was dropped: the replay that access needs can come only from the
+ * device's owed-replay fallback (nvsvm_fault_owed_work()). Pinned on the
+ * model (docs/gp100.md): a replay retries the stalled accesses GPC by
+ * GPC, in order; a retry that faults again takes an entry at once; an
+ * entry is readable fault_valid_delay_us after the driver read PUT. With
+ * 4 entries (3 usable) and a 100 ms delay: A's 3 warps on GPC 1 wait in
+ * the held page-in; B's one warp on GPC 0 sums OWED_PAGES pages. Each
+ * replay lets B's served access go on and A's 3 accesses fault again,
+ * filling the buffer for at least 100 ms; B's next access, on the next
+ * page, finds it full and is dropped (OVERFLOW). The device work then
+ * reads A's 3 entries alone: only the fallback replays B's access. Without
+ * it, B's EXEC times out.
+ */
+#define OWED_PAGES	6
+#define OWED_EXEC_MS	20000
+#define OWED_DELAY_US	50000
+
+/* Process B of that case: SUM of OWED_PAGES pages on GPC 0. */
+static void run_b_owed(void)
+{
+	uint64_t *src = anon(OWED_PAGES * PAGE), want = 0, i;
+	struct nvsvm_exec e;
+	struct nvsvm_op op;
+	struct fx f;
+	int ret;
+
+	drop_server_fds();
+	if (!src)
+		_exit(1);
+	for (i = 0; i < OWED_PAGES * WORDS; i++) {
+		src[i] = 0x0bed000000000000ULL + i;
+		want += src[i];
+	}
+	child_open(&f);
+	op = nvsvm_op_sum(nvsvm_ptr(src), OWED_PAGES * PAGE);
+	ret = nvsvm_exec(f.fd, f.chan, 0, &op, 1, OWED_EXEC_MS, &e);
+	if (ret || e.status != NVSVM_EXEC_OK) {
+		snprintf(sh->b_msg, sizeof(sh->b_msg),
+			 "GPU SUM of %u pages: ret %d, status %s", OWED_PAGES,
+			 ret, ret ? "-" : nvsvm_status_name(e.status));
+		_exit(2);
+	}
+	if (op.result != want) {
+		snprintf(sh->b_msg, sizeof(sh->b_msg), "GPU SUM %#llx, expected %#llx",
+			 (unsigned long long)op.result,
+			 (unsigned long long)want);
+		_exit(2);
+	}
+	close(f.fd);
+	_exit(0);
+}
+
+/* A module parameter of nvsvm_vgpu, or -1. */
+static long vgpu_param(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/nvsvm_vgpu/parameters/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+TEST_F_TIMEOUT(blocking, owed_replay_behind_held_pagein, 150)
+{
+	uint64_t ov0 = 0, ov1 = 0;
+	int b_status, a_status, ret;
+	struct fuse_srv srv;
+	volatile uint64_t *p;
+	pid_t a, b;
+
+	ASSERT_PASS_SKIP(need_two_gpcs());
+	if (info.fault_buffer_entries != 4 ||
+	    vgpu_param("fault_valid_delay_us") < OWED_DELAY_US ||
+	    vgpu_param("tpcs_per_gpc") < 3)
+		SKIP(return, "needs nvsvm_vgpu fault_entries=4 fault_valid_delay_us>=%u (tests/guest-owed-replay.sh)",
+		     OWED_DELAY_US);
+	ASSERT_PASS_SKIP(fuse_start(&srv));
+	p = slow_map(&srv);
+	ASSERT_NE(NULL, p);
+	/* A: 3 warps on 3 TPCs of GPC 1, one page of the slow file. */
+	sh->a_warps = 3;
+	sh->a_gpc = 1;
+	a = start_a(p);
+	ret = wait_atomic(&sh->read_seen, 1, 10000);
+	if (nvsvm_stat_read(dev_index, "overflows", &ov0))
+		ov0 = ~0ULL;
+	b = fork();
+	if (!b)
+		run_b_owed();
+	b_status = ret ? -1 : wait_child_ms(b, OWED_EXEC_MS + 5000);
+	if (nvsvm_stat_read(dev_index, "overflows", &ov1))
+		ov1 = 0;
+	if (b_status == -1) {
+		kill(b, SIGKILL);
+		wait_child_ms(b, B_WAIT_MS);
+	}
+	atomic_store(&sh->answer, 1);
+	fuse_poke(&srv, 'a');
+	a_status = wait_child_ms(a, A_WAIT_MS);
+	if (a_status == -1) {
+		kill(a, SIGKILL);
+		wait_child_ms(a, B_WAIT_MS);
+	}
+	fuse_stop(&srv, 1);
+	munmap((void *)p, FILE_PAGES * PAGE);
+	/* Cleaned up: from here on a check may end the case. */
+	ASSERT_EQ(0, ret) {
+		TH_LOG("no READ of the file reached the server in 10 s");
+	}
+	ASSERT_EQ(0, b_status) {
+		TH_LOG("B: %s (exit %d): its dropped access was never replayed",
+		       sh->b_msg, b_status);
+	}
+	/* The premise: B's accesses were dropped by overflows. */
+	ASSERT_LT(ov0, ov1) {
+		TH_LOG("no overflow while B ran (overflows %llu -> %llu)",
+		       (unsigned long long)ov0, (unsigned long long)ov1);
+	}
+	ktap_note("overflows while B ran: %llu",
+		  (unsigned long long)(ov1 - ov0));
+	ASSERT_EQ(0, a_status);
+	ASSERT_EQ(0, sh->a_ret);
+}
+
 /*
  * A's GPU read hits a userfaultfd-registered page that nobody serves: it
  * is cancelled (the fault path cannot wait for a userfault), B works.
@@ -796,7 +1052,68 @@ TEST_F_TIMEOUT(blocking, uffd_unanswered, 150)
 	ASSERT_EQ(sh->a_base + 2 * PAGE, page);
 }
 
+/*
+ * The helper of tests/guest-pagein-held.sh (NVSVM_BLOCKING_HOLD=DIR): A's
+ * GPU read waits in a held page-in, A is killed and reaped (its file is
+ * closed), then DIR/ready is created; the READ is answered once DIR/answer
+ * exists (at most 120 s later). Exit 0, or 1 with the reason on stderr.
+ */
+static int hold_main(const char *dir)
+{
+	char path[256];
+	struct fuse_srv srv;
+	volatile uint64_t *p;
+	uint64_t end;
+	int fd, st;
+	pid_t a;
+
+	sh = ktap_shared(sizeof(*sh));
+	if (!sh || fuse_start(&srv) != KTAP_PASS) {
+		fprintf(stderr, "hold: no shared memory or FUSE\n");
+		return 1;
+	}
+	p = slow_map(&srv);
+	if (!p)
+		return 1;
+	a = start_a(p);
+	if (wait_atomic(&sh->read_seen, 1, 10000)) {
+		fprintf(stderr, "hold: no READ reached the server in 10 s\n");
+		atomic_store(&sh->answer, 1);
+		fuse_poke(&srv, 'a');
+		wait_child_ms(a, A_WAIT_MS);
+		fuse_stop(&srv, 1);
+		return 1;
+	}
+	kill(a, SIGKILL);
+	st = wait_child_ms(a, B_WAIT_MS);
+	snprintf(path, sizeof(path), "%s/ready", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dprintf(fd, "%d\n", st);
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "%s/answer", dir);
+	end = now_ms() + 120000;
+	while (access(path, F_OK) && now_ms() < end)
+		usleep(20000);
+	atomic_store(&sh->answer, 1);
+	fuse_poke(&srv, 'a');
+	if (st == -1)
+		st = wait_child_ms(a, A_WAIT_MS);
+	fuse_stop(&srv, 1);
+	munmap((void *)p, FILE_PAGES * PAGE);
+	if (st != 128 + SIGKILL) {
+		fprintf(stderr, "hold: A ended with %d, not by SIGKILL\n", st);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	const char *hold = getenv("NVSVM_BLOCKING_HOLD");
+
+	if (hold && *hold)
+		return hold_main(hold);
 	return test_harness_main(argc, argv, 0);
 }

@@ -7,7 +7,9 @@
 # result NAME ERRORFILE is ok when ERRORFILE is empty, else shows it as
 # diagnostics and is not ok (then empties it); loaded MODULE tells whether
 # a module is loaded; need_vgpu [PROGRAM] skips the whole script (exit 4)
-# unless nvsvm_vgpu is installed for this kernel and PROGRAM is in this run.
+# unless nvsvm_vgpu is installed for this kernel and PROGRAM is in this run;
+# need_fuse skips it unless the kernel has FUSE; unload_ok NAME removes both
+# modules and reports NAME ok if that worked, and leaves none loaded.
 
 n=0
 fails=0
@@ -46,4 +48,21 @@ need_vgpu() {
 		echo "1..0 # SKIP $1 is not in this run"
 		exit 4
 	fi
+}
+
+need_fuse() {
+	modprobe -q fuse 2>/dev/null || true
+	if [ ! -c /dev/fuse ]; then
+		echo "1..0 # SKIP no /dev/fuse in this kernel"
+		exit 4
+	fi
+}
+
+unload_ok() {
+	if rmmod nvsvm_vgpu && rmmod nvsvm; then
+		ok "$1"
+	else
+		not_ok "$1"
+	fi
+	for m in nvsvm_vgpu nvsvm; do loaded $m && rmmod $m; done
 }
