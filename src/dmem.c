@@ -52,7 +52,8 @@
  * Thrashing. Pages the CPU and the GPU use in turn move back and forth:
  * each CPU access brings its page back, each MIGRATE takes it to VRAM
  * again. Per 2 MiB block of an area (struct nvsvm_dmem_block, in the
- * area's xarray), a move to VRAM that moved pages is a migration; when
+ * area's xarray), a MIGRATE to VRAM that moved pages of it is one move,
+ * however many VMAs the block is made of; when
  * thrashing_threshold of them (UVM's default: 3) follow each other, each
  * within thrashing_lapse_usec (500) of the one before, the block is
  * thrashing: for thrashing_pin lapses (300) MIGRATE leaves it in system
@@ -698,6 +699,23 @@ void nvsvm_dmem_blocks_free(struct xarray *blocks)
 	xa_destroy(blocks);
 }
 
+/*
+ * Count the move of this call into the block at *@pending, if any (a move
+ * to VRAM that moved pages of it), and clear *@pending. Once per block per
+ * call: a block made of several VMAs is migrated in several pieces, and
+ * each piece is not a move of its own (it would make one MIGRATE of a
+ * three-VMA block a thrashing one).
+ */
+static void nvsvm_dmem_count_move(struct nvsvm_device *ndev,
+				  struct xarray *blocks, u64 *pending)
+{
+	if (*pending == U64_MAX)
+		return;
+	if (nvsvm_dmem_moved_block(blocks, *pending, ktime_get_ns()))
+		nvsvm_stat_add(ndev, NVSVM_STAT_THRASHING, 1);
+	*pending = U64_MAX;
+}
+
 /**
  * nvsvm_dmem_migrate() - move the anonymous pages of a range
  * @ndev: device, with device-private memory
@@ -711,8 +729,9 @@ void nvsvm_dmem_blocks_free(struct xarray *blocks)
  * Best effort: holes, pages that cannot move (file-backed, pinned, locked
  * elsewhere) and what does not fit in VRAM, even after evicting the VRAM
  * chunks used least recently, stay where they are; so do the blocks found
- * thrashing (see the top of the file). Takes the mmap lock for read, one
- * VMA chunk at a time.
+ * thrashing (see the top of the file); a block counts one move per call,
+ * after its last piece. Takes the mmap lock for read, one VMA chunk at a
+ * time.
  *
  * Return: 0, -EINTR on a fatal signal, -ENOMEM.
  */
@@ -722,9 +741,10 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 {
 	bool track = to_vram && READ_ONCE(thrashing_enable);
 	struct nvsvm_dmem *dmem = ndev->dmem;
+	/* The block whose move is still to be counted, or U64_MAX. */
+	u64 addr, pending = U64_MAX;
 	unsigned long *src, *dst;
 	long ret = 0;
-	u64 addr;
 
 	*moved = 0;
 	/* src, dst and an eviction's scratch */
@@ -749,13 +769,22 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 			break;
 		}
 		addr = max_t(u64, addr, vma->vm_start);
+		/* Past the block moved before: count it (not under the lock). */
+		if (pending != U64_MAX &&
+		    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) != pending) {
+			mmap_read_unlock(mm);
+			nvsvm_dmem_count_move(ndev, blocks, &pending);
+			continue;
+		}
 		next = min3((u64)vma->vm_end, end,
 			    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
 			    NVSVM_RANGE_MAX_BYTES);
+		/* A pinned block is skipped whole: one skip, all its VMAs. */
 		if (track && nvsvm_dmem_pinned(blocks, addr, ktime_get_ns())) {
 			mmap_read_unlock(mm);
 			nvsvm_stat_add(ndev, NVSVM_STAT_THRASH_SKIPS, 1);
-			addr = next;
+			addr = min(end, ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
+					NVSVM_RANGE_MAX_BYTES);
 			continue;
 		}
 		/* A VMA migrate_vma_setup() refuses is skipped. */
@@ -764,14 +793,15 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 		mmap_read_unlock(mm);
 		if (ret > 0) {
 			*moved += ret;
-			if (track && nvsvm_dmem_moved_block(blocks, addr,
-							    ktime_get_ns()))
-				nvsvm_stat_add(ndev, NVSVM_STAT_THRASHING, 1);
+			if (track)
+				pending = ALIGN_DOWN(addr,
+						     NVSVM_RANGE_MAX_BYTES);
 		}
 		ret = 0;
 		addr = next;
 		cond_resched();
 	}
+	nvsvm_dmem_count_move(ndev, blocks, &pending);
 	kfree(src);
 	return ret;
 }
