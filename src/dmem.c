@@ -338,7 +338,18 @@ static unsigned long nvsvm_dmem_evict_range(struct nvsvm_dmem *dmem,
 	return moved;
 }
 
-/* Is any page of the VRAM pages [@first, @first + @n) in use? */
+/* Pages of chunk @c: NVSVM_DMEM_CHUNK, fewer for a partial last chunk. */
+static unsigned long nvsvm_dmem_chunk_pages(struct nvsvm_dmem *dmem,
+					    unsigned long c)
+{
+	return min_t(unsigned long, NVSVM_DMEM_CHUNK,
+		     dmem->npages - c * NVSVM_DMEM_CHUNK);
+}
+
+/*
+ * Is any page of the VRAM pages [@first, @first + @n) in use? The range
+ * lies inside the @dmem->npages bits of the bitmap.
+ */
 static bool nvsvm_dmem_in_use(struct nvsvm_dmem *dmem, unsigned long first,
 			      unsigned long n)
 {
@@ -368,9 +379,10 @@ static unsigned long nvsvm_dmem_evict_lru(struct nvsvm_dmem *dmem,
 			struct nvsvm_dmem_chunk *ch = &dmem->chunks[c];
 			unsigned long last = READ_ONCE(ch->last_use);
 
+			/* The last chunk may be partial: scan its pages only. */
 			if (last < oldest && READ_ONCE(ch->tried) != stamp &&
 			    nvsvm_dmem_in_use(dmem, c * NVSVM_DMEM_CHUNK,
-					      NVSVM_DMEM_CHUNK)) {
+					      nvsvm_dmem_chunk_pages(dmem, c))) {
 				oldest = last;
 				victim = c;
 			}
@@ -379,7 +391,7 @@ static unsigned long nvsvm_dmem_evict_lru(struct nvsvm_dmem *dmem,
 			return 0;
 		WRITE_ONCE(dmem->chunks[victim].tried, stamp);
 		first = victim * NVSVM_DMEM_CHUNK;
-		n = min_t(unsigned long, NVSVM_DMEM_CHUNK, dmem->npages - first);
+		n = nvsvm_dmem_chunk_pages(dmem, victim);
 		/* A page that gets no system page stays: no warning. */
 		moved = nvsvm_dmem_evict_range(dmem, first, n, pfns,
 					       GFP_HIGHUSER_MOVABLE |
