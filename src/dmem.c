@@ -27,7 +27,11 @@
  * dmem state therefore lives from nvsvm_gpu_register() to
  * nvsvm_gpu_unregister(), which first migrates every page still in VRAM
  * back to system memory (migrate_device_range()), then waits for the last
- * page reference in memunmap_pages().
+ * page reference in memunmap_pages(). An area's fault work may outlive the
+ * area's teardown (it may be in a page-in that never completes), so
+ * unregister does not wait for it before this: what it reads of the dmem
+ * state (nvsvm_dmem_hmm_fixup()) it reads under a reference on the pgmap,
+ * which memunmap_pages() waits for (nvsvm_dmem_get()).
  *
  * GPU mappings. Every migration goes through migrate_vma_setup(), whose
  * MMU_NOTIFY_MIGRATE notification makes each mirror of the mm drop its GPU
@@ -79,6 +83,8 @@
 #include <linux/overflow.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -563,6 +569,33 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 	return true;
 }
 
+/*
+ * The device's dmem, referenced (nvsvm_dmem_put() it), or NULL when it has
+ * none or it is going. For a caller that runs outside the ioctls'
+ * ndev->unplug, i.e. an area's fault work, which unregister does not wait
+ * for before nvsvm_dmem_fini(): @ndev->dmem is read once, under RCU, and
+ * used only with a live reference on its pgmap, which memunmap_pages() in
+ * nvsvm_dmem_fini() waits for before the struct pages and @dmem go;
+ * nvsvm_dmem_fini() clears @ndev->dmem and waits for a grace period first,
+ * so that no reader holds the pointer without the reference.
+ */
+static struct nvsvm_dmem *nvsvm_dmem_get(struct nvsvm_device *ndev)
+{
+	struct nvsvm_dmem *dmem;
+
+	rcu_read_lock();
+	dmem = READ_ONCE(ndev->dmem);
+	if (dmem && !percpu_ref_tryget_live(&dmem->pgmap.ref))
+		dmem = NULL;
+	rcu_read_unlock();
+	return dmem;
+}
+
+static void nvsvm_dmem_put(struct nvsvm_dmem *dmem)
+{
+	percpu_ref_put(&dmem->pgmap.ref);
+}
+
 /**
  * nvsvm_dmem_hmm_fixup() - move back VRAM pages the GPU wants to write
  * @ndev: the device
@@ -578,17 +611,25 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
  * are migrated to system memory here, so that the retried
  * hmm_range_fault() breaks the copy-on-write like for any page.
  *
+ * Runs in an area's fault work too, which unregister does not wait for
+ * before nvsvm_dmem_fini(): the device memory and the pfns' struct pages
+ * are used under a reference on the pgmap (nvsvm_dmem_get()); when the
+ * device memory is going, nothing is done (unregister tore the areas down
+ * first: nothing is mapped after this).
+ *
  * Return: 0, or -EBUSY when a page moved: the caller retries.
  */
 int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 			 const unsigned long *req)
 {
 	unsigned long i, npages = (range->end - range->start) >> PAGE_SHIFT;
+	struct nvsvm_dmem *dmem = NULL;
 	unsigned long src, dst;
 	bool moved = false;
 	u64 vram;
 
-	if (!ndev->dmem)
+	/* A hint, not dereferenced: see nvsvm_dmem_get(). */
+	if (!READ_ONCE(ndev->dmem))
 		return 0;
 	for (i = 0; i < npages; i++) {
 		unsigned long want = range->default_flags;
@@ -599,14 +640,27 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 		if (req)
 			want |= req[i] & range->pfn_flags_mask;
 		if (!(want & HMM_PFN_REQ_WRITE) || !(hpfn & HMM_PFN_VALID) ||
-		    (hpfn & HMM_PFN_WRITE) || !nvsvm_dmem_vram(ndev, hpfn, &vram))
+		    (hpfn & HMM_PFN_WRITE))
+			continue;
+		/*
+		 * Before the pfn's struct page is read: unregister may have
+		 * moved the page back and be freeing the VRAM's pages.
+		 */
+		if (!dmem) {
+			dmem = nvsvm_dmem_get(ndev);
+			if (!dmem)
+				return 0;
+		}
+		if (!nvsvm_dmem_vram(ndev, hpfn, &vram))
 			continue;
 		vma = vma_lookup(range->notifier->mm, addr);
-		if (vma && nvsvm_dmem_migrate_vma(ndev->dmem, vma, addr,
+		if (vma && nvsvm_dmem_migrate_vma(dmem, vma, addr,
 						  addr + PAGE_SIZE, false,
 						  &src, &dst, NULL) > 0)
 			moved = true;
 	}
+	if (dmem)
+		nvsvm_dmem_put(dmem);
 	return moved ? -EBUSY : 0;
 }
 
@@ -924,10 +978,16 @@ void nvsvm_dmem_fini(struct nvsvm_device *ndev)
 
 	if (!dmem)
 		return;
+	/*
+	 * An area's fault work may still run (nvsvm_dmem_hmm_fixup()): from
+	 * the grace period on, none holds @dmem without a pgmap reference,
+	 * and memunmap_pages() waits for those.
+	 */
+	WRITE_ONCE(ndev->dmem, NULL);
+	synchronize_rcu();
 	nvsvm_dmem_evict(dmem);
 	memunmap_pages(&dmem->pgmap);
 	release_mem_region(dmem->res->start, resource_size(dmem->res));
-	ndev->dmem = NULL;
 	kfree(dmem->chunks);
 	bitmap_free(dmem->used);
 	kfree(dmem);
