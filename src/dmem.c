@@ -27,7 +27,11 @@
  * dmem state therefore lives from nvsvm_gpu_register() to
  * nvsvm_gpu_unregister(), which first migrates every page still in VRAM
  * back to system memory (migrate_device_range()), then waits for the last
- * page reference in memunmap_pages().
+ * page reference in memunmap_pages(). An area's fault work may outlive the
+ * area's teardown (it may be in a page-in that never completes), so
+ * unregister does not wait for it before this: what it reads of the dmem
+ * state (nvsvm_dmem_hmm_fixup()) it reads under a reference on the pgmap,
+ * which memunmap_pages() waits for (nvsvm_dmem_get()).
  *
  * GPU mappings. Every migration goes through migrate_vma_setup(), whose
  * MMU_NOTIFY_MIGRATE notification makes each mirror of the mm drop its GPU
@@ -52,7 +56,8 @@
  * Thrashing. Pages the CPU and the GPU use in turn move back and forth:
  * each CPU access brings its page back, each MIGRATE takes it to VRAM
  * again. Per 2 MiB block of an area (struct nvsvm_dmem_block, in the
- * area's xarray), a move to VRAM that moved pages is a migration; when
+ * area's xarray), a MIGRATE to VRAM that moved pages of it is one move,
+ * however many VMAs the block is made of; when
  * thrashing_threshold of them (UVM's default: 3) follow each other, each
  * within thrashing_lapse_usec (500) of the one before, the block is
  * thrashing: for thrashing_pin lapses (300) MIGRATE leaves it in system
@@ -78,6 +83,8 @@
 #include <linux/overflow.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -337,7 +344,18 @@ static unsigned long nvsvm_dmem_evict_range(struct nvsvm_dmem *dmem,
 	return moved;
 }
 
-/* Is any page of the VRAM pages [@first, @first + @n) in use? */
+/* Pages of chunk @c: NVSVM_DMEM_CHUNK, fewer for a partial last chunk. */
+static unsigned long nvsvm_dmem_chunk_pages(struct nvsvm_dmem *dmem,
+					    unsigned long c)
+{
+	return min_t(unsigned long, NVSVM_DMEM_CHUNK,
+		     dmem->npages - c * NVSVM_DMEM_CHUNK);
+}
+
+/*
+ * Is any page of the VRAM pages [@first, @first + @n) in use? The range
+ * lies inside the @dmem->npages bits of the bitmap.
+ */
 static bool nvsvm_dmem_in_use(struct nvsvm_dmem *dmem, unsigned long first,
 			      unsigned long n)
 {
@@ -367,9 +385,10 @@ static unsigned long nvsvm_dmem_evict_lru(struct nvsvm_dmem *dmem,
 			struct nvsvm_dmem_chunk *ch = &dmem->chunks[c];
 			unsigned long last = READ_ONCE(ch->last_use);
 
+			/* The last chunk may be partial: scan its pages only. */
 			if (last < oldest && READ_ONCE(ch->tried) != stamp &&
 			    nvsvm_dmem_in_use(dmem, c * NVSVM_DMEM_CHUNK,
-					      NVSVM_DMEM_CHUNK)) {
+					      nvsvm_dmem_chunk_pages(dmem, c))) {
 				oldest = last;
 				victim = c;
 			}
@@ -378,7 +397,7 @@ static unsigned long nvsvm_dmem_evict_lru(struct nvsvm_dmem *dmem,
 			return 0;
 		WRITE_ONCE(dmem->chunks[victim].tried, stamp);
 		first = victim * NVSVM_DMEM_CHUNK;
-		n = min_t(unsigned long, NVSVM_DMEM_CHUNK, dmem->npages - first);
+		n = nvsvm_dmem_chunk_pages(dmem, victim);
 		/* A page that gets no system page stays: no warning. */
 		moved = nvsvm_dmem_evict_range(dmem, first, n, pfns,
 					       GFP_HIGHUSER_MOVABLE |
@@ -550,6 +569,33 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 	return true;
 }
 
+/*
+ * The device's dmem, referenced (nvsvm_dmem_put() it), or NULL when it has
+ * none or it is going. For a caller that runs outside the ioctls'
+ * ndev->unplug, i.e. an area's fault work, which unregister does not wait
+ * for before nvsvm_dmem_fini(): @ndev->dmem is read once, under RCU, and
+ * used only with a live reference on its pgmap, which memunmap_pages() in
+ * nvsvm_dmem_fini() waits for before the struct pages and @dmem go;
+ * nvsvm_dmem_fini() clears @ndev->dmem and waits for a grace period first,
+ * so that no reader holds the pointer without the reference.
+ */
+static struct nvsvm_dmem *nvsvm_dmem_get(struct nvsvm_device *ndev)
+{
+	struct nvsvm_dmem *dmem;
+
+	rcu_read_lock();
+	dmem = READ_ONCE(ndev->dmem);
+	if (dmem && !percpu_ref_tryget_live(&dmem->pgmap.ref))
+		dmem = NULL;
+	rcu_read_unlock();
+	return dmem;
+}
+
+static void nvsvm_dmem_put(struct nvsvm_dmem *dmem)
+{
+	percpu_ref_put(&dmem->pgmap.ref);
+}
+
 /**
  * nvsvm_dmem_hmm_fixup() - move back VRAM pages the GPU wants to write
  * @ndev: the device
@@ -565,17 +611,25 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
  * are migrated to system memory here, so that the retried
  * hmm_range_fault() breaks the copy-on-write like for any page.
  *
+ * Runs in an area's fault work too, which unregister does not wait for
+ * before nvsvm_dmem_fini(): the device memory and the pfns' struct pages
+ * are used under a reference on the pgmap (nvsvm_dmem_get()); when the
+ * device memory is going, nothing is done (unregister tore the areas down
+ * first: nothing is mapped after this).
+ *
  * Return: 0, or -EBUSY when a page moved: the caller retries.
  */
 int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 			 const unsigned long *req)
 {
 	unsigned long i, npages = (range->end - range->start) >> PAGE_SHIFT;
+	struct nvsvm_dmem *dmem = NULL;
 	unsigned long src, dst;
 	bool moved = false;
 	u64 vram;
 
-	if (!ndev->dmem)
+	/* A hint, not dereferenced: see nvsvm_dmem_get(). */
+	if (!READ_ONCE(ndev->dmem))
 		return 0;
 	for (i = 0; i < npages; i++) {
 		unsigned long want = range->default_flags;
@@ -586,14 +640,27 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 		if (req)
 			want |= req[i] & range->pfn_flags_mask;
 		if (!(want & HMM_PFN_REQ_WRITE) || !(hpfn & HMM_PFN_VALID) ||
-		    (hpfn & HMM_PFN_WRITE) || !nvsvm_dmem_vram(ndev, hpfn, &vram))
+		    (hpfn & HMM_PFN_WRITE))
+			continue;
+		/*
+		 * Before the pfn's struct page is read: unregister may have
+		 * moved the page back and be freeing the VRAM's pages.
+		 */
+		if (!dmem) {
+			dmem = nvsvm_dmem_get(ndev);
+			if (!dmem)
+				return 0;
+		}
+		if (!nvsvm_dmem_vram(ndev, hpfn, &vram))
 			continue;
 		vma = vma_lookup(range->notifier->mm, addr);
-		if (vma && nvsvm_dmem_migrate_vma(ndev->dmem, vma, addr,
+		if (vma && nvsvm_dmem_migrate_vma(dmem, vma, addr,
 						  addr + PAGE_SIZE, false,
 						  &src, &dst, NULL) > 0)
 			moved = true;
 	}
+	if (dmem)
+		nvsvm_dmem_put(dmem);
 	return moved ? -EBUSY : 0;
 }
 
@@ -698,6 +765,23 @@ void nvsvm_dmem_blocks_free(struct xarray *blocks)
 	xa_destroy(blocks);
 }
 
+/*
+ * Count the move of this call into the block at *@pending, if any (a move
+ * to VRAM that moved pages of it), and clear *@pending. Once per block per
+ * call: a block made of several VMAs is migrated in several pieces, and
+ * each piece is not a move of its own (it would make one MIGRATE of a
+ * three-VMA block a thrashing one).
+ */
+static void nvsvm_dmem_count_move(struct nvsvm_device *ndev,
+				  struct xarray *blocks, u64 *pending)
+{
+	if (*pending == U64_MAX)
+		return;
+	if (nvsvm_dmem_moved_block(blocks, *pending, ktime_get_ns()))
+		nvsvm_stat_add(ndev, NVSVM_STAT_THRASHING, 1);
+	*pending = U64_MAX;
+}
+
 /**
  * nvsvm_dmem_migrate() - move the anonymous pages of a range
  * @ndev: device, with device-private memory
@@ -711,8 +795,9 @@ void nvsvm_dmem_blocks_free(struct xarray *blocks)
  * Best effort: holes, pages that cannot move (file-backed, pinned, locked
  * elsewhere) and what does not fit in VRAM, even after evicting the VRAM
  * chunks used least recently, stay where they are; so do the blocks found
- * thrashing (see the top of the file). Takes the mmap lock for read, one
- * VMA chunk at a time.
+ * thrashing (see the top of the file); a block counts one move per call,
+ * after its last piece. Takes the mmap lock for read, one VMA chunk at a
+ * time.
  *
  * Return: 0, -EINTR on a fatal signal, -ENOMEM.
  */
@@ -722,9 +807,10 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 {
 	bool track = to_vram && READ_ONCE(thrashing_enable);
 	struct nvsvm_dmem *dmem = ndev->dmem;
+	/* The block whose move is still to be counted, or U64_MAX. */
+	u64 addr, pending = U64_MAX;
 	unsigned long *src, *dst;
 	long ret = 0;
-	u64 addr;
 
 	*moved = 0;
 	/* src, dst and an eviction's scratch */
@@ -749,13 +835,22 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 			break;
 		}
 		addr = max_t(u64, addr, vma->vm_start);
+		/* Past the block moved before: count it (not under the lock). */
+		if (pending != U64_MAX &&
+		    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) != pending) {
+			mmap_read_unlock(mm);
+			nvsvm_dmem_count_move(ndev, blocks, &pending);
+			continue;
+		}
 		next = min3((u64)vma->vm_end, end,
 			    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
 			    NVSVM_RANGE_MAX_BYTES);
+		/* A pinned block is skipped whole: one skip, all its VMAs. */
 		if (track && nvsvm_dmem_pinned(blocks, addr, ktime_get_ns())) {
 			mmap_read_unlock(mm);
 			nvsvm_stat_add(ndev, NVSVM_STAT_THRASH_SKIPS, 1);
-			addr = next;
+			addr = min(end, ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
+					NVSVM_RANGE_MAX_BYTES);
 			continue;
 		}
 		/* A VMA migrate_vma_setup() refuses is skipped. */
@@ -764,14 +859,15 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 		mmap_read_unlock(mm);
 		if (ret > 0) {
 			*moved += ret;
-			if (track && nvsvm_dmem_moved_block(blocks, addr,
-							    ktime_get_ns()))
-				nvsvm_stat_add(ndev, NVSVM_STAT_THRASHING, 1);
+			if (track)
+				pending = ALIGN_DOWN(addr,
+						     NVSVM_RANGE_MAX_BYTES);
 		}
 		ret = 0;
 		addr = next;
 		cond_resched();
 	}
+	nvsvm_dmem_count_move(ndev, blocks, &pending);
 	kfree(src);
 	return ret;
 }
@@ -882,10 +978,16 @@ void nvsvm_dmem_fini(struct nvsvm_device *ndev)
 
 	if (!dmem)
 		return;
+	/*
+	 * An area's fault work may still run (nvsvm_dmem_hmm_fixup()): from
+	 * the grace period on, none holds @dmem without a pgmap reference,
+	 * and memunmap_pages() waits for those.
+	 */
+	WRITE_ONCE(ndev->dmem, NULL);
+	synchronize_rcu();
 	nvsvm_dmem_evict(dmem);
 	memunmap_pages(&dmem->pgmap);
 	release_mem_region(dmem->res->start, resource_size(dmem->res));
-	ndev->dmem = NULL;
 	kfree(dmem->chunks);
 	bitmap_free(dmem->used);
 	kfree(dmem);

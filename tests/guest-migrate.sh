@@ -9,6 +9,8 @@
 #  2. Unload with pages in VRAM: a process migrates pages, closes the
 #     device and keeps running; rmmod nvsvm_vgpu moves its pages back to
 #     system memory, the process then finds its data intact.
+#  3. `migrate odd-vram` with vram_mb=3: eviction when the last 2 MiB chunk
+#     of VRAM is partial (tests/migrate.c evict_partial_chunk).
 # Skips where GET_INFO has no NVSVM_CAP_DEVICE_PRIVATE (a kernel without
 # CONFIG_DEVICE_PRIVATE).
 
@@ -40,7 +42,7 @@ for c in migrated_to_vram migrated_to_sysmem evictions evicted_pages \
 	echo "# $c $(cat $dbg/$c 2>/dev/null)"
 done
 fails=0
-echo "1..2"
+echo "1..3"
 if [ "$status" = 0 ]; then
 	echo "ok 1 small-vram"
 else
@@ -82,5 +84,22 @@ else
 fi
 grep -q '^nvsvm_vgpu ' /proc/modules && rmmod nvsvm_vgpu
 grep -q '^nvsvm ' /proc/modules && rmmod nvsvm
+
+# 3: a VRAM whose last 2 MiB chunk is partial (3 MiB: 512 + 256 pages).
+if modprobe nvsvm_vgpu vram_mb=3; then
+	$bin odd-vram >"$tmp/odd" 2>&1
+	status=$?
+	sed 's/^/# /' "$tmp/odd"
+	echo "# evictions $(cat $dbg/evictions 2>/dev/null) evicted_pages $(cat $dbg/evicted_pages 2>/dev/null)"
+	rmmod nvsvm_vgpu nvsvm || status="$status; rmmod failed"
+else
+	status="modprobe nvsvm_vgpu vram_mb=3 failed"
+fi
+if [ "$status" = 0 ]; then
+	echo "ok 3 odd-vram"
+else
+	echo "not ok 3 odd-vram # exit status $status"
+	fails=$((fails + 1))
+fi
 rm -rf "$tmp"
 [ $fails = 0 ]

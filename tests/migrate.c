@@ -19,6 +19,8 @@
  *   migrate              the cases below, with the modules' defaults
  *   migrate small-vram   oversubscription, eviction and LRU (and a few
  *                        basic cases again) with a small VRAM
+ *   migrate odd-vram     eviction with a partial last 2 MiB chunk
+ *                        (nvsvm_vgpu vram_mb=3)
  *   migrate hold         for the unload test of tests/guest-migrate.sh:
  *                        migrate pages to VRAM, close the device, print
  *                        "ready", wait for SIGUSR1, then check the data
@@ -631,48 +633,82 @@ TEST(eviction_keeps_writes)
 }
 
 /*
- * Least recently used, from GPU fault history: with the 4 MiB VRAM full
- * (A in the first 2 MiB chunk, B in the second), the GPU faults A in
- * again (after UNMAP), so B's chunk is the one used least recently: the
- * next move evicts B and A stays. Needs an empty VRAM of exactly 4 MiB
- * (pages are handed out first fit; offset 0 is never used).
+ * Least recently used, from GPU fault history, with an empty VRAM of chunk
+ * 0 (512 pages, offset 0 never used) and chunk 1 of @nb pages: A fills
+ * chunk 0 (511 pages, first fit), B chunk 1; the GPU faults A in again
+ * (after UNMAP), so B's chunk is the one used least recently: a move of C
+ * evicts exactly B's @nb pages, puts C there, and A stays. Every word is
+ * right, and the VRAM empty once the CPU read everything back.
  */
+static int lru_case(struct fx *f, uint64_t *buf, size_t nb)
+{
+	const size_t na = BLOCK_PAGES - 1, nc = 16;
+	uint64_t *a = buf, *b = &buf[BLOCK / 8], *c = &buf[2 * BLOCK / 8];
+	uint64_t e0, e1, p0, p1;
+
+	CHECK(counter("evictions", &e0));
+	CHECK(counter("evicted_pages", &p0));
+	CHECK(migrate(f, a, na * PAGE, NVSVM_MIGRATE_TO_VRAM, na));
+	CHECK(migrate(f, b, nb * PAGE, NVSVM_MIGRATE_TO_VRAM, nb));
+	CHECK(counter("evictions", &e1));
+	CHK_EQ(e1, e0);
+	CHECK(vram_pages_become(na + nb));
+
+	CHK_OK(nvsvm_unmap(f->fd, nvsvm_ptr(a), na * PAGE));
+	CHECK(query_expect(f, a, na, NVSVM_QUERY_VALID, 0));
+	CHECK(gpu_sum_eq(f, a, na * PAGE, pat_sum(0, na * WORDS)));
+	CHECK(query_expect(f, a, na, IN_VRAM, IN_VRAM));
+
+	CHECK(migrate(f, c, nc * PAGE, NVSVM_MIGRATE_TO_VRAM, nc));
+	CHECK(counter("evictions", &e1));
+	CHECK(counter("evicted_pages", &p1));
+	CHK_EQ(e1 - e0, 1);
+	CHK_EQ(p1 - p0, nb);
+	CHECK(vram_pages_become(na + nc));
+	CHECK(query_expect(f, a, na, IN_VRAM, IN_VRAM));
+	CHECK(none_in_vram(f, b, nb));
+	CHECK(query_expect(f, c, nc, IN_VRAM, IN_VRAM));
+	CHECK(gpu_sum_eq(f, b, nb * PAGE, pat_sum(BLOCK / 8, nb * WORDS)));
+	CHECK(cpu_pat(buf, 0, BLOCK / 8 + nb * WORDS));
+	CHECK(cpu_pat(buf, 2 * BLOCK / 8, nc * WORDS));
+	return vram_pages_become(0);
+}
+
+/* The 4 MiB VRAM (vram_mb=4): two whole chunks. */
 TEST(lru_keeps_faulted)
 {
-	size_t vram = info.vram_size / PAGE;
-	const size_t na = BLOCK_PAGES - 1, nb = BLOCK_PAGES, nc = 16;
-	uint64_t *buf, *a, *b, *c, e0, e1;
+	uint64_t *buf;
 	struct fx f;
 
 	NEED_DMEM();
-	if (vram != 2 * BLOCK_PAGES)
+	if (info.vram_size != 2 * BLOCK)
 		SKIP(return, "VRAM not 4 MiB (run with nvsvm_vgpu vram_mb=4)");
 	ASSERT_PASS(vram_pages_become(0));
 	buf = blocks_filled(3);
 	ASSERT_NE(NULL, buf);
-	a = buf;
-	b = &buf[BLOCK / 8];
-	c = &buf[2 * BLOCK / 8];
 	FX_OPEN(&f);
-	ASSERT_PASS(counter("evictions", &e0));
-	ASSERT_PASS(migrate(&f, a, na * PAGE, NVSVM_MIGRATE_TO_VRAM, na));
-	ASSERT_PASS(migrate(&f, b, nb * PAGE, NVSVM_MIGRATE_TO_VRAM, nb));
-	ASSERT_PASS(counter("evictions", &e1));
-	ASSERT_EQ(e0, e1);
-	ASSERT_PASS(vram_pages_become(na + nb));
+	ASSERT_PASS(lru_case(&f, buf, BLOCK_PAGES));
+}
 
-	ASSERT_EQ(0, nvsvm_unmap(f.fd, nvsvm_ptr(a), na * PAGE));
-	ASSERT_PASS(query_expect(&f, a, na, NVSVM_QUERY_VALID, 0));
-	ASSERT_PASS(gpu_sum_eq(&f, a, na * PAGE, pat_sum(0, na * WORDS)));
-	ASSERT_PASS(query_expect(&f, a, na, IN_VRAM, IN_VRAM));
+/*
+ * A partial last chunk (vram_mb=3: chunk 1 has 256 pages): its eviction
+ * moves its 256 pages. The scan for the victim reads each chunk's bits in
+ * use; the last one's must stop at the bitmap's end (it asked for 512, and
+ * read past the end when none of the 256 was in use at that moment).
+ */
+TEST(evict_partial_chunk)
+{
+	uint64_t *buf;
+	struct fx f;
 
-	ASSERT_PASS(migrate(&f, c, nc * PAGE, NVSVM_MIGRATE_TO_VRAM, nc));
-	ASSERT_PASS(counter("evictions", &e1));
-	ASSERT_EQ(e0 + 1, e1);
-	ASSERT_PASS(query_expect(&f, a, na, IN_VRAM, IN_VRAM));
-	ASSERT_PASS(none_in_vram(&f, b, nb));
-	ASSERT_PASS(query_expect(&f, c, nc, IN_VRAM, IN_VRAM));
-	ASSERT_PASS(cpu_pat(buf, 0, 2 * BLOCK / 8 + nc * WORDS));
+	NEED_DMEM();
+	if (info.vram_size != 3 * BLOCK / 2)
+		SKIP(return, "VRAM not 3 MiB (run with nvsvm_vgpu vram_mb=3)");
+	ASSERT_PASS(vram_pages_become(0));
+	buf = blocks_filled(3);
+	ASSERT_NE(NULL, buf);
+	FX_OPEN(&f);
+	ASSERT_PASS(lru_case(&f, buf, BLOCK_PAGES / 2));
 }
 
 #define THRASH_PARAMS	"/sys/module/nvsvm/parameters/thrashing_"
@@ -722,67 +758,181 @@ static void thrash_restore(const unsigned int *old)
 #define ROUNDS	8
 
 /*
- * ROUNDS rounds of a CPU/GPU ping-pong on the first page of the @n pages
- * at @buf: MIGRATE them to VRAM (pages moved in @moves[round]), the GPU
- * writes word 0, the CPU reads it and writes word 1, the GPU reads that.
+ * A thrashing case: @fn runs on @buf, a fresh 2 MiB block filled with
+ * pat(), and the device @f (an area), with the thrashing parameters @v;
+ * @thrashing and @skips: what the debugfs counters moved by meanwhile.
  */
-static int ping_pong(struct fx *f, volatile uint64_t *buf, size_t n,
-		     uint64_t *moves)
+struct thrash_run {
+	const unsigned int *v;
+	int (*fn)(struct thrash_run *r);
+	const void *arg;
+	struct fx f;
+	uint64_t *buf;
+	uint64_t moves[ROUNDS];
+	uint64_t thrashing;
+	uint64_t skips;
+};
+
+/* Run @r: set the parameters, run @r->fn, put the old ones back. */
+static int thrash_run(struct thrash_run *r)
 {
+	uint64_t t0, t1, s0, s1;
+	unsigned int old[4];
+	int ret;
+
+	r->buf = blocks_filled(1);
+	if (!r->buf)
+		KTAP_FAIL_MSG("mmap: %s", strerror(errno));
+	CHECK(fx_open(&r->f, FX_AREA, NVSVM_CHAN_JOIN_AREA));
+	CHECK(counter("thrashing", &t0));
+	CHECK(counter("thrash_skips", &s0));
+	CHECK(thrash_params(r->v, old));
+	ret = r->fn(r);
+	thrash_restore(old);
+	CHECK(ret);
+	CHECK(counter("thrashing", &t1));
+	CHECK(counter("thrash_skips", &s1));
+	r->thrashing = t1 - t0;
+	r->skips = s1 - s0;
+	return KTAP_PASS;
+}
+
+/*
+ * ROUNDS rounds of a CPU/GPU ping-pong on the first page of the 4 pages
+ * at @r->buf: MIGRATE them to VRAM (pages moved in @r->moves[round]), the
+ * GPU writes word 0, the CPU reads it and writes word 1, the GPU reads
+ * that.
+ */
+static int ping_pong(struct thrash_run *r)
+{
+	volatile uint64_t *buf = r->buf;
 	unsigned int i;
 
 	for (i = 0; i < ROUNDS; i++) {
-		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(buf), n * PAGE,
-				     NVSVM_MIGRATE_TO_VRAM, &moves[i]));
-		CHECK(gpu_ok1(f, nvsvm_op_write(nvsvm_ptr(&buf[0]), 0x6000 + i),
-			      NULL));
+		CHK_OK(nvsvm_migrate(r->f.fd, nvsvm_ptr(r->buf), 4 * PAGE,
+				     NVSVM_MIGRATE_TO_VRAM, &r->moves[i]));
+		CHECK(gpu_ok1(&r->f, nvsvm_op_write(nvsvm_ptr(&buf[0]),
+						    0x6000 + i), NULL));
 		CHK_EQ(buf[0], 0x6000 + i);
 		buf[1] = 0x7000 + i;
-		CHECK(gpu_read_eq(f, &buf[1], 0x7000 + i));
+		CHECK(gpu_read_eq(&r->f, &buf[1], 0x7000 + i));
 	}
 	return KTAP_PASS;
 }
 
 /*
- * Run the ping-pong with the thrashing parameters @v; @want[round]: the
- * pages each round's MIGRATE must move; @pinned: the block must be found
- * thrashing once. The data of every round and of the other pages is
- * checked.
+ * CLOCK_MONOTONIC in ns: the clock the kernel stamps moves with
+ * (ktime_get_ns()). A stamp taken inside a call lies between this clock's
+ * readings before and after it, and a sleep of d puts d between the
+ * readings around it, whatever the clock's resolution (some test VMs run
+ * a 4 ms jiffies clock): the spacing of moves is bounded by construction.
+ */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+#define MS	1000000ULL	/* ns */
+
+/*
+ * MIGRATE the @n pages at @r->buf to VRAM: pages moved into *@moved, the
+ * call's start and end into *@t0 and *@t1. The kernel stamps the block's
+ * move between the two.
+ */
+static int mig_timed(struct thrash_run *r, size_t n, uint64_t *moved,
+		     uint64_t *t0, uint64_t *t1)
+{
+	*t0 = mono_ns();
+	CHK_OK(nvsvm_migrate(r->f.fd, nvsvm_ptr(r->buf), n * PAGE,
+			     NVSVM_MIGRATE_TO_VRAM, moved));
+	*t1 = mono_ns();
+	return KTAP_PASS;
+}
+
+/* A CPU write of word @w (the value it holds): its page comes back. */
+static void cpu_touch(struct thrash_run *r, size_t w)
+{
+	((volatile uint64_t *)r->buf)[w] = pat(w);
+}
+
+/* Sleep @ns, whole. */
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ULL,
+			       .tv_nsec = ns % 1000000000ULL };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Rounds spaced by a sleep: @gap ns at least, all within @span_max. */
+struct spacing {
+	uint64_t gap;
+	uint64_t span_max;
+};
+
+/*
+ * ROUNDS rounds on the 4 pages at @r->buf: MIGRATE them to VRAM (pages
+ * moved in @r->moves[round]), the CPU writes page 0 back, then a sleep of
+ * @sp->gap (@sp = @r->arg): the kernel's time between two moves is at
+ * least that. At most, it is the time from the start of a MIGRATE to the
+ * end of the next: measured, it must stay under @sp->span_max, else the
+ * case cannot tell what it is about.
+ */
+static int spaced_rounds(struct thrash_run *r)
+{
+	const struct spacing *sp = r->arg;
+	uint64_t t0, t1, prev = 0, span = 0;
+	unsigned int i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		CHECK(mig_timed(r, 4, &r->moves[i], &t0, &t1));
+		if (i && t1 - prev > span)
+			span = t1 - prev;
+		prev = t0;
+		cpu_touch(r, 0);
+		sleep_ns(sp->gap);
+	}
+	ktap_note("moves %llu ms apart at least, %llu ms at most",
+		  (unsigned long long)(sp->gap / MS),
+		  (unsigned long long)(span / MS));
+	if (span >= sp->span_max)
+		KTAP_FAIL_MSG("MIGRATEs up to %llu ms apart: the case needs under %llu ms",
+			      (unsigned long long)(span / MS),
+			      (unsigned long long)(sp->span_max / MS));
+	return KTAP_PASS;
+}
+
+/*
+ * Run the ping-pong, or with @sp the spaced rounds, with the thrashing
+ * parameters @v; @want[round]: the pages each round's MIGRATE must move;
+ * @pinned: the block must be found thrashing once. The data of every
+ * round and of the other pages is checked.
  */
 static int thrash_case(const unsigned int *v, const uint64_t *want,
-		       int pinned)
+		       int pinned, const struct spacing *sp)
 {
-	const size_t n = 4;
-	uint64_t moves[ROUNDS], t0, t1, s0, s1, *buf;
-	unsigned int old[4], i, skips = 0;
-	struct fx f;
-	int ret;
+	struct thrash_run r = { .v = v, .fn = sp ? spaced_rounds : ping_pong,
+				.arg = sp };
+	unsigned int i, skips = 0;
 
-	buf = blocks_filled(1);
-	if (!buf)
-		KTAP_FAIL_MSG("mmap: %s", strerror(errno));
-	CHECK(fx_open(&f, FX_AREA, NVSVM_CHAN_JOIN_AREA));
-	CHECK(counter("thrashing", &t0));
-	CHECK(counter("thrash_skips", &s0));
-	CHECK(thrash_params(v, old));
-	ret = ping_pong(&f, buf, n, moves);
-	thrash_restore(old);
-	CHECK(ret);
-	CHECK(counter("thrashing", &t1));
-	CHECK(counter("thrash_skips", &s1));
+	CHECK(thrash_run(&r));
 	for (i = 0; i < ROUNDS; i++) {
-		if (moves[i] != want[i])
+		if (r.moves[i] != want[i])
 			KTAP_FAIL_MSG("round %u: MIGRATE moved %llu pages, expected %llu",
-				      i, (unsigned long long)moves[i],
+				      i, (unsigned long long)r.moves[i],
 				      (unsigned long long)want[i]);
 		skips += !want[i];
 	}
-	CHK_EQ(t1 - t0, (uint64_t)!!pinned);
-	CHK_EQ(s1 - s0, (uint64_t)skips);
+	CHK_EQ(r.thrashing, (uint64_t)!!pinned);
+	CHK_EQ(r.skips, (uint64_t)skips);
 	/* Pages 1 to 3 went to VRAM in round 0 and stayed, data intact. */
-	CHECK(query_expect(&f, &buf[WORDS], n - 1, IN_VRAM, IN_VRAM));
-	CHECK(cpu_pat(buf, 2, n * WORDS - 2));
-	close(f.fd);
+	CHECK(query_expect(&r.f, &r.buf[WORDS], 3, IN_VRAM, IN_VRAM));
+	CHECK(cpu_pat(r.buf, 2, 4 * WORDS - 2));
+	close(r.f.fd);
 	return KTAP_PASS;
 }
 
@@ -798,13 +948,12 @@ TEST(thrashing_pins_block)
 	const uint64_t want[ROUNDS] = { 4, 1, 1, 0, 0, 0, 0, 0 };
 
 	NEED_DMEM();
-	ASSERT_PASS(thrash_case(v, want, 1));
+	ASSERT_PASS(thrash_case(v, want, 1, NULL));
 }
 
 /*
- * With detection off (nvsvm.thrashing_enable=0), every round moves. (No
- * case for moves further apart than the lapse: that depends on the
- * guest's clock, a 4 ms jiffies clock in some test VMs.)
+ * With detection off (nvsvm.thrashing_enable=0), every round moves. (Moves
+ * further apart than the lapse: thrashing_default_lapse_spaced.)
  */
 TEST(thrashing_off)
 {
@@ -812,22 +961,22 @@ TEST(thrashing_off)
 	const uint64_t want[ROUNDS] = { 4, 1, 1, 1, 1, 1, 1, 1 };
 
 	NEED_DMEM();
-	ASSERT_PASS(thrash_case(off, want, 0));
+	ASSERT_PASS(thrash_case(off, want, 0, NULL));
 }
 
 /*
  * Pin a block by a ping-pong (60 s lapse), munmap it and map fresh memory
  * at the same address: the new memory moves to VRAM at once, because a
  * munmap forgets the block's history (before: the pin carried over, so
- * MIGRATE skipped the new memory for 300 lapses).
+ * MIGRATE skipped the new memory for 300 lapses). Its pages moved: in
+ * *@r->arg.
  */
-static int remap_after_pin(struct fx *f, uint64_t *buf, uint64_t *moves,
-			   uint64_t *moved)
+static int remap_after_pin(struct thrash_run *r)
 {
-	const size_t n = 4;
+	uint64_t *buf = r->buf, *moved = (uint64_t *)r->arg;
 	size_t i;
 
-	CHECK(ping_pong(f, buf, n, moves));
+	CHECK(ping_pong(r));
 	if (munmap(buf, BLOCK))
 		KTAP_FAIL_MSG("munmap: %s", strerror(errno));
 	if (mmap(buf, BLOCK, PROT_READ | PROT_WRITE,
@@ -835,9 +984,9 @@ static int remap_after_pin(struct fx *f, uint64_t *buf, uint64_t *moves,
 		KTAP_FAIL_MSG("mmap at the old address: %s", strerror(errno));
 	if (madvise(buf, BLOCK, MADV_NOHUGEPAGE))
 		KTAP_FAIL_MSG("madvise: %s", strerror(errno));
-	for (i = 0; i < n * WORDS; i++)
+	for (i = 0; i < 4 * WORDS; i++)
 		buf[i] = pat(i);
-	CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(buf), n * PAGE,
+	CHK_OK(nvsvm_migrate(r->f.fd, nvsvm_ptr(buf), 4 * PAGE,
 			     NVSVM_MIGRATE_TO_VRAM, moved));
 	return KTAP_PASS;
 }
@@ -845,29 +994,162 @@ static int remap_after_pin(struct fx *f, uint64_t *buf, uint64_t *moves,
 TEST(munmap_forgets_thrashing)
 {
 	const unsigned int v[4] = { 1, 3, 60000000, 300 };
-	uint64_t moves[ROUNDS], moved = 0, s0, s1, *buf;
-	unsigned int old[4];
-	struct fx f;
-	int ret;
+	uint64_t moved = 0;
+	struct thrash_run r = { .v = v, .fn = remap_after_pin,
+				.arg = &moved };
 
 	NEED_DMEM();
-	buf = blocks_filled(1);
-	ASSERT_TRUE(buf);
-	FX_OPEN(&f);
-	ASSERT_PASS(counter("thrash_skips", &s0));
-	ASSERT_PASS(thrash_params(v, old));
-	ret = remap_after_pin(&f, buf, moves, &moved);
-	thrash_restore(old);
-	ASSERT_PASS(ret);
-	ASSERT_PASS(counter("thrash_skips", &s1));
+	ASSERT_PASS(thrash_run(&r));
 	/* Pinned before the munmap: the last rounds moved nothing. */
-	ASSERT_EQ(0, moves[ROUNDS - 1]);
-	ASSERT_EQ(ROUNDS - 3, s1 - s0);
+	ASSERT_EQ(0, r.moves[ROUNDS - 1]);
+	ASSERT_EQ(ROUNDS - 3, r.skips);
 	/* The new memory moved, all four pages, and its data is right. */
 	ASSERT_EQ(4, moved);
-	ASSERT_PASS(query_expect(&f, buf, 4, IN_VRAM, IN_VRAM));
-	ASSERT_PASS(cpu_pat(buf, 0, 4 * WORDS));
-	close(f.fd);
+	ASSERT_PASS(query_expect(&r.f, r.buf, 4, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(cpu_pat(r.buf, 0, 4 * WORDS));
+	close(r.f.fd);
+}
+
+/*
+ * The default lapse, 500 us: moves 20 ms apart (a sleep between rounds)
+ * are never within it, so no block is ever thrashing: every round moves.
+ * Were the lapse read in milliseconds (500 ms, over the rounds' spacing,
+ * checked) the third move would pin the block.
+ */
+TEST(thrashing_default_lapse_spaced)
+{
+	const unsigned int v[4] = { 1, 3, 500, 300 };
+	const uint64_t want[ROUNDS] = { 4, 1, 1, 1, 1, 1, 1, 1 };
+	const struct spacing sp = { 20 * MS, 500 * MS };
+
+	NEED_DMEM();
+	ASSERT_PASS(thrash_case(v, want, 0, &sp));
+}
+
+/*
+ * Moves within the lapse make the block thrashing at the third: a 1 s
+ * lapse, moves at least 10 ms apart (a sleep) and at most 1 s (measured,
+ * checked). Under emulation three MIGRATE calls cannot be made within
+ * 500 us, and one call counts one move per block (see
+ * thrashing_three_vma_block), so the lapse is set to what the rounds
+ * provably fit in. Were it read in nanoseconds (1 us), no move would be
+ * within it and every round would move.
+ */
+TEST(thrashing_within_lapse)
+{
+	const unsigned int v[4] = { 1, 3, 1000000, 300 };
+	const uint64_t want[ROUNDS] = { 4, 1, 1, 0, 0, 0, 0, 0 };
+	const struct spacing sp = { 10 * MS, 1000 * MS };
+
+	NEED_DMEM();
+	ASSERT_PASS(thrash_case(v, want, 1, &sp));
+}
+
+/*
+ * The end of a pin, with the default lapse (500 us): threshold 1 pins the
+ * block at its first move, for 4000 lapses (2 s). 20 ms later MIGRATE
+ * skips it (checked: within the 2 s); 2.2 s after the first move it moves
+ * again (and is pinned again). Were the lapse read in nanoseconds the pin
+ * would be 2 ms and the second MIGRATE would move; in milliseconds, 2000 s
+ * and the third would not.
+ */
+static int pin_ends(struct thrash_run *r)
+{
+	uint64_t t[6], now;
+
+	CHECK(mig_timed(r, 4, &r->moves[0], &t[0], &t[1]));
+	cpu_touch(r, 0);
+	sleep_ns(20 * MS);
+	CHECK(mig_timed(r, 4, &r->moves[1], &t[2], &t[3]));
+	ktap_note("second MIGRATE %llu to %llu ms after the first's start",
+		  (unsigned long long)((t[2] - t[0]) / MS),
+		  (unsigned long long)((t[3] - t[0]) / MS));
+	/* It must come inside the 2 s pin to mean anything. */
+	if (t[3] - t[0] >= 2000 * MS)
+		KTAP_FAIL_MSG("the second MIGRATE ended after the pin");
+	CHECK(query_expect(&r->f, r->buf, 1, NVSVM_QUERY_VRAM, 0));
+	/* The pin ends 2 s after a stamp taken before t[1]. */
+	now = mono_ns();
+	if (now < t[1] + 2200 * MS)
+		sleep_ns(t[1] + 2200 * MS - now);
+	CHECK(mig_timed(r, 4, &r->moves[2], &t[4], &t[5]));
+	CHECK(query_expect(&r->f, r->buf, 4, IN_VRAM, IN_VRAM));
+	return KTAP_PASS;
+}
+
+TEST(thrashing_pin_ends)
+{
+	const unsigned int v[4] = { 1, 1, 500, 4000 };
+	struct thrash_run r = { .v = v, .fn = pin_ends };
+
+	NEED_DMEM();
+	ASSERT_PASS(thrash_run(&r));
+	ASSERT_EQ(4, r.moves[0]);
+	ASSERT_EQ(0, r.moves[1]);
+	ASSERT_EQ(1, r.moves[2]);
+	ASSERT_EQ(2, r.thrashing);
+	ASSERT_EQ(1, r.skips);
+	ASSERT_PASS(cpu_pat(r.buf, 0, 4 * WORDS));
+	close(r.f.fd);
+}
+
+/*
+ * Issue 32 d5: one MIGRATE of a block made of three VMAs (the middle one
+ * read-only) is one move of the block, not three. With a 60 s lapse the
+ * block becomes thrashing at the third MIGRATE that moves pages of it,
+ * the fourth is skipped. Before: the first MIGRATE counted each VMA's
+ * piece as a move and pinned the block, so the second moved nothing.
+ * The debugfs thrashing after each round, less the one before: in
+ * @r->arg.
+ */
+static int three_vma_rounds(struct thrash_run *r)
+{
+	uint64_t *thr = (uint64_t *)r->arg, t0, t1, base;
+	const size_t n = 12;
+	unsigned int i;
+
+	/* Pages 0-3 read-write, 4-7 read-only, 8-11 read-write: 3 VMAs. */
+	if (mprotect(&r->buf[4 * WORDS], 4 * PAGE, PROT_READ))
+		KTAP_FAIL_MSG("mprotect: %s", strerror(errno));
+	CHECK(counter("thrashing", &base));
+	for (i = 0; i < 4; i++) {
+		/* The page the CPU took back last (none before round 0). */
+		const void *last = &r->buf[(i % 2) * 8 * WORDS];
+
+		CHECK(mig_timed(r, n, &r->moves[i], &t0, &t1));
+		CHECK(counter("thrashing", &thr[i]));
+		thr[i] -= base;
+		if (i == 0)
+			CHECK(query_expect(&r->f, r->buf, n, IN_VRAM, IN_VRAM));
+		else if (r->moves[i])
+			CHECK(query_expect(&r->f, last, 1, IN_VRAM, IN_VRAM));
+		else
+			CHECK(query_expect(&r->f, last, 1, NVSVM_QUERY_VRAM, 0));
+		/* Page 8 (third VMA) in even rounds, page 0 in odd ones. */
+		cpu_touch(r, (i % 2 ? 0 : 8) * WORDS);
+	}
+	return KTAP_PASS;
+}
+
+TEST(thrashing_three_vma_block)
+{
+	const unsigned int v[4] = { 1, 3, 60000000, 300 };
+	uint64_t thr[4];
+	struct thrash_run r = { .v = v, .fn = three_vma_rounds, .arg = thr };
+
+	NEED_DMEM();
+	ASSERT_PASS(thrash_run(&r));
+	ASSERT_EQ(12, r.moves[0]);
+	ASSERT_EQ(0, thr[0]);
+	ASSERT_EQ(1, r.moves[1]);
+	ASSERT_EQ(0, thr[1]);
+	ASSERT_EQ(1, r.moves[2]);
+	ASSERT_EQ(1, thr[2]);
+	ASSERT_EQ(0, r.moves[3]);
+	ASSERT_EQ(1, thr[3]);
+	ASSERT_EQ(1, r.skips);
+	ASSERT_PASS(cpu_pat(r.buf, 0, 12 * WORDS));
+	close(r.f.fd);
 }
 
 /* Bad input: the documented errno, and nothing moved. */
@@ -997,6 +1279,9 @@ static const char *const small_only[] = {
 	"oversubscription", "eviction_keeps_writes", "lru_keeps_faulted", NULL
 };
 
+/* The case that needs a 3 MiB VRAM: "migrate odd-vram" only. */
+static const char *const odd_only[] = { "evict_partial_chunk", NULL };
+
 /* The cases "migrate small-vram" runs again with a small VRAM. */
 static const char *const small_too[] = {
 	"gpu_uses_vram", "cpu_touch_brings_back", "munmap_frees_vram", NULL
@@ -1016,17 +1301,25 @@ static int small_vram_case(const char *name, const void *arg)
 	return listed(small_only, name) || listed(small_too, name);
 }
 
+static int odd_vram_case(const char *name, const void *arg)
+{
+	(void)arg;
+	return listed(odd_only, name);
+}
+
 static int default_case(const char *name, const void *arg)
 {
 	(void)arg;
-	return !listed(small_only, name);
+	return !listed(small_only, name) && !listed(odd_only, name);
 }
 
 int main(int argc, char **argv)
 {
+	int small = argc > 1 && !strcmp(argv[1], "small-vram");
+
 	if (argc > 1 && !strcmp(argv[1], "hold"))
 		return hold();
-	if (argc > 1 && !strcmp(argv[1], "small-vram")) {
+	if (small || (argc > 1 && !strcmp(argv[1], "odd-vram"))) {
 		/* Skip as a whole (exit 4), for tests/guest-migrate.sh. */
 		int fd = nvsvm_open(0);
 
@@ -1035,7 +1328,8 @@ int main(int argc, char **argv)
 			ksft_exit_skip("no NVSVM_CAP_DEVICE_PRIVATE (kernel without CONFIG_DEVICE_PRIVATE?)\n");
 		if (fd >= 0)
 			close(fd);
-		harness_keep_cases(small_vram_case, NULL);
+		harness_keep_cases(small ? small_vram_case : odd_vram_case,
+				   NULL);
 	} else {
 		harness_keep_cases(default_case, NULL);
 	}
