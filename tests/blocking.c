@@ -927,24 +927,6 @@ static void run_b_owed(void)
 	_exit(0);
 }
 
-/* A module parameter of nvsvm_vgpu, or -1. */
-static long vgpu_param(const char *name)
-{
-	char path[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/nvsvm_vgpu/parameters/%s",
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 TEST_F_TIMEOUT(blocking, owed_replay_behind_held_pagein, 150)
 {
 	uint64_t ov0 = 0, ov1 = 0;
