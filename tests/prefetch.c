@@ -262,8 +262,8 @@ static int tmp_file(unsigned int n, uint64_t base, int *fd)
 
 /*
  * A shared file mapping of 32 pages over a 10-page file: pages 10..31 lie
- * past the end in the same VMA, hmm cannot fault them, the grown range
- * fails and the faults are served alone.
+ * past the end in the same VMA, hmm cannot fault them in: the prefetch
+ * leaves them unmapped and cancels nothing.
  */
 TEST(stops_at_file_end)
 {
