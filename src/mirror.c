@@ -781,7 +781,8 @@ enum nvsvm_cpu_pte {
  * found @addr inside a VMA, so no table above the last level goes away
  * (free_pgtables() keeps those a live VMA uses); a last-level table can
  * be freed under the read lock from 6.5 on (khugepaged, empty-table
- * reclaim), after an RCU grace period: RCU keeps it readable here. The
+ * reclaim), after an RCU grace period: RCU keeps it readable here (on
+ * 64-bit it is in the direct map: pte_offset_kernel() reaches it). The
  * answer may be stale at once: the caller acts on it only through
  * hmm_range_fault() with the snapshot's notifier sequence, and every
  * change from an empty entry to one of the others passes through a
