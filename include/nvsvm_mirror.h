@@ -36,9 +36,12 @@ struct nvsvm_mirror_notifier {
  * @pfns: room for the pages from @base to the end of its block
  * @req: per-page HMM_PFN_REQ_* flags, or NULL to use @default_flags
  * @default_flags: HMM_PFN_REQ_* flags for every page
- * @fill: bitmap indexed as @req, or NULL: pages that ask nothing of the
- *	CPU but, where it has no page at all and would give a fresh one on a
- *	write, are faulted in for writing (nvsvm_mirror_fill())
+ * @fill: bitmap indexed as @req, or NULL: pages (the density prefetch's)
+ *	that ask nothing of the CPU but are faulted in after the snapshot
+ *	where that takes nothing the CPU or another device has
+ *	(nvsvm_mirror_fill())
+ * @fill_write: @fill pages are faulted in for writing, only where the CPU
+ *	has nothing and a write gives a fresh page; for reading otherwise
  * @grow_thp: the range may grow to its whole 2 MiB block (which must be
  *	mirrored, on one side of the window, and covered by @req) when the
  *	CPU maps a THP there, so that the GPU maps it with one 2 MiB PTE
@@ -57,6 +60,7 @@ struct nvsvm_range_req {
 	const unsigned long *req;
 	unsigned long default_flags;
 	const unsigned long *fill;
+	bool fill_write;
 	bool grow_thp;
 	bool atomic;
 	u64 mapped;

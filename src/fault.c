@@ -168,8 +168,8 @@ struct nvsvm_fault_suspect {
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
  * @valid: prefetch: the pages of the block valid on the GPU
- * @fill: prefetch: the pages it added around a write fault, faulted in for
- *	writing where the CPU has no page (&nvsvm_range_req.fill)
+ * @fill: prefetch: the pages it added, faulted in after the snapshot
+ *	where the CPU has nothing for them (&nvsvm_range_req.fill)
  * @dense: prefetch: per page of the block, prefix count of the pages
  *	faulted or mapped before it
  * @pagein: the file pages of one range, read without the mm
@@ -291,25 +291,28 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
 }
 
 /*
- * Grow [*start, *end) of @block by density (see prefetch_threshold). The
- * growth stays inside the managed part of the block on the faults' side
- * of the unmanaged window (one notifier covers the whole range; nothing
- * is mapped in the window, where no notifier would ever unmap it), below
- * the area's limit, and inside the readable VMAs of the first and last
- * fault. The pages it adds are never faulted for writing: each gets what
- * the CPU already grants (hmm reports write where the CPU PTE is
- * writable), so a prefetch never breaks copy-on-write, dirties a shared
- * file page or replaces the zero page; only the faults' own pages are
- * faulted for writing. Around read faults, the pages it adds are faulted
- * in for reading (a page the CPU never touched maps the zero page).
- * Around a write fault they are looked up: one the CPU has is mapped as
- * the CPU maps it; one it does not have at all is faulted in for writing
- * only where that gives a fresh zeroed page and nothing else (a private
- * anonymous writable VMA, nvsvm_mirror_fill()), as a first CPU write
- * there would, and is left alone elsewhere. A first-touch write storm
- * then takes about one fault per doubling, not one per page, and never
- * maps the zero page read-only ahead of its writes (each write would
- * replace it through an invalidate).
+ * Grow [req->start, req->end) of @block by density (see
+ * prefetch_threshold). The growth stays inside the managed part of the
+ * block on the faults' side of the unmanaged window (one notifier covers
+ * the whole range; nothing is mapped in the window, where no notifier
+ * would ever unmap it), below the area's limit, and inside the readable
+ * VMAs of the first and last fault. The pages it adds ask nothing of the
+ * CPU (a snapshot): each the CPU maps is mapped as the CPU maps it (hmm
+ * reports write where the CPU PTE is writable), so a prefetch never
+ * breaks copy-on-write, dirties a shared file page or replaces the zero
+ * page; only the faults' own pages are faulted for writing. After the
+ * snapshot, nvsvm_mirror_fill() faults in those the CPU has nothing for:
+ * around a write (req->fill_write), for writing, only where that gives a
+ * fresh zeroed page and nothing else (a private anonymous writable VMA),
+ * as a first CPU write there would; around reads, for reading (a page the
+ * CPU never touched maps the zero page). It leaves what the CPU or
+ * another device holds: swap, migration, device-private and
+ * device-exclusive entries (issue 32: a write fault of a swapped page
+ * broke its copy-on-write; a read fault revoked another GPU's atomic or
+ * moved its page out of its VRAM). A first-touch write storm then takes
+ * about one fault per doubling, not one per page, and never maps the zero
+ * page read-only ahead of its writes (each write would replace it through
+ * an invalidate).
  * If hmm still fails on the range, the caller serves the faults alone, so
  * a prefetch never cancels anything.
  *
@@ -317,10 +320,10 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
  */
 static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 				 struct nvsvm_fault_batch *b, u64 block,
-				 u64 *start, u64 *end)
+				 struct nvsvm_range_req *req)
 {
 	unsigned int thr = READ_ONCE(prefetch_threshold);
-	unsigned long lo = ULONG_MAX, hi = 0, i, ask = HMM_PFN_REQ_FAULT;
+	unsigned long lo = ULONG_MAX, hi = 0, i;
 	unsigned int order;
 	u64 glo, ghi;
 
@@ -336,7 +339,7 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 		if (!b->req[i])
 			continue;
 		if (b->req[i] & HMM_PFN_REQ_WRITE)
-			ask = 0;	/* look up only (a snapshot) */
+			req->fill_write = true;
 		for (order = ilog2(NVSVM_RANGE_MAX_PAGES); order > 0; order--) {
 			unsigned long n = 1UL << order, r = ALIGN_DOWN(i, n);
 
@@ -350,25 +353,23 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	if (hi <= lo)
 		return false;
 	/* The faults lie on one side of the window (nvsvm_fault_inst()). */
-	glo = min_t(u64, block + (lo << PAGE_SHIFT), *start);
-	ghi = max_t(u64, block + (hi << PAGE_SHIFT), *end);
-	nvsvm_mirror_bounds(svmm, *start, *end, &glo, &ghi);
-	if (glo >= *start && ghi <= *end)
+	glo = min_t(u64, block + (lo << PAGE_SHIFT), req->start);
+	ghi = max_t(u64, block + (hi << PAGE_SHIFT), req->end);
+	nvsvm_mirror_bounds(svmm, req->start, req->end, &glo, &ghi);
+	if (glo >= req->start && ghi <= req->end)
 		return false;
 
 	/*
-	 * Pages valid on the GPU are not asked again: a snapshot keeps them,
-	 * and asking would revoke a page a GPU atomic holds exclusively.
+	 * The pages added ask nothing (a snapshot); those not valid on the
+	 * GPU may be filled. Valid ones are only snapshotted: that keeps them,
+	 * where a fault would revoke a page our GPU atomic holds exclusively.
 	 */
 	for (i = (glo - block) >> PAGE_SHIFT; i < (ghi - block) >> PAGE_SHIFT;
 	     i++)
-		if (!b->req[i] && b->dense[i + 1] == b->dense[i]) {
-			b->req[i] = ask;
-			if (!ask)
-				__set_bit(i, b->fill);
-		}
-	*start = glo;
-	*end = ghi;
+		if (!b->req[i] && b->dense[i + 1] == b->dense[i])
+			__set_bit(i, b->fill);
+	req->start = glo;
+	req->end = ghi;
 	return true;
 }
 
@@ -482,7 +483,7 @@ static int nvsvm_fault_range(struct nvsvm_device *ndev,
 	int ret;
 
 	nvsvm_fault_req(b, block, first, last);
-	grown = nvsvm_fault_prefetch(svmm, b, block, &req.start, &req.end);
+	grown = nvsvm_fault_prefetch(svmm, b, block, &req);
 	if (nvsvm_fault_pagein(ndev, svmm, b, &req))
 		return -ESRCH;
 	ret = nvsvm_fault_spans(svmm, b, &req);

@@ -792,6 +792,111 @@ static bool nvsvm_mirror_fillable(struct vm_area_struct *vma, u64 addr)
 	       !(vma->vm_flags & VM_SHARED) && !userfaultfd_armed(vma);
 }
 
+/* What the CPU's page table holds at an address (nvsvm_mirror_cpu_pte()). */
+enum nvsvm_cpu_pte {
+	NVSVM_CPU_NONE,		/* nothing: no table, or an empty entry */
+	NVSVM_CPU_PRESENT,	/* a present entry (a page, a THP, the zero page) */
+	NVSVM_CPU_OTHER,	/* anything else */
+};
+
+/*
+ * What the CPU's page table holds at @addr of @mm, read without faulting
+ * or locking it: hmm's snapshot reports every entry that is not a present
+ * page the same way (not valid), whether the CPU has nothing there or a
+ * swap, migration, device-private or device-exclusive entry (or a marker):
+ * NVSVM_CPU_OTHER is all of those. The caller holds the mmap lock and
+ * found @addr inside a VMA, so no table above the last level goes away
+ * (free_pgtables() keeps those a live VMA uses); a last-level table can
+ * be freed under the read lock from 6.5 on (khugepaged, empty-table
+ * reclaim), after an RCU grace period: RCU keeps it readable here (on
+ * 64-bit it is in the direct map: pte_offset_kernel() reaches it). The
+ * answer may be stale at once: the caller acts on it only through
+ * hmm_range_fault() with the snapshot's notifier sequence, and every
+ * change from an empty entry to one of the others passes through a
+ * present page whose removal is an invalidation (-EBUSY then).
+ */
+static enum nvsvm_cpu_pte nvsvm_mirror_cpu_pte(struct mm_struct *mm,
+					       u64 addr)
+{
+	enum nvsvm_cpu_pte ret;
+	pgd_t *pgdp = pgd_offset(mm, addr);
+	p4d_t *p4dp;
+	pud_t pud;
+	pmd_t pmd;
+	pte_t pte;
+
+	if (pgd_none(READ_ONCE(*pgdp)))
+		return NVSVM_CPU_NONE;
+	if (pgd_bad(READ_ONCE(*pgdp)))
+		return NVSVM_CPU_OTHER;
+	p4dp = p4d_offset(pgdp, addr);
+	if (p4d_none(READ_ONCE(*p4dp)))
+		return NVSVM_CPU_NONE;
+	if (p4d_bad(READ_ONCE(*p4dp)))
+		return NVSVM_CPU_OTHER;
+	pud = READ_ONCE(*pud_offset(p4dp, addr));
+	if (pud_none(pud))
+		return NVSVM_CPU_NONE;
+	if (!pud_present(pud))
+		return NVSVM_CPU_OTHER;
+	if (pud_leaf(pud))
+		return NVSVM_CPU_PRESENT;
+	if (pud_bad(pud))
+		return NVSVM_CPU_OTHER;
+	pmd = READ_ONCE(*pmd_offset(&pud, addr));
+	if (pmd_none(pmd))
+		return NVSVM_CPU_NONE;
+	if (!pmd_present(pmd))
+		return NVSVM_CPU_OTHER;	/* a THP's migration entry */
+	if (pmd_leaf(pmd))
+		return NVSVM_CPU_PRESENT;
+	if (pmd_bad(pmd))
+		return NVSVM_CPU_OTHER;
+	rcu_read_lock();
+	pte = ptep_get(pte_offset_kernel(&pmd, addr));
+	rcu_read_unlock();
+	if (pte_none(pte))
+		ret = NVSVM_CPU_NONE;
+	else if (pte_present(pte))
+		ret = NVSVM_CPU_PRESENT;
+	else
+		ret = NVSVM_CPU_OTHER;
+	return ret;
+}
+
+/*
+ * Does nvsvm_mirror_fill() fault in page @i of @req? Only a page of
+ * req->fill the snapshot found not valid, inside a VMA (*@vma caches the
+ * look-up) where the fault is safe: around a write (req->fill_write), one
+ * where the CPU has nothing at all, in a VMA nvsvm_mirror_fillable();
+ * around a read, one where it has nothing or a present page it did not
+ * grant (a NUMA hinting entry), in a readable VMA. Never a swap entry (a
+ * write fault would break its copy-on-write, a read would be I/O and
+ * memory for a page reclaim chose and nobody asked for), a migration
+ * entry, another device's device-private page (it would migrate back from
+ * its VRAM) or a device-exclusive entry (it would revoke another device's
+ * atomic access): those are left as they are, unmapped on the GPU.
+ */
+static bool nvsvm_mirror_fill_page(struct mm_struct *mm,
+				   const struct nvsvm_range_req *req,
+				   unsigned long i, struct vm_area_struct **vma)
+{
+	u64 addr = req->base + (i << PAGE_SHIFT);
+	enum nvsvm_cpu_pte pte;
+
+	if (!test_bit(i, req->fill) ||
+	    (req->pfns[i] & (HMM_PFN_VALID | HMM_PFN_ERROR)))
+		return false;
+	if (!*vma || addr < (*vma)->vm_start || addr >= (*vma)->vm_end)
+		*vma = vma_lookup(mm, addr);
+	if (req->fill_write ? !nvsvm_mirror_fillable(*vma, addr) :
+	    !*vma || !((*vma)->vm_flags & VM_READ))
+		return false;
+	pte = nvsvm_mirror_cpu_pte(mm, addr);
+	return pte == NVSVM_CPU_NONE ||
+	       (!req->fill_write && pte == NVSVM_CPU_PRESENT);
+}
+
 /*
  * Room for @pages more pages of @mm, well clear of every limit? Filled
  * pages are a prefetch: one that brought a memory cgroup (or the system)
@@ -816,18 +921,21 @@ static bool nvsvm_mirror_fill_room(struct mm_struct *mm, unsigned long pages)
 }
 
 /*
- * After the snapshot of @range: fault in for writing each page of
- * req->fill that the CPU does not map, where nvsvm_mirror_fillable(). A
- * first-touch write storm then needs about one fault per doubling of the
- * prefetch instead of one per page. Pages the CPU maps are left as the
- * snapshot found them: copy-on-write, the zero page and file pages stay.
- * Each run of such pages is its own hmm_range_fault() call, with the
- * snapshot's notifier sequence: a change since (fork write-protects,
- * munmap, migration) is -EBUSY and the caller starts over; the mmap lock
- * held since the snapshot keeps the VMAs. A page the CPU maps in between
- * (a read maps the zero page) is replaced by a zeroed page of its own,
- * which reads the same. A run without room (nvsvm_mirror_fill_room()) or
- * that cannot be had is left unmapped on the GPU: it was only a prefetch.
+ * After the snapshot of @range: fault in the pages of req->fill (the
+ * density prefetch's) that nvsvm_mirror_fill_page() picks, for writing
+ * around a write (req->fill_write: a first-touch write storm then needs
+ * about one fault per doubling of the prefetch instead of one per page),
+ * for reading otherwise. Pages the CPU maps are left as the snapshot
+ * found them: copy-on-write, the zero page and file pages stay; so are
+ * swap, migration, device-private and device-exclusive entries. Each run
+ * of such pages is its own hmm_range_fault() call, with the snapshot's
+ * notifier sequence: a change since (fork write-protects, munmap,
+ * migration, swap-out) is -EBUSY and the caller starts over; the mmap
+ * lock held since the snapshot keeps the VMAs. A page the CPU maps in
+ * between (a read maps the zero page) is replaced by a zeroed page of its
+ * own, which reads the same. A write run without room
+ * (nvsvm_mirror_fill_room()) or a run that cannot be had (a file's end) is
+ * left unmapped on the GPU: it was only a prefetch.
  *
  * Return: 0 or -EBUSY.
  */
@@ -838,27 +946,21 @@ static int nvsvm_mirror_fill(struct mm_struct *mm, struct nvsvm_range_req *req,
 	struct vm_area_struct *vma = NULL;
 	struct hmm_range run = *snap;
 	unsigned long i, j;
-	u64 addr;
 	int ret;
 
-	run.default_flags = HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE;
+	run.default_flags = HMM_PFN_REQ_FAULT;
+	if (req->fill_write)
+		run.default_flags |= HMM_PFN_REQ_WRITE;
 	run.pfn_flags_mask = 0;
 	for (i = first; i < last; i = j) {
 		j = i + 1;
-		addr = req->base + (i << PAGE_SHIFT);
-		if (!test_bit(i, req->fill) || (req->pfns[i] & HMM_PFN_VALID))
+		if (!nvsvm_mirror_fill_page(mm, req, i, &vma))
 			continue;
-		if (!vma || addr >= vma->vm_end)
-			vma = vma_lookup(mm, addr);
-		if (!nvsvm_mirror_fillable(vma, addr))
-			continue;
-		while (j < last && test_bit(j, req->fill) &&
-		       !(req->pfns[j] & HMM_PFN_VALID) &&
-		       req->base + (j << PAGE_SHIFT) < vma->vm_end)
+		while (j < last && nvsvm_mirror_fill_page(mm, req, j, &vma))
 			j++;
-		if (!nvsvm_mirror_fill_room(mm, j - i))
+		if (req->fill_write && !nvsvm_mirror_fill_room(mm, j - i))
 			continue;
-		run.start = addr;
+		run.start = req->base + (i << PAGE_SHIFT);
 		run.end = req->base + (j << PAGE_SHIFT);
 		run.hmm_pfns = &req->pfns[i];
 		ret = hmm_range_fault(&run);

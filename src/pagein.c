@@ -41,14 +41,19 @@ static bool nvsvm_pagein_vma(struct vm_area_struct *vma)
 	return mapping && mapping->a_ops && mapping->a_ops->read_folio;
 }
 
-/* @req asks hmm to fault the page at @addr in. */
+/*
+ * @req asks hmm to fault the page at @addr in, or may: a page the density
+ * prefetch added around reads (@req->fill without @req->fill_write) is
+ * faulted in for reading where the CPU has nothing (nvsvm_mirror_fill()).
+ */
 static bool nvsvm_pagein_asked(const struct nvsvm_range_req *req, u64 addr)
 {
-	unsigned long flags = req->req ?
-			      req->req[(addr - req->base) >> PAGE_SHIFT] :
-			      req->default_flags;
+	unsigned long i = (addr - req->base) >> PAGE_SHIFT;
+	unsigned long flags = req->req ? req->req[i] : req->default_flags;
 
-	return flags & HMM_PFN_REQ_FAULT;
+	if (flags & HMM_PFN_REQ_FAULT)
+		return true;
+	return req->fill && !req->fill_write && test_bit(i, req->fill);
 }
 
 /**

@@ -4,7 +4,8 @@
  * loads the modules so for this program). Each GPU has its own page
  * tables; a munmap or an mprotect reaches both; both work in parallel on
  * the same memory, atomics included (in the exclusive-access mode each
- * GPU's take revokes the other's).
+ * GPU's take revokes the other's); one GPU's density prefetch never takes
+ * a page the other holds exclusively or in its VRAM (issue 32 d6).
  *
  * Cases: TEST_F(gpus, ...), with both devices open (kselftest_harness.h).
  */
@@ -195,6 +196,159 @@ TEST_F_TIMEOUT(gpus, parallel_atomics, 300)
 	ASSERT_EQ(NGPU * GPCS * ADDS, buf[0]);
 	ASSERT_PASS(gpu_jobs_adds_once(jobs, NGPU * GPCS, NGPU * GPCS * ADDS,
 				       seen));
+}
+
+/* Density prefetch threshold (tests/prefetch.c) and the pages below. */
+#define PARAM		"/sys/module/nvsvm/parameters/prefetch_threshold"
+#define BLOCK		(2 * MiB)
+#define BPAGES		(BLOCK / PAGE)
+#define HELD		256	/* the page GPU 0 holds */
+#define DENSE_AT	300	/* GPU 1 reads it, the block dense for it */
+
+/*
+ * A 2 MiB-aligned private anonymous block without THP, page i holding
+ * @base + i; NULL on failure.
+ */
+static volatile uint64_t *held_block(uint64_t base)
+{
+	char *r = mmap(NULL, 2 * BLOCK, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile uint64_t *p;
+	unsigned int i;
+
+	if (r == MAP_FAILED)
+		return NULL;
+	p = (volatile uint64_t *)(((uintptr_t)r + BLOCK - 1) &
+				  ~(uintptr_t)(BLOCK - 1));
+	if (madvise((void *)p, BLOCK, MADV_NOHUGEPAGE))
+		return NULL;
+	for (i = 0; i < BPAGES; i++)
+		p[i * WORDS] = base + i;
+	return p;
+}
+
+/*
+ * GPU 1 maps pages [0, DENSE_AT) of @p as the CPU maps them but HELD
+ * (which GPU 0 took meanwhile: the caller checks it is not valid on GPU
+ * 1), then reads page DENSE_AT with the prefetch on: 299 of the 512 pages
+ * mapped and one faulted, the range grows to the whole block, HELD
+ * included.
+ */
+static int dense_read(struct fx *g1, volatile uint64_t *p, uint64_t base)
+{
+	unsigned int old;
+	int ret;
+
+	ret = set_param(PARAM, 51, &old);
+	if (ret)
+		HELPER_SKIP("%s: %s", PARAM, strerror(-ret));
+	ret = gpu_read_eq(g1, &p[DENSE_AT * WORDS], base + DENSE_AT);
+	set_param(PARAM, old, NULL);
+	CHECK(ret);
+	CHECK(query_expect(g1, (void *)p, HELD, NVSVM_QUERY_VALID,
+			   NVSVM_QUERY_VALID));
+	CHECK(query_expect(g1, (void *)&p[(HELD + 1) * WORDS],
+			   DENSE_AT - HELD, NVSVM_QUERY_VALID,
+			   NVSVM_QUERY_VALID));
+	return KTAP_PASS;
+}
+
+/* GPU 1 maps pages [0, DENSE_AT) of @p, none faulted. */
+static int map_below(struct fx *g1, volatile uint64_t *p)
+{
+	uint64_t mapped = 0;
+
+	CHK_OK(nvsvm_map(g1->fd, nvsvm_ptr(p), DENSE_AT * PAGE, 0, &mapped));
+	CHK_EQ(mapped, DENSE_AT);
+	return KTAP_PASS;
+}
+
+/*
+ * Issue 32 d6: GPU 0 takes page HELD of a block for an atomic (exclusive
+ * device access: the CPU PTE is a device-exclusive entry, GPU 0's QUERY
+ * shows it valid with atomics); GPU 1's density prefetch around its read
+ * of page DENSE_AT must leave it: GPU 0's QUERY of it is unchanged, GPU 1
+ * does not map it, and a CPU read afterwards still finds the exclusive
+ * entry (the read revokes GPU 0's atomics then, and sees its result).
+ */
+TEST_F(gpus, prefetch_leaves_exclusive)
+{
+	volatile uint64_t *p = held_block(0x8000);
+	struct fx *g = self->g;
+	uint32_t q0, q1;
+	uint64_t old;
+
+	if (!(info.caps & NVSVM_CAP_ATOMICS_EXCLUSIVE))
+		SKIP(return, "no NVSVM_CAP_ATOMICS_EXCLUSIVE: the kernel has no CONFIG_DEVICE_PRIVATE (no make_device_exclusive), atomics follow write permission");
+	ASSERT_NE(NULL, p);
+	ASSERT_PASS(map_below(&g[1], p));
+	ASSERT_PASS(gpu_ok1(&g[0], nvsvm_op_atomic_add(
+				nvsvm_ptr(&p[HELD * WORDS]), 0x10), &old));
+	ASSERT_EQ(0x8000 + HELD, old);
+	ASSERT_EQ(0, nvsvm_query(g[0].fd, nvsvm_ptr(&p[HELD * WORDS]), 1, &q0));
+	ASSERT_TRUE((q0 & NVSVM_QUERY_VALID) && (q0 & NVSVM_QUERY_ATOMIC) &&
+		    NVSVM_QUERY_SHIFT(q0) == 12) {
+		TH_LOG("GPU 0's QUERY of page %u after its atomic: %#x", HELD,
+		       q0);
+	}
+	/* The take revoked GPU 1's mapping of the page. */
+	ASSERT_PASS(query_expect(&g[1], (void *)&p[HELD * WORDS], 1,
+				 NVSVM_QUERY_VALID, 0));
+
+	ASSERT_PASS_SKIP(dense_read(&g[1], p, 0x8000));
+	ASSERT_EQ(0, nvsvm_query(g[0].fd, nvsvm_ptr(&p[HELD * WORDS]), 1, &q1));
+	ASSERT_EQ(q0, q1) {
+		TH_LOG("GPU 0's QUERY of page %u: %#x before GPU 1's prefetch, %#x after",
+		       HELD, q0, q1);
+	}
+	ASSERT_PASS(query_expect(&g[1], (void *)&p[HELD * WORDS], 1,
+				 NVSVM_QUERY_VALID, 0));
+	/* The CPU read restores the entry: GPU 0's atomics go only now. */
+	ASSERT_EQ(0x8000 + HELD + 0x10, p[HELD * WORDS]);
+	ASSERT_PASS(query_expect(&g[0], (void *)&p[HELD * WORDS], 1,
+				 NVSVM_QUERY_ATOMIC, 0));
+}
+
+/*
+ * The same with page HELD in GPU 0's VRAM (MIGRATE): GPU 1's prefetch
+ * must not move it back. GPU 0's QUERY (VRAM aperture) and its
+ * vram_pages are unchanged; GPU 1 does not map it; the CPU reads GPU 0's
+ * data afterwards (its own fault moves the page back).
+ */
+TEST_F(gpus, prefetch_leaves_vram)
+{
+	volatile uint64_t *p = held_block(0x9000);
+	struct fx *g = self->g;
+	uint64_t moved = 0, v0, v1;
+	uint32_t q0, q1;
+
+	if (!(info.caps & NVSVM_CAP_DEVICE_PRIVATE) || !info.vram_size)
+		SKIP(return, "no NVSVM_CAP_DEVICE_PRIVATE or no VRAM: the kernel has no CONFIG_DEVICE_PRIVATE");
+	ASSERT_NE(NULL, p);
+	ASSERT_PASS(map_below(&g[1], p));
+	ASSERT_EQ(0, nvsvm_migrate(g[0].fd, nvsvm_ptr(&p[HELD * WORDS]), PAGE,
+				   NVSVM_MIGRATE_TO_VRAM, &moved));
+	ASSERT_EQ(1, moved);
+	ASSERT_EQ(0, nvsvm_query(g[0].fd, nvsvm_ptr(&p[HELD * WORDS]), 1, &q0));
+	ASSERT_TRUE((q0 & NVSVM_QUERY_VALID) && (q0 & NVSVM_QUERY_VRAM)) {
+		TH_LOG("GPU 0's QUERY of page %u after MIGRATE: %#x", HELD,
+		       q0);
+	}
+	ASSERT_PASS(query_expect(&g[1], (void *)&p[HELD * WORDS], 1,
+				 NVSVM_QUERY_VALID, 0));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "vram_pages", &v0));
+
+	ASSERT_PASS_SKIP(dense_read(&g[1], p, 0x9000));
+	ASSERT_EQ(0, nvsvm_query(g[0].fd, nvsvm_ptr(&p[HELD * WORDS]), 1, &q1));
+	ASSERT_EQ(q0, q1) {
+		TH_LOG("GPU 0's QUERY of page %u: %#x before GPU 1's prefetch, %#x after",
+		       HELD, q0, q1);
+	}
+	ASSERT_EQ(0, nvsvm_stat_read(0, "vram_pages", &v1));
+	ASSERT_EQ(v0, v1);
+	ASSERT_PASS(query_expect(&g[1], (void *)&p[HELD * WORDS], 1,
+				 NVSVM_QUERY_VALID, 0));
+	ASSERT_EQ(0x9000 + HELD, p[HELD * WORDS]);
 }
 
 int main(int argc, char **argv)

@@ -10,12 +10,15 @@
  * has no page for at all, in a private anonymous writable VMA, are faulted
  * for writing (a fresh zeroed page, as the CPU's first write would give):
  * copy-on-write kept, file pages, the zero page and read-only VMAs left
- * alone (pagemap shows it). Needs root (the module parameter, debugfs
- * counters, pagemap pfns).
+ * alone (pagemap shows it). Pages in swap are left too, around a write
+ * and around a read (issue 32 d1: swap_cow_kept, swap_read_left, on a
+ * zram swap device the fixture sets up and takes down; they skip where
+ * the kernel has no zram or swap). Needs root (the module parameter,
+ * debugfs counters, pagemap pfns, swapon).
  *
  * Cases: TEST(), each opening the device after its own set-up (memory, a
  * child, the threshold); the storm cases TEST_F_TIMEOUT() on an empty
- * fixture, for their 150 s.
+ * fixture, for their 150 s; the swap cases TEST_F() on FIXTURE(swap).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/swap.h>
 
 #include "kselftest_harness.h"
 #include "common.h"
@@ -39,6 +43,7 @@
 #define PM_SOFT_DIRTY	(1ULL << 55)
 #define PM_EXCLUSIVE	(1ULL << 56)
 #define PM_FILE		(1ULL << 61)
+#define PM_SWAP		(1ULL << 62)
 #define PM_PRESENT	(1ULL << 63)
 
 /* Set the threshold; the old value in *@old. */
@@ -257,8 +262,8 @@ static int tmp_file(unsigned int n, uint64_t base, int *fd)
 
 /*
  * A shared file mapping of 32 pages over a 10-page file: pages 10..31 lie
- * past the end in the same VMA, hmm cannot fault them, the grown range
- * fails and the faults are served alone.
+ * past the end in the same VMA, hmm cannot fault them in: the prefetch
+ * leaves them unmapped and cancels nothing.
  */
 TEST(stops_at_file_end)
 {
@@ -854,6 +859,186 @@ TEST(fill_not_shared_anon)
 	ASSERT_PASS(query_expect(&f, (void *)&p[(DENSE_AT + 1) * WORDS],
 				 BPAGES - DENSE_AT - 1, NVSVM_QUERY_VALID, 0));
 	ASSERT_EQ(0xabc, p[DENSE_AT * WORDS]);
+}
+
+/*
+ * Swap for the paged-out cases: a zram device of 64 MiB (the kernel's
+ * zram module), made swap with mkswap and swapon(2) by the fixture and
+ * taken away by its teardown, so that the programs after this one run
+ * without swap, as before. A kernel without zram or swap (the debug
+ * kernels: tinyconfig has no BLOCK) skips with the reason.
+ */
+#define ZRAM		"/sys/block/zram0"
+#define ZRAM_DEV	"/dev/zram0"
+
+FIXTURE(swap) {
+	int on;
+	char why[128];
+};
+
+/* Write @val to the sysfs file @path; 0 or -errno. */
+static int sys_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+	ssize_t n = strlen(val);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, n) != n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+FIXTURE_SETUP(swap)
+{
+	int ret;
+
+	self->on = 0;
+	if (system("modprobe zram num_devices=1 2>/dev/null") ||
+	    access(ZRAM, F_OK)) {
+		snprintf(self->why, sizeof(self->why),
+			 "no zram (CONFIG_ZRAM) in this kernel: no swap to page out to");
+		return;
+	}
+	ret = sys_write(ZRAM "/disksize", "64M");
+	if (ret) {
+		snprintf(self->why, sizeof(self->why),
+			 "%s/disksize: %s (zram0 in use?)", ZRAM,
+			 strerror(-ret));
+		return;
+	}
+	if (system("mkswap " ZRAM_DEV " >/dev/null 2>&1") ||
+	    swapon(ZRAM_DEV, 0)) {
+		snprintf(self->why, sizeof(self->why),
+			 "mkswap/swapon %s failed (no CONFIG_SWAP?): %s",
+			 ZRAM_DEV, strerror(errno));
+		sys_write(ZRAM "/reset", "1");
+		return;
+	}
+	self->on = 1;
+}
+
+FIXTURE_TEARDOWN(swap)
+{
+	if (!self->on)
+		return;
+	/* Not EXPECT_*(): after a failed ASSERT_*() their blocks would run. */
+	if (swapoff(ZRAM_DEV))
+		TH_LOG("swapoff %s: %s", ZRAM_DEV, strerror(errno));
+	else if (sys_write(ZRAM "/reset", "1") ||
+		 system("rmmod zram 2>/dev/null"))
+		TH_LOG("zram stays loaded");
+}
+
+static int swapped(uint64_t e)
+{
+	return !(e & PM_PRESENT) && (e & PM_SWAP);
+}
+
+/* Still in swap, or mapped but shared with the child (not our own copy). */
+static int swapped_or_shared(uint64_t e)
+{
+	return swapped(e) || ((e & PM_PRESENT) && !(e & PM_EXCLUSIVE));
+}
+
+/*
+ * The block @p, page i holding @base + i, with pages [DENSE_AT + 1,
+ * BPAGES) paged out (MADV_PAGEOUT) and the pagemap saying so.
+ */
+static int block_paged_out(volatile uint64_t *p, uint64_t base)
+{
+	uint64_t e[BPAGES];
+
+	CHECK(block_init(p, base));
+	CHK_SYS(madvise((void *)&p[(DENSE_AT + 1) * WORDS],
+			(BPAGES - DENSE_AT - 1) * PAGE, MADV_PAGEOUT));
+	CHECK(pagemap(p, BPAGES, e));
+	CHECK(pages_are(e, 0, DENSE_AT + 1, own_page, "the process's own"));
+	CHECK(pages_are(e, DENSE_AT + 1, BPAGES, swapped, "swapped out"));
+	return KTAP_PASS;
+}
+
+/*
+ * Issue 32 d1: pages 301..511 of a block the CPU wrote are paged out, the
+ * process forks (the swap entries are shared with the child), MAP maps
+ * pages 0..299 and the GPU writes page 300. The prefetch must not read
+ * the swapped neighbours back for writing: each would become a private
+ * copy of the parent (copy-on-write broken). They stay in swap (or, read
+ * back by something else, shared with the child); the GPU does not map
+ * them; both processes read their old data.
+ */
+TEST_F(swap, swap_cow_kept)
+{
+	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	uint64_t e[BPAGES];
+	unsigned int i;
+	char c = 0;
+	struct fx f;
+	pid_t pid;
+	int go;
+
+	if (!self->on)
+		SKIP(return, "%s", self->why);
+	ASSERT_PASS(block_paged_out(p, 0x3000));
+	ASSERT_PASS(fork_checker(p, BPAGES, 0x3000, &go, &pid));
+	FX_OPEN(&f);
+	ASSERT_PASS(map_then_write(&f, p, 0xabc));
+	ASSERT_PASS(pagemap(p, BPAGES, e));
+	ASSERT_PASS(pages_are(e, DENSE_AT + 1, BPAGES, swapped_or_shared,
+			      "in swap or shared with the child"));
+	ASSERT_PASS(query_expect(&f, (void *)p, DENSE_AT + 1,
+				 NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
+	ASSERT_PASS(query_expect(&f, (void *)&p[(DENSE_AT + 1) * WORDS],
+				 BPAGES - DENSE_AT - 1, NVSVM_QUERY_VALID, 0));
+	for (i = 0; i < BPAGES; i++)
+		if (i != DENSE_AT)
+			ASSERT_EQ(0x3000 + i, p[i * WORDS]);
+	ASSERT_EQ(1, write(go, &c, 1));
+	ASSERT_EQ(0, wait_child(pid));
+}
+
+/*
+ * The same block without a fork, and a GPU read of page 300: the read
+ * prefetch does not read the swapped neighbours back in either (a swap-in
+ * nobody asked for: I/O and memory on the fault's path, for pages reclaim
+ * chose as cold). They stay in swap and unmapped on the GPU; a GPU read
+ * of one of them then takes it as the CPU's own read would.
+ */
+TEST_F(swap, swap_read_left)
+{
+	volatile uint64_t *p = aligned_map(BLOCK, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	uint64_t e[BPAGES], mapped = 0;
+	unsigned int old;
+	struct fx f;
+	int ret;
+
+	if (!self->on)
+		SKIP(return, "%s", self->why);
+	ASSERT_PASS(block_paged_out(p, 0x6000));
+	FX_OPEN(&f);
+	ret = set_threshold(51, &old);
+	if (ret)
+		SKIP(return, "%s: %s", PARAM, strerror(-ret));
+	ret = nvsvm_map(f.fd, nvsvm_ptr(p), DENSE_AT * PAGE, 0, &mapped) ?
+	      KTAP_FAIL : KTAP_PASS;
+	if (ret == KTAP_PASS)
+		ret = gpu_read_eq(&f, &p[DENSE_AT * WORDS], 0x6000 + DENSE_AT);
+	set_threshold(old, NULL);
+	ASSERT_PASS(ret);
+	ASSERT_EQ(DENSE_AT, mapped);
+	ASSERT_PASS(pagemap(p, BPAGES, e));
+	ASSERT_PASS(pages_are(e, DENSE_AT + 1, BPAGES, swapped, "in swap"));
+	ASSERT_PASS(query_expect(&f, (void *)&p[(DENSE_AT + 1) * WORDS],
+				 BPAGES - DENSE_AT - 1, NVSVM_QUERY_VALID, 0));
+	ASSERT_PASS(gpu_read_eq(&f, &p[400 * WORDS], 0x6000 + 400));
+	ASSERT_PASS(pagemap(&p[400 * WORDS], 1, e));
+	ASSERT_TRUE(e[0] & PM_PRESENT) {
+		TH_LOG("page 400 after the GPU read: pagemap %#llx",
+		       (unsigned long long)e[0]);
+	}
 }
 
 int main(int argc, char **argv)

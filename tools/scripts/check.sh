@@ -230,12 +230,18 @@ if [[ -z $only || $only == stock ]]; then
 	if ((stock_ok)) && [[ -f /boot/vmlinuz-$kver ]]; then
 		# The stock kernel's fuse.ko, for tests/blocking (loaded by
 		# tests/run.sh; the debug kernels have FUSE built in).
-		fuse_mod=()
+		kernel_mods=()
 		m=/lib/modules/$kver/kernel/fs/fuse/fuse.ko
-		[[ ! -f $m ]] || fuse_mod=(--module "$m")
+		[[ ! -f $m ]] || kernel_mods=(--module "$m")
+		# zram and zsmalloc, the swap device of tests/prefetch's swap
+		# cases (the debug kernels have no swap: they skip there).
+		for m in drivers/block/zram/zram mm/zsmalloc; do
+			m=/lib/modules/$kver/kernel/$m.ko
+			[[ ! -f $m ]] || kernel_mods+=(--module "$m")
+		done
 		vm stock --kernel "/boot/vmlinuz-$kver" --kver "$kver" \
 			--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
-			"${stock_test_mods[@]}" "${nouveau_mods[@]}" "${fuse_mod[@]}" \
+			"${stock_test_mods[@]}" "${nouveau_mods[@]}" "${kernel_mods[@]}" \
 			"${opencl[@]}" \
 			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
 	else
@@ -276,6 +282,17 @@ if [[ -z $only || $only == 6.12 ]]; then
 		if step build-6.12-hmm-kmod hmm_kmod stock-6.12 "$k612" 6.12; then
 			test_mods_612+=(--module build/stock-6.12-hmm/nvsvm_dmirror.ko)
 		fi
+		# 6.12's zram and the lz4 modules it needs (zsmalloc is built
+		# in), for tests/prefetch's swap cases, decompressed for
+		# busybox's insmod.
+		kmods612=$("$scripts/debian-kernels.sh" --get 6.12-modules)/kernel
+		mkdir -p build/stock-6.12-zram
+		for m in drivers/block/zram/zram lib/lz4/lz4_compress lib/lz4/lz4hc_compress; do
+			z=build/stock-6.12-zram/${m##*/}.ko
+			if [[ -f $kmods612/$m.ko.xz ]] && xz -dc "$kmods612/$m.ko.xz" >"$z"; then
+				test_mods_612+=(--module "$z")
+			fi
+		done
 		# The tests on 6.12's own kselftest_harness.h.
 		tests612=build/tests
 		if step tests-build-6.12 tests_build 6.12 build/tests-6.12; then
