@@ -595,6 +595,17 @@ static void unmap_one(struct fz *z, unsigned int i)
  * checked (the CPU writes and reads it back) and kept for a while, so
  * that BUF_FREE, AREA_FINI and close meet live CPU mappings.
  */
+/* The address of this fuzzer's buffer at mmap offset @off and of @size. */
+static uint64_t fz_buf_addr(struct fz *z, uint64_t off, uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < z->nbuf; i++)
+		if (z->bufs[i].off == off && z->bufs[i].size == size)
+			return z->bufs[i].addr;
+	return 0;
+}
+
 static void do_mmap(struct fz *z)
 {
 	const int prots[] = { PROT_READ | PROT_WRITE, PROT_READ, PROT_NONE,
@@ -602,6 +613,7 @@ static void do_mmap(struct fz *z)
 	struct fzbuf b = { 0, fbufaddr(z), (1 + below(z, 16)) * PAGE,
 			   below(z, 40) * PAGE };
 	int flags = MAP_SHARED, prot = prots[chance(z, 80) ? 0 : below(z, 4)];
+	uint64_t want;
 	void *m;
 
 	if (z->nmap == MAX_MAPS || (z->nmap && chance(z, 20))) {
@@ -638,7 +650,7 @@ static void do_mmap(struct fz *z)
 	    (b.addr < z->wlo || b.addr >= z->whi))
 		b.addr = z->wlo + (b.addr - WIN_ADDR) % (z->whi - z->wlo);
 	if (chance(z, 10))
-		b.addr = 0;	/* the kernel picks: not the buffer's address */
+		b.addr = 0;	/* a NULL hint: the buffer's own address */
 	/* MAP_FIXED only where it replaces nothing but this fuzzer's own. */
 	else if (b.addr >= z->wlo && b.addr < z->whi &&
 		 b.size <= z->whi - b.addr && chance(z, 70))
@@ -651,8 +663,17 @@ static void do_mmap(struct fz *z)
 	       m == MAP_FAILED ? errno : 0);
 	if (m == MAP_FAILED)
 		return;
-	check_out(z, "mmap at the buffer's address", nvsvm_ptr(m) == b.addr);
-	if (nvsvm_ptr(m) != b.addr || z->nmap == MAX_MAPS) {
+	/*
+	 * Whatever the hint, a buffer maps at its own address only (one this
+	 * fuzzer does not track, past MAX_BUFS or another thread's: in the
+	 * window, and not kept, as it may lie in another fuzzer's part).
+	 */
+	want = fz_buf_addr(z, b.off, b.size);
+	check_out(z, "mmap at the buffer's address", want ?
+		  nvsvm_ptr(m) == want : nvsvm_ptr(m) >= WIN_ADDR &&
+		  nvsvm_ptr(m) + b.size <= WIN_ADDR + WIN_SIZE);
+	b.addr = nvsvm_ptr(m);
+	if (!want || z->nmap == MAX_MAPS) {
 		munmap(m, b.size);
 		return;
 	}

@@ -128,8 +128,18 @@ known_difference() {
 	case $1 in
 	hmm2.hmm2_device_private.snapshot)
 		echo "the GPU page tables do not mark the zero page" ;;
-	hmm.hmm_device_private.exclusive)
-		echo "atomics on a page of a THP are served shared" ;;
+	hmm.hmm_device_private.exclusive*)
+		# No exclusive access to take (no CONFIG_DEVICE_PRIVATE, so
+		# no make_device_exclusive): a PCIe GPU's atomics on system
+		# memory are refused, so EXCLUSIVE's GPU atomics fail.
+		if ! grep -q ' make_device_exclusive' /proc/kallsyms &&
+		   [ "$(cat /sys/module/nvsvm_vgpu/parameters/sysmem_atomics 2>/dev/null)" = pcie ]; then
+			echo "no exclusive access on this kernel: GPU atomics on system memory over PCIe are refused"
+		elif [ "$1" = hmm.hmm_device_private.exclusive ]; then
+			echo "atomics on a page of a THP are served shared"
+		else
+			return 1
+		fi ;;
 	hmm.hmm_device_private.migrate_anon_huge_fault)
 		echo "nvsvm's VRAM pages are base pages" ;;
 	hmm.hmm_device_private.userfaultfd_read)

@@ -26,11 +26,15 @@
  *  MIGRATE_TO_SYS   MIGRATE to system memory.
  *  RELEASE          MIGRATE of the command's range to system memory.
  *  EXCLUSIVE        a GPU ATOMIC_ADD of 0 on each page (a GPU atomic takes
- *                   the page for exclusive access), then a GPU COPY.
+ *                   the page for exclusive access), then a GPU COPY. Where
+ *                   there is no exclusive access and the GPU's link is not
+ *                   coherent for atomics (a PCIe GPU on a kernel without
+ *                   CONFIG_DEVICE_PRIVATE), nvsvm refuses the atomic: the
+ *                   EXEC faults and EXCLUSIVE fails.
  *  CHECK_EXCLUSIVE  EPERM while QUERY shows an atomic mapping, where nvsvm
  *                   takes pages for exclusive access (NVSVM_CAP_ATOMICS_
- *                   EXCLUSIVE); without it GPU atomics follow write access
- *                   and never hold a page exclusively: 0.
+ *                   EXCLUSIVE); without it GPU atomics never hold a page
+ *                   exclusively: 0.
  *  FLAGS            (where the uapi has it) FAIL_ALLOC makes dmirror's next
  *                   huge device page allocation fail; nvsvm's VRAM pages
  *                   are base pages only, so there is nothing to fail.
