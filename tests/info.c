@@ -110,7 +110,26 @@ TEST(info_caps)
 	ASSERT_EQ(want, gi.caps & want);
 	/* EXEC is the virtual GP100's alone. */
 	ASSERT_EQ(is_vgpu() ? NVSVM_CAP_EXEC : 0, gi.caps & NVSVM_CAP_EXEC);
-	ASSERT_EQ(0, gi.caps & ~0x1fU);		/* no undefined bit */
+	ASSERT_EQ(0, gi.caps & ~0x7fU);		/* no undefined bit */
+	/* Exact on every mapping implies exact on private memory. */
+	if (gi.caps & NVSVM_CAP_SYSMEM_ATOMICS_ALL)
+		ASSERT_TRUE(gi.caps & NVSVM_CAP_SYSMEM_ATOMICS);
+	/* On PCIe, private memory only through exclusive access or VRAM. */
+	if ((gi.caps & NVSVM_CAP_SYSMEM_ATOMICS) &&
+	    !(gi.caps & NVSVM_CAP_SYSMEM_ATOMICS_ALL))
+		ASSERT_TRUE(gi.caps & NVSVM_CAP_ATOMICS_EXCLUSIVE);
+	if (is_vgpu()) {
+		char mode[16] = "";
+		FILE *f = fopen("/sys/module/nvsvm_vgpu/parameters/sysmem_atomics",
+				"r");
+
+		ASSERT_TRUE(f && fscanf(f, "%15s", mode) == 1);
+		fclose(f);
+		/* Every mapping exact: the coherent model alone. */
+		ASSERT_EQ(!strcmp(mode, "coherent") ?
+			  NVSVM_CAP_SYSMEM_ATOMICS_ALL : 0,
+			  gi.caps & NVSVM_CAP_SYSMEM_ATOMICS_ALL);
+	}
 }
 
 TEST(info_reserved_zero)
