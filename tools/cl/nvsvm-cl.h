@@ -2,7 +2,15 @@
 /*
  * libnvsvm-cl: an OpenCL installable client driver (cl_khr_icd) for nvsvm
  * GPUs with the virtual GP100's EXEC. Internal declarations shared by its
- * source files; nothing here is exported.
+ * source files; nothing here is exported. The parts:
+ *
+ *   platform.c  the objects' helpers, platform and devices, what the device
+ *               does not have, the dispatch table, the exported symbols
+ *   context.c   contexts, the unmanaged window, command queues, nv_q_exec()
+ *   memory.c    SVM allocations and buffers, and their commands
+ *   program.c   programs (built-in kernels) and kernels, NDRange
+ *   event.c     events, the command protocol (run or defer), markers,
+ *               barriers, waits
  */
 #ifndef _NVSVM_CL_H
 #define _NVSVM_CL_H
@@ -24,6 +32,12 @@
 
 #define NV_MAX_DEVICES	8
 #define NV_MAX_ARGS	6
+#define NV_NBUILTINS	5		/* entries of nv_builtins[] */
+
+#define PAGE		4096ULL
+#define MAX_ALLOC	(1ULL << 30)	/* EXEC's largest FILL/COPY/SUM */
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* What every object starts with: the loader reads the dispatch pointer. */
 struct nv_obj {
@@ -98,7 +112,7 @@ struct _cl_command_queue {
 	cl_command_queue_properties props;
 	pthread_mutex_t lock;		/* chan */
 	uint32_t chan;			/* 0: none (error state, re-created) */
-	/* Under nvsvm-cl.c's nv_ev_lock: */
+	/* Under event.c's nv_ev_lock: */
 	struct nv_cmd *head, *tail;	/* deferred commands, in order */
 	cl_command_queue next_blocked;	/* in the list of queues with some */
 	unsigned int active;		/* commands running at enqueue now */
@@ -179,5 +193,226 @@ struct _cl_event {
 	cl_ulong t_queued, t_submit, t_start, t_end;
 	struct nv_event_cb *cbs;	/* in the order of registration */
 };
+
+enum nv_cmd_kind {
+	NV_CMD_NONE,			/* markers, barriers, maps */
+	NV_CMD_COPY,
+	NV_CMD_FILL,
+	NV_CMD_MIGRATE,			/* SVM pointers */
+	NV_CMD_MIGRATE_MEMS,		/* buffers */
+	NV_CMD_SVM_FREE,
+	NV_CMD_KERNEL,
+};
+
+#define NV_CMD_MEMS	2
+
+/*
+ * A command: filled by its enqueue function, then run by nv_cmd_submit()
+ * or, deferred, kept (event.c's cmd_keep() makes the pointers its own)
+ * until drain() runs it.
+ */
+struct nv_cmd {
+	cl_command_queue q;
+	enum nv_cmd_kind kind;
+	cl_command_type type;
+	bool wait_failed;
+	cl_uint nwait;
+	const cl_event *wait;
+	cl_ulong t0;
+	cl_mem mems[NV_CMD_MEMS];	/* buffers it uses */
+	union {
+		struct {
+			void *dst;
+			const void *src;
+			size_t size;
+		} copy;
+		struct {
+			void *ptr;
+			const void *pattern;
+			size_t psize, size;
+		} fill;
+		struct {
+			cl_uint n;
+			const void **ptrs;
+			const size_t *sizes;
+			const cl_mem *mems;
+			bool to_host;
+		} migrate;
+		struct {
+			cl_uint n;
+			void **ptrs;
+			void (CL_CALLBACK *fn)(cl_command_queue, cl_uint,
+					       void *[], void *);
+			void *data;
+		} free;
+		struct {
+			const struct nv_builtin *bi;
+			const struct nv_arg *args;
+			size_t items;
+		} kernel;
+	} u;
+	/* Deferred: */
+	struct nv_cmd *next;
+	cl_event ev;
+	void *own;			/* the copies of cmd_keep() */
+};
+
+/* The objects' helpers: the small ones here, the others in platform.c. */
+
+/* Set *@errcode_ret when the caller asked for it. */
+static inline void nv_set_err(cl_int *errcode_ret, cl_int err)
+{
+	if (errcode_ret)
+		*errcode_ret = err;
+}
+
+/* nv_set_err() and NULL: a failed clCreate*. */
+static inline void *nv_fail(cl_int *errcode_ret, cl_int err)
+{
+	nv_set_err(errcode_ret, err);
+	return NULL;
+}
+
+/**
+ * nv_put() - copy a query's answer out, the way every clGet*Info does
+ * @src: the answer, @n bytes
+ * @n: its size
+ * @size: the caller's buffer size
+ * @dst: the caller's buffer, or NULL for the size only
+ * @size_ret: where the size goes, or NULL
+ *
+ * Return: CL_SUCCESS, or CL_INVALID_VALUE when @size is too small.
+ */
+cl_int nv_put(const void *src, size_t n, size_t size, void *dst,
+	      size_t *size_ret);
+
+/* PUT() and PUT_STR() return from a clGet*Info with the answer. */
+#define PUT(type, v) do { type _v = (v); \
+	return nv_put(&_v, sizeof(_v), size, value, size_ret); } while (0)
+#define PUT_STR(s) return nv_put((s), strlen(s) + 1, size, value, size_ret)
+
+/* Whether @o is a live object of type @magic (a handle to check). */
+static inline bool nv_valid(const void *o, uint32_t magic)
+{
+	const struct nv_obj *obj = o;
+
+	return obj && obj->magic == magic && obj->refs > 0;
+}
+
+/* Take a reference on the object @o. */
+static inline void nv_ref(void *o)
+{
+	__atomic_add_fetch(&((struct nv_obj *)o)->refs, 1, __ATOMIC_RELAXED);
+}
+
+/* Drop a reference; true when it was the last. */
+static inline bool nv_unref(void *o)
+{
+	return __atomic_sub_fetch(&((struct nv_obj *)o)->refs, 1,
+				  __ATOMIC_ACQ_REL) == 0;
+}
+
+/* Whether @v is a multiple of 8 (EXEC's addresses and lengths). */
+static inline bool nv_aligned8(uint64_t v)
+{
+	return (v & 7) == 0;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds: the events' profiling times. */
+cl_ulong nv_now_ns(void);
+/* A new object's header: the dispatch table, @magic, one reference. */
+void nv_obj_init(void *o, uint32_t magic);
+/* Free an object (its magic cleared first: stale handles are invalid). */
+void nv_obj_free(void *o);
+/* The OpenCL error for libnvsvm's negative errno @err. */
+cl_int nv_errno_to_cl(int err);
+
+/* platform.c: the platform and devices */
+
+extern struct _cl_platform_id nv_platform;
+/* clGetDeviceIDs: the devices of @type (probed once). */
+cl_int nv_GetDeviceIDs(cl_platform_id platform, cl_device_type type,
+		       cl_uint num_entries, cl_device_id *devices,
+		       cl_uint *num_devices);
+/* CL_DEVICE_SVM_CAPABILITIES of @d. */
+cl_device_svm_capabilities nv_svm_caps(cl_device_id d);
+
+/* context.c */
+
+/*
+ * Memory for clSVMAlloc or a buffer: a window buffer, else mirrored
+ * anonymous memory; for @atomics, mirrored unless the window has them.
+ * NULL when there is none.
+ */
+void *nv_mem_alloc(cl_context ctx, size_t len, size_t align, bool atomics);
+/* Give back nv_mem_alloc()'s @p of @len bytes. */
+void nv_mem_free(cl_context ctx, void *p, size_t len);
+/* Whether @p is in @ctx's unmanaged window (a window buffer). */
+bool nv_in_window(cl_context ctx, const void *p);
+/* @ctx's device @d (its file), or NULL if @d is not one of @ctx's. */
+struct nv_ctx_dev *nv_ctx_dev(cl_context ctx, cl_device_id d);
+/*
+ * Run @n EXEC operations on @q's channel: CL_SUCCESS, or the error of a
+ * command the GPU failed (CL_OUT_OF_RESOURCES for a cancelled access).
+ */
+cl_int nv_q_exec(cl_command_queue q, struct nvsvm_op *ops, size_t n);
+/* clReleaseContext and clReleaseCommandQueue. */
+cl_int nv_ReleaseContext(cl_context ctx);
+cl_int nv_ReleaseCommandQueue(cl_command_queue q);
+
+/* event.c: the command protocol (see event.c) */
+
+/*
+ * Start the command @c on @q with the wait list @list of @n events:
+ * CL_SUCCESS, or the error of the queue or the wait list.
+ */
+cl_int nv_cmd_begin(struct nv_cmd *c, cl_command_queue q, cl_uint n,
+		    const cl_event *list);
+/*
+ * Run @c (described by the caller) now, or defer it when it has to wait;
+ * @blocking: return once it is done, with its status if that is an
+ * error. Sets *@event when @event is not NULL.
+ */
+cl_int nv_cmd_submit(struct nv_cmd *c, cl_command_type type,
+		     cl_bool blocking, cl_event *event);
+/* clReleaseEvent. */
+cl_int nv_ReleaseEvent(cl_event ev);
+
+/* memory.c: what the commands run */
+
+/* clSVMFree. */
+void nv_SVMFree(cl_context ctx, void *ptr);
+/* clReleaseMemObject. */
+cl_int nv_ReleaseMemObject(cl_mem m);
+/* Copy @size bytes from @src to @dst: the GPU's COPY, or the host's. */
+cl_int nv_gpu_copy(cl_command_queue q, void *dst, const void *src,
+		   size_t size);
+/*
+ * Fill @size bytes at @ptr with the @psize-byte @pattern: the GPU's FILL
+ * for the 8-byte aligned middle, the host for the ends or a longer pattern.
+ */
+cl_int nv_gpu_fill(cl_command_queue q, void *ptr, const void *pattern,
+		   size_t psize, size_t size);
+/* Migrate the pages of [@ptr, @ptr + @size) to VRAM, or @to_host back. */
+void nv_migrate_one(cl_command_queue q, const void *ptr, size_t size,
+		    bool to_host);
+/* The same for @n SVM pointers (size 0: to the end of its allocation). */
+void nv_migrate_svm(cl_command_queue q, cl_uint n, const void **ptrs,
+		    const size_t *sizes, bool to_host);
+
+/* program.c */
+
+/* The built-in kernels, and their names ';'-separated. */
+extern const struct nv_builtin nv_builtins[NV_NBUILTINS];
+extern const char nv_builtin_names[];
+/* Run the built-in @bi with arguments @a over @items work-items on @q. */
+cl_int nv_run_builtin(cl_command_queue q, const struct nv_builtin *bi,
+		      const struct nv_arg *a, size_t items);
+
+/* The dispatch entries of each file's calls (platform.c fills the rest). */
+void nv_context_dispatch(cl_icd_dispatch *t);
+void nv_memory_dispatch(cl_icd_dispatch *t);
+void nv_program_dispatch(cl_icd_dispatch *t);
+void nv_event_dispatch(cl_icd_dispatch *t);
 
 #endif /* _NVSVM_CL_H */
