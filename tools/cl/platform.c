@@ -49,6 +49,8 @@ static struct _cl_device_id nv_devices[NV_MAX_DEVICES];
 static cl_uint nv_ndevices;
 static pthread_once_t nv_once = PTHREAD_ONCE_INIT;
 
+/* ---- The objects' helpers (nvsvm-cl.h has the small ones) ---- */
+
 /* Copy a query's answer out, the way every clGet*Info does. */
 cl_int nv_put(const void *src, size_t n, size_t size, void *dst,
 	      size_t *size_ret)
