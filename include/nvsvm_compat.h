@@ -40,7 +40,18 @@
 	(IS_ENABLED(CONFIG_DEVICE_PRIVATE) && IS_ENABLED(CONFIG_DEVICE_MIGRATION))
 
 /*
- * 6.11, "platform: Make platform_driver::remove() return void": before it,
+ * 5.14, b756a3b5e7ea ("mm: device exclusive memory access"):
+ * make_device_exclusive_range() (make_device_exclusive() from 6.15, below)
+ * is built with CONFIG_DEVICE_PRIVATE alone (mm/rmap.c). Where it exists,
+ * a GPU atomic on system memory takes its page for exclusive device
+ * access (src/mirror.c, nvsvm_mirror_atomic()); Debian's stock kernels
+ * lack it, and atomics follow the link's coherence there.
+ */
+#define NVSVM_HAVE_DEVICE_EXCLUSIVE	IS_ENABLED(CONFIG_DEVICE_PRIVATE)
+
+/*
+ * 6.11, 0edb555a65d1 ("platform: Make platform_driver::remove() return
+ * void"): before it,
  * remove() returns int. NVSVM_PLATFORM_REMOVE(fn) sets .remove to a void
  * fn, through an int wrapper that NVSVM_DEFINE_PLATFORM_REMOVE(fn)
  * defines on older kernels.
@@ -59,7 +70,8 @@
 #endif
 
 /*
- * 6.5, "mm/gup: remove vmas parameter from get_user_pages_remote()".
+ * 6.5, ca5e863233e8 ("mm/gup: remove vmas parameter from
+ * get_user_pages_remote()").
  */
 #ifdef NVSVM_HAVE_GUP_REMOTE_NO_VMAS
 #define nvsvm_get_user_pages_remote(mm, start, n, flags, pages, locked) \
@@ -70,16 +82,17 @@
 #endif
 
 /*
- * 6.15, "mm: allow compound zone device pages": the pgmap of a ZONE_DEVICE
- * page moved from struct page to the folio, read with page_pgmap().
+ * 6.15, 82ba975e4c43 ("mm: allow compound zone device pages"): the pgmap
+ * of a ZONE_DEVICE page moved from struct page to the folio, read with
+ * page_pgmap().
  */
 #ifndef NVSVM_HAVE_PAGE_PGMAP
 #define page_pgmap(page) ((page)->pgmap)
 #endif
 
 /*
- * 6.15, "mm/rmap: convert make_device_exclusive_range() to
- * make_device_exclusive()": one page, retried inside on a lost race.
+ * 6.15, 599b684a7854 ("mm/rmap: convert make_device_exclusive_range() to
+ * make_device_exclusive()"): one page, retried inside on a lost race.
  * nvsvm_make_device_exclusive(mm, addr, owner) takes the page at @addr
  * for exclusive device access and returns it locked and referenced; NULL
  * when a race was lost (older kernels), or an ERR_PTR(). The mmap lock
@@ -101,11 +114,11 @@
 #endif
 
 /*
- * 6.15's make_device_exclusive() takes one page of a PTE-mapped large
- * folio (a THP whose PMD was split); make_device_exclusive_range() before
- * it refuses a tail page and takes a head page only with every PTE of the
- * folio. NVSVM_EXCLUSIVE_LARGE_FOLIO: a page of a large folio can be
- * taken alone.
+ * 6.15's make_device_exclusive() (599b684a7854, above) takes one page of
+ * a PTE-mapped large folio (a THP whose PMD was split);
+ * make_device_exclusive_range() before it refuses a tail page and takes a
+ * head page only with every PTE of the folio. NVSVM_EXCLUSIVE_LARGE_FOLIO:
+ * a page of a large folio can be taken alone.
  */
 #ifdef NVSVM_HAVE_MAKE_DEVICE_EXCLUSIVE
 #define NVSVM_EXCLUSIVE_LARGE_FOLIO	1
@@ -115,10 +128,10 @@
 
 /*
  * After 6.12 (7.3 has them; the exact release is not checked here),
- * "mm/zone_device: rename page_free callback to folio_free" and
- * "mm/zone_device: support large zone device private folios" (the
- * device-private THP series): dev_pagemap_ops frees a folio, and
- * zone_device_page_init() takes the pgmap and an order. nvsvm's VRAM
+ * 3a5a06554566 ("mm/zone_device: rename page_free callback to folio_free")
+ * and d245f9b4ab80 ("mm/zone_device: support large zone device private
+ * folios") (the device-private THP series): dev_pagemap_ops frees a
+ * folio, and zone_device_page_init() takes the pgmap and an order. nvsvm's VRAM
  * pages are order 0: NVSVM_PAGEMAP_FREE(fn) sets the free callback to a
  * fn(struct page *), through a folio wrapper that
  * NVSVM_DEFINE_PAGEMAP_FREE(fn) defines on newer kernels.
@@ -143,7 +156,7 @@
 #endif
 
 /*
- * 6.3 (bc292ab00f6c, "mm: introduce vma->vm_flags wrapper functions")
+ * 6.3, bc292ab00f6c ("mm: introduce vma->vm_flags wrapper functions"),
  * made vma->vm_flags read-only: changes go through vm_flags_set().
  */
 #ifdef NVSVM_HAVE_VM_FLAGS_SET
@@ -153,10 +166,11 @@
 #endif
 
 /*
- * 6.3 ("mm: return an ERR_PTR from __filemap_get_folio"): filemap_get_folio()
- * returns ERR_PTR(-ENOENT) for a page not in the page cache, where it
- * returned NULL before. nvsvm_filemap_get_folio() returns NULL for it on
- * both; the two conventions are told apart by the value, without a probe.
+ * 6.3, 66dabbb65d67 ("mm: return an ERR_PTR from __filemap_get_folio"):
+ * filemap_get_folio() returns ERR_PTR(-ENOENT) for a page not in the page
+ * cache, where it returned NULL before. nvsvm_filemap_get_folio() returns
+ * NULL for it on both; the two conventions are told apart by the value,
+ * without a probe.
  */
 #define nvsvm_filemap_get_folio(mapping, index) ({			\
 	struct folio *__nvsvm_folio = filemap_get_folio(mapping, index);\

@@ -1,59 +1,82 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal declarations of nvsvm.ko shared between its files.
+ * Internal declarations of nvsvm.ko shared between its files: the objects
+ * (device, file, area, channel) and their locks.
  *
- * Objects and their locks, outermost first: a lock is taken only with
- * none held of those below it (unplug and files_lock are never nested).
- *   nvsvm_device->unplug   (rwsem) read by every ioctl and by release;
- *                       unregister takes it for write to wait them out
- *   nvsvm_device->files_lock   the device's list of open files
- *   nvsvm_file->lock    the file's svmm pointer, channel table and changes
- *                       of its buffer table; held through AREA_INIT (whose
- *                       notifier insert may take the mmap lock for write),
- *                       BUF_ALLOC, BUF_FREE and area teardown
- *   nvsvm_pascal->lock  (src/pascal.c) a GPU's joined channels
- *   nvsvm_device->chan_lock   binds, unbinds and detaches in @chans
- *   mm's mmap lock      read: hmm_range_fault(), VMA look-ups and the
- *                       exclusive take (src/mirror.c), MIGRATE
- *                       (src/dmem.c); the mm holds it when it calls the
- *                       notifiers, which take svmm->mutex
- *   page lock           a page being migrated (src/dmem.c, the kernel's
- *                       migration, whose notifier takes svmm->mutex), the
- *                       page of a GPU atomic while it is mapped
- *   nvsvm_svmm->mutex   the svmm's GPU page tables (struct nvsvm_vmm) and
- *                       the notifier sequence check before PTE writes:
- *                       src/mirror.c (PTE writes, the notifier callback,
- *                       nvsvm_mirror_valid()), src/svmm.c (UNMAP, QUERY,
- *                       teardown) and src/buf.c (buffer PTEs in the
- *                       window); nothing else takes it
- * Spinlocks, innermost; none of them is held while another is taken:
- *   nvsvm_vmm->cache_lock      the vmm's cache of free table frames
- *   nvsvm_svmm->fault_lock     faults handed to the area's fault work
- *   nvsvm_device->inval_lock   the invalidate/replay/cancel registers
- *   nvsvm_device->chans's xa_lock   a channel's svmm pointer
- *   nvsvm_file->bufs's xa_lock   mmap(2)'s look-up of a buffer (src/buf.c),
- *                       under the mmap lock
- *   nvsvm_device->fault.lock   (irq) the fault workqueue, against the
- *                       fault interrupt
- *   nvsvm_dmem->lock    (irqsave, src/dmem.c) the VRAM page allocator
+ * THE LOCK LIST. Outermost first: a lock is taken only with none of those
+ * below it held. Each entry: what it protects; who takes it; what must
+ * not be done under it. Every function that needs one held says so with
+ * lockdep_assert_held() or mmap_assert_locked(), not in a comment.
+ *
+ * 1. nvsvm_device->unplug (rwsem)
+ *    protects: @gone. Read by every ioctl and by release; written once by
+ *    unregister, to wait out those that started before @gone.
+ *    not under it: waiting for unregister; never nested with files_lock.
+ * 2. nvsvm_device->files_lock (mutex)
+ *    protects: @files, the device's open files.
+ *    not under it: any other lock of this list.
+ * 3. nvsvm_file->lock (mutex)
+ *    protects: @svmm, @chans, and changes of @bufs. Held through
+ *    AREA_INIT (the notifier insert may take the mmap lock for write),
+ *    BUF_ALLOC, BUF_FREE and area teardown (src/file.c, src/buf.c).
+ *    not under it: waiting for a fault work or a page-in (teardown waits
+ *    for none: svmm->dead tells them).
+ * 4. nvsvm_pascal->lock (mutex, src/pascal.c)
+ *    protects: a GPU's joined channels.
+ * 5. nvsvm_device->chan_lock (mutex)
+ *    protects: binds, unbinds and detaches of @chans entries (src/chan.c).
+ *    not under it: the fault flush of an unbind (it waits for the device's
+ *    fault work; nvsvm_chan_unbind() drops chan_lock first).
+ * 6. nvsvm_device->fault.serve (rwsem, src/fault.c)
+ *    protects: @fault.off. Read by an area's fault work while it touches
+ *    the device (not during its file page-ins); written once by
+ *    unregister, to mark the device gone and wait out those touching it.
+ *    not under it: a file page-in (src/pagein.c), which may never end.
+ * 7. the mm's mmap lock (read)
+ *    taken by: hmm_range_fault(), VMA look-ups and the exclusive take
+ *    (src/mirror.c), the fault path's VMA look-up (src/pagein.c), MIGRATE
+ *    (src/dmem.c). The mm holds it when it calls the notifiers.
+ *    not under it: a file page-in's read (a FUSE server may hold it).
+ * 8. the page lock
+ *    held: on a page being migrated (src/dmem.c; the kernel's migration,
+ *    whose notifier takes svmm->mutex) and on the page of a GPU atomic
+ *    while it is mapped (src/mirror.c).
+ * 9. nvsvm_svmm->mutex
+ *    protects: @vmm (the area's GPU page tables) and the notifier sequence
+ *    check before a PTE write. Taken by src/mirror.c (PTE writes, the
+ *    notifier callback, nvsvm_mirror_valid()), src/svmm.c (UNMAP, QUERY,
+ *    teardown) and src/buf.c (buffer PTEs in the window); the vmm asserts
+ *    it (nvsvm_vmm_set_lock()).
+ *    not under it: any allocation that may enter reclaim, or a wait for
+ *    one. The notifier callback takes it, and reclaim calls the notifiers:
+ *    tables are allocated GFP_NOWAIT under it, or reserved before it
+ *    (nvsvm_vmm_reserve()). Area init primes lockdep with this
+ *    dependency, so a GFP_KERNEL allocation under it warns at once.
+ *
+ * Spinlocks, innermost; none is held while another is taken, and nothing
+ * sleeps under them:
+ *    nvsvm_vmm->cache_lock        the vmm's cache of free table frames
+ *    nvsvm_svmm->fault_lock       faults handed to the area's fault work
+ *    nvsvm_device->inval_lock     the invalidate/replay/cancel registers
+ *    nvsvm_device->chans xa_lock  a channel's svmm pointer
+ *    nvsvm_file->bufs xa_lock     mmap(2)'s look-up of a buffer
+ *                                 (src/buf.c), under the mmap lock
+ *    nvsvm_device->fault.lock     (irq) the fault workqueue, against the
+ *                                 fault interrupt
+ *    nvsvm_dmem->lock             (irqsave, src/dmem.c) the VRAM allocator
+ *    nvsvm_device->closing_lock   the areas torn down and not freed yet,
+ *                                 and the freeing of their table frames
+ *
  * Fault workers (src/fault.c): the device's work (one ordered workqueue)
- * drains the fault buffer and takes only the xa_lock, fault_lock and
- * inval_lock: it never waits for memory. Each area's work (nvsvm.ko's
- * unbound workqueue) holds nvsvm_device->fault.serve (rwsem) for read
- * while it touches the device, takes fault_lock for its pending faults
- * and the xa_lock to check their channel's area, then serves them through
- * the mirror (src/mirror.c), which takes the mmap lock and, after
- * dropping it, svmm->mutex (fault.c takes neither), and then writes the
- * invalidate, cancels and replay under inval_lock. The file pages it
- * faults in it reads first holding neither the mm nor fault.serve
- * (src/pagein.c): it may wait for such a page-in as long as it takes, and
- * only its own area's accesses wait with it; neither the process's exit
- * nor the device's unregister does.
- *   nvsvm_device->fault.serve   (rwsem, outermost of the area work's)
- *                       read: an area work outside its page-ins; write:
- *                       unregister, once, to mark the device gone
- *   nvsvm_device->closing_lock   (spinlock) the areas torn down and not
- *                       freed yet, and the freeing of their table frames
+ * drains the fault buffer and takes only the chans xa_lock, fault_lock
+ * and inval_lock: it never waits for memory. Each area's work (nvsvm.ko's
+ * unbound workqueue) holds fault.serve for read while it touches the
+ * device, and serves its faults through the mirror (src/mirror.c), which
+ * takes the mmap lock and, after dropping it, svmm->mutex (fault.c takes
+ * neither). The file pages it faults in it reads holding neither the mm
+ * nor fault.serve (src/pagein.c): it may wait for such a page-in as long
+ * as it takes, and only its own area's accesses wait with it; neither the
+ * process's exit nor the device's unregister does.
  */
 #ifndef _NVSVM_CORE_H
 #define _NVSVM_CORE_H

@@ -11,6 +11,19 @@
 
 #include <linux/types.h>
 
+/*
+ * EXPORT_SYMBOL_NVSVM_TESTS_ONLY(sym): export @sym in a test build alone
+ * (Kbuild: CONFIG_NVSVM_TEST=y defines NVSVM_TEST), as DRM's
+ * EXPORT_SYMBOL_FOR_TESTS_ONLY() does; a product build (make, DKMS)
+ * exports none of the hooks below, so no other module can call them.
+ */
+#ifdef NVSVM_TEST
+#include <linux/export.h>
+#define EXPORT_SYMBOL_NVSVM_TESTS_ONLY(sym)	EXPORT_SYMBOL_GPL(sym)
+#else
+#define EXPORT_SYMBOL_NVSVM_TESTS_ONLY(sym)
+#endif
+
 struct nvsvm_chan;
 struct nvsvm_exec;
 struct nvsvm_gpu;

@@ -133,16 +133,20 @@ static u64 nvsvm_buf_pte(void *priv, u64 addr, unsigned int shift, u64 old)
 }
 
 /*
- * Map @buf on the GPU with 4 KiB PTEs; the file's lock held, the range
- * empty (inside the window, no other buffer there). On failure what was
- * mapped is removed again.
+ * Map @buf on the GPU with 4 KiB PTEs in @nf's area @svmm; the range
+ * empty (inside the window, no other buffer there: nvsvm_buf_check() under
+ * the file's lock, still held). On failure what was mapped is removed
+ * again.
  */
-static int nvsvm_buf_gpu_map(struct nvsvm_svmm *svmm, struct nvsvm_buf *buf)
+static int nvsvm_buf_gpu_map(struct nvsvm_file *nf, struct nvsvm_svmm *svmm,
+			     struct nvsvm_buf *buf)
 {
 	struct nvsvm_buf_map_ctx ctx = { .svmm = svmm, .buf = buf };
 	u64 start = buf->addr, end = buf->addr + buf->size;
 	u64 addr, next, shadowed = 0;
 	int ret = 0;
+
+	lockdep_assert_held(&nf->lock);
 
 	for (addr = start; addr < end && !ret; addr = next) {
 		next = min(ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
@@ -176,14 +180,16 @@ static int nvsvm_buf_gpu_map(struct nvsvm_svmm *svmm, struct nvsvm_buf *buf)
 }
 
 /*
- * Can [@addr, @end) take a buffer? The file's lock held. -EINVAL without
- * an area or outside its window, -EEXIST over another buffer.
+ * Can [@addr, @end) take a buffer? -EINVAL without an area or outside its
+ * window, -EEXIST over another buffer.
  */
 static int nvsvm_buf_check(struct nvsvm_file *nf, u64 addr, u64 end)
 {
 	struct nvsvm_svmm *svmm = nf->svmm;
 	struct nvsvm_buf *other;
 	unsigned long idx;
+
+	lockdep_assert_held(&nf->lock);
 
 	if (!svmm || addr < svmm->unmanaged_start || end > svmm->unmanaged_end)
 		return -EINVAL;
@@ -245,7 +251,7 @@ long nvsvm_ioctl_buf_alloc(struct nvsvm_file *nf, void __user *uarg)
 		ret = -ENOSPC;
 	if (ret)
 		goto out_put;
-	ret = nvsvm_buf_gpu_map(svmm, buf);
+	ret = nvsvm_buf_gpu_map(nf, svmm, buf);
 	if (ret) {
 		xa_erase(&nf->bufs, handle);
 		goto out_put;
@@ -266,10 +272,11 @@ out_put:
 	return ret;
 }
 
-/* Off the GPU, out of the table; the file's lock held, its area @svmm. */
+/* Off the GPU (its file's area @svmm), out of the table. */
 static void nvsvm_buf_remove(struct nvsvm_file *nf, struct nvsvm_svmm *svmm,
 			     u32 handle, struct nvsvm_buf *buf)
 {
+	lockdep_assert_held(&nf->lock);
 	if (svmm) {
 		mutex_lock(&svmm->mutex);
 		nvsvm_mirror_unmap_locked(svmm, buf->addr,
@@ -433,6 +440,7 @@ int nvsvm_buf_mmap(struct file *file, struct vm_area_struct *vma)
 	struct nvsvm_file *nf = file->private_data;
 	struct nvsvm_buf *buf;
 
+	mmap_assert_write_locked(vma->vm_mm);
 	if (vma->vm_mm != nf->mm)
 		return -EPERM;
 	/* VM_MAYSHARE: MAP_SHARED, also of a file opened read-only. */

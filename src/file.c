@@ -50,7 +50,7 @@ static int nvsvm_open(struct inode *inode, struct file *file)
 }
 
 /*
- * The file's area goes, if it has one; nf->lock held. Every channel loses
+ * The file's area goes, if it has one. Every channel loses
  * the area first: the file's (their instance blocks point at the empty
  * directory) and those a driver joined to it (they keep walking its PD3,
  * emptied by nvsvm_svmm_fini()). The buffers in its window leave the GPU
@@ -60,6 +60,7 @@ static void nvsvm_file_area_fini(struct nvsvm_file *nf)
 {
 	struct nvsvm_svmm *svmm = nf->svmm;
 
+	lockdep_assert_held(&nf->lock);
 	if (!svmm)
 		return;
 	nf->svmm = NULL;
@@ -68,9 +69,10 @@ static void nvsvm_file_area_fini(struct nvsvm_file *nf)
 	nvsvm_svmm_fini(svmm);
 }
 
-/* The file's channels, then its area, go; nf->lock held. */
+/* The file's channels, then its area, go. */
 static void nvsvm_file_teardown(struct nvsvm_file *nf)
 {
+	lockdep_assert_held(&nf->lock);
 	nvsvm_chan_destroy_all(nf);
 	nvsvm_file_area_fini(nf);
 }

@@ -12,15 +12,10 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
+#include "nvsvm_gp100.h"
 #include "nvsvm_test.h"
 
 static DEFINE_IDA(nvsvm_ida);
-
-/* Chipsets from GP100 on have a replayable fault buffer. */
-static bool nvsvm_chipset_supported(u32 chipset)
-{
-	return chipset >= 0x130 && chipset <= 0x13b;
-}
 
 /**
  * nvsvm_gpu_register() - make a GPU available as /dev/nvsvmN
@@ -58,7 +53,7 @@ int nvsvm_gpu_register(struct nvsvm_gpu *gpu)
 	INIT_LIST_HEAD(&ndev->closing);
 
 	chipset = gp100_chipset(ndev);
-	if (!nvsvm_chipset_supported(chipset)) {
+	if (!gp100_chipset_supported(chipset)) {
 		dev_err(gpu->dev, "chipset 0x%03x is not a Pascal GPU\n",
 			chipset);
 		ret = -ENODEV;

@@ -365,11 +365,11 @@ static unsigned long nvsvm_req_idx(const struct nvsvm_range_req *req, u64 addr)
  *
  * A GPU atomic on system memory is exact against the CPU only where the
  * link makes it so (gpu->host_atomics) or where the CPU cannot touch the
- * page meanwhile. With CONFIG_DEVICE_PRIVATE the kernel has
- * make_device_exclusive(): pages are mapped with atomics disabled, and an
- * atomic fault takes the page for exclusive device access and maps it
- * with atomics enabled until the CPU touches it again
- * (nvsvm_mirror_atomic()). Without it (Debian's stock kernels), atomics
+ * page meanwhile. Where the kernel has make_device_exclusive()
+ * (NVSVM_HAVE_DEVICE_EXCLUSIVE, include/nvsvm_compat.h), pages are mapped
+ * with atomics disabled, and an atomic fault takes the page for exclusive
+ * device access and maps it with atomics enabled until the CPU touches it
+ * again (nvsvm_mirror_atomic()). Without it (Debian's stock kernels), atomics
  * follow write permission where the link is coherent for atomics, and
  * are refused (cancelled) on PCIe.
  *
@@ -377,7 +377,7 @@ static unsigned long nvsvm_req_idx(const struct nvsvm_range_req *req, u64 addr)
  */
 bool nvsvm_mirror_exclusive_atomics(void)
 {
-	return IS_ENABLED(CONFIG_DEVICE_PRIVATE);
+	return NVSVM_HAVE_DEVICE_EXCLUSIVE;
 }
 
 /**
@@ -1150,7 +1150,7 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 	return ret;
 }
 
-#if IS_ENABLED(CONFIG_DEVICE_PRIVATE)
+#if NVSVM_HAVE_DEVICE_EXCLUSIVE
 /*
  * Tries of one exclusive take before the access is left to its replay. A
  * try fails only when the mirror changed between the sequence read and the

@@ -417,7 +417,7 @@ struct nvsvm_pascal *nvsvm_pascal_test_attach(struct nvsvm_gpu *gpu)
 	np->ndev = gpu->priv;
 	return np;
 }
-EXPORT_SYMBOL_GPL(nvsvm_pascal_test_attach);
+EXPORT_SYMBOL_NVSVM_TESTS_ONLY(nvsvm_pascal_test_attach);
 
 /**
  * nvsvm_pascal_test_detach() - TEST ONLY: end nvsvm_pascal_test_attach()
@@ -436,4 +436,4 @@ void nvsvm_pascal_test_detach(struct nvsvm_pascal *np)
 	mutex_destroy(&np->lock);
 	kfree(np);
 }
-EXPORT_SYMBOL_GPL(nvsvm_pascal_test_detach);
+EXPORT_SYMBOL_NVSVM_TESTS_ONLY(nvsvm_pascal_test_detach);

@@ -7,9 +7,22 @@
  *
  * Every program is on the kernel's kselftest_harness.h: it includes it
  * before this file and gets the fixtures below (FIXTURE_FX ...) and
- * test_harness_main(). The helpers return check.h's KTAP_* results; a case
- * asserts them (ASSERT_PASS). A program that needs its own timeout defines
+ * test_harness_main(). A program that needs its own timeout defines
  * TIMEOUT_MS before including this file.
+ *
+ * One assertion style, in two layers:
+ * - a helper (here or a program's own) that checks something returns
+ *   check.h's KTAP_PASS/KTAP_FAIL (KTAP_SKIP through HELPER_SKIP) and says
+ *   why in a note: CHECK, CHK_*, KTAP_FAIL_MSG; never the harness's
+ *   ASSERT_*, so that helpers call helpers and run in children and threads;
+ * - a case asserts with the harness: ASSERT_PASS(helper(...)) (or
+ *   ASSERT_PASS_SKIP), ASSERT_SYS(call) for a call returning -1 and errno,
+ *   ASSERT_MAP(p) for a mapping, ASSERT_EQ/LE/... on values. The macros
+ *   below that open files (FX_OPEN, OPEN_DEV, OPEN_AREA, CG_ENTER) are
+ *   ASSERT_PASS of a helper.
+ * A helper that only reads a value (vgpu_stat_read(), set_param(),
+ * cg_read(), ...) returns 0 or a negative errno, as libnvsvm does, and
+ * asserts nothing.
  */
 #ifndef NVSVM_TESTS_COMMON_H
 #define NVSVM_TESTS_COMMON_H
@@ -665,17 +678,27 @@ static inline int test_device(uint32_t need_caps, char *why, size_t len)
 #define FX_NO_CHAN	(~0U)
 
 /*
- * Open the device under test into @f; with FX_AREA an area of the usual
- * window; unless @cflags is FX_NO_CHAN a channel created with @cflags.
+ * Open the device under test into *@fd; with FX_AREA an area of the usual
+ * window.
+ */
+static inline int dev_open(int *fd, int area)
+{
+	*fd = nvsvm_open(dev_index);
+	if (*fd < 0)
+		KTAP_FAIL_MSG("open /dev/nvsvm%u: %s", dev_index,
+			      strerror(-*fd));
+	if (area)
+		CHK_OK(nvsvm_area_init(*fd, WIN_ADDR, WIN_SIZE));
+	return KTAP_PASS;
+}
+
+/*
+ * Open the device under test into @f, as dev_open(); unless @cflags is
+ * FX_NO_CHAN a channel created with @cflags.
  */
 static inline int fx_open(struct fx *f, int area, uint32_t cflags)
 {
-	f->fd = nvsvm_open(dev_index);
-	if (f->fd < 0)
-		KTAP_FAIL_MSG("open /dev/nvsvm%u: %s", dev_index,
-			      strerror(-f->fd));
-	if (area)
-		CHK_OK(nvsvm_area_init(f->fd, WIN_ADDR, WIN_SIZE));
+	CHECK(dev_open(&f->fd, area));
 	if (cflags != FX_NO_CHAN)
 		CHK_OK(nvsvm_chan_create(f->fd, cflags, &f->chan));
 	return KTAP_PASS;
@@ -750,18 +773,8 @@ static inline int test_harness_main(int argc, char **argv,
  * several): @fd of device 0, with an area; FX_OPEN(f): fx_open() with an
  * area and a channel joined to it.
  */
-#define OPEN_DEV(fd) do {						\
-	fd = nvsvm_open(dev_index);					\
-	ASSERT_LE(0, fd) {						\
-		TH_LOG("open /dev/nvsvm%u: %s", dev_index,		\
-		       strerror(-fd));					\
-	}								\
-} while (0)
-
-#define OPEN_AREA(fd) do {						\
-	OPEN_DEV(fd);							\
-	ASSERT_EQ(0, nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE));		\
-} while (0)
+#define OPEN_DEV(fd)	ASSERT_PASS(dev_open(&(fd), FX_NO_AREA))
+#define OPEN_AREA(fd)	ASSERT_PASS(dev_open(&(fd), FX_AREA))
 
 #define FX_OPEN(f) ASSERT_PASS(fx_open(f, FX_AREA, NVSVM_CHAN_JOIN_AREA))
 

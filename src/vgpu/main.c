@@ -301,7 +301,7 @@ struct nvsvm_gpu *nvsvm_vgpu_test_gpu(unsigned int index)
 	mutex_unlock(&vgpus_lock);
 	return gpu;
 }
-EXPORT_SYMBOL_GPL(nvsvm_vgpu_test_gpu);
+EXPORT_SYMBOL_NVSVM_TESTS_ONLY(nvsvm_vgpu_test_gpu);
 
 static void vgpu_intr_held(struct vgpu *vgpu)
 {
@@ -325,7 +325,7 @@ void nvsvm_vgpu_test_hold_intr(struct nvsvm_gpu *gpu, bool hold)
 	if (!hold)
 		nvsvm_gpu_fault_intr(gpu);
 }
-EXPORT_SYMBOL_GPL(nvsvm_vgpu_test_hold_intr);
+EXPORT_SYMBOL_NVSVM_TESTS_ONLY(nvsvm_vgpu_test_hold_intr);
 
 /**
  * nvsvm_vgpu_test_exec() - TEST ONLY: run a program on a channel
@@ -343,7 +343,7 @@ int nvsvm_vgpu_test_exec(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
 {
 	return vgpu_exec(gpu, chan, args);
 }
-EXPORT_SYMBOL_GPL(nvsvm_vgpu_test_exec);
+EXPORT_SYMBOL_NVSVM_TESTS_ONLY(nvsvm_vgpu_test_exec);
 
 static bool vgpu_params_ok(void)
 {
