@@ -178,4 +178,15 @@
 	IS_ERR(__nvsvm_folio) ? NULL : __nvsvm_folio;			\
 })
 
+/*
+ * mmap_assert_locked() and mmap_assert_write_locked() call dump_mm() under
+ * CONFIG_DEBUG_VM, which mm/debug.c exports to modules only after 6.1
+ * (7.3 does). nvsvm_mmap_assert_locked(mm) and
+ * nvsvm_mmap_assert_write_locked(mm) assert the same through lockdep
+ * alone, on every kernel.
+ */
+#define nvsvm_mmap_assert_locked(mm)	lockdep_assert_held(&(mm)->mmap_lock)
+#define nvsvm_mmap_assert_write_locked(mm) \
+	lockdep_assert_held_write(&(mm)->mmap_lock)
+
 #endif /* _NVSVM_COMPAT_H */

@@ -6,7 +6,7 @@
  * THE LOCK LIST. Outermost first: a lock is taken only with none of those
  * below it held. Each entry: what it protects; who takes it; what must
  * not be done under it. Every function that needs one held says so with
- * lockdep_assert_held() or mmap_assert_locked(), not in a comment.
+ * lockdep_assert_held() or nvsvm_mmap_assert_locked(), not in a comment.
  *
  * 1. nvsvm_device->unplug (rwsem)
  *    protects: @gone. Read by every ioctl and by release; written once by

@@ -440,7 +440,7 @@ int nvsvm_buf_mmap(struct file *file, struct vm_area_struct *vma)
 	struct nvsvm_file *nf = file->private_data;
 	struct nvsvm_buf *buf;
 
-	mmap_assert_write_locked(vma->vm_mm);
+	nvsvm_mmap_assert_write_locked(vma->vm_mm);
 	if (vma->vm_mm != nf->mm)
 		return -EPERM;
 	/* VM_MAYSHARE: MAP_SHARED, also of a file opened read-only. */
