@@ -290,9 +290,12 @@ static inline u64 nvsvm_ns_since(u64 t0)
 /**
  * struct nvsvm_svmm - an SVM area: one mm mirrored on one GPU
  * @ndev: the GPU (a reference: an area may outlive its unregister)
- * @mm: the mirrored address space (mmgrab'd)
+ * @mm: the mirrored address space (mmgrab'd by the area, and by its
+ *	mirror for the notifiers)
  * @kref: the file holds a reference, the device's fault work one while it
- *	looks at the area, and each queueing of @fault_work one
+ *	looks at the area, each queueing of @fault_work one, and each
+ *	channel a driver joined to it; taken and dropped through src/area.c
+ *	alone
  * @notifier: interval notifiers below and above the unmanaged window
  * @unmanaged_start: the unmanaged window, never mirrored
  * @unmanaged_end: end of the window (exclusive)
@@ -311,7 +314,7 @@ static inline u64 nvsvm_ns_since(u64 t0)
  * @fault_lock: protects what the device's fault work hands over in @fault
  * @fault_work: serves the area's faults (src/fault.c)
  * @fault: the faults handed over, and the area work's batch and suspects
- * @blocks: MIGRATE's history per 2 MiB block, for thrashing (src/dmem.c)
+ * @blocks: MIGRATE's history per 2 MiB block, for thrashing (src/thrash.c)
  * @closing: in the device's list of areas torn down and not freed yet
  * @frames_gone: @vmm's table frames are freed (at the device's
  *	unregister, when the area outlives it); under the device's
@@ -418,9 +421,15 @@ unsigned long nvsvm_buf_get_unmapped_area(struct file *file,
 					  unsigned long flags);
 int nvsvm_buf_mmap(struct file *file, struct vm_area_struct *vma);
 
-/* mirror.c */
+/* area.c */
+struct nvsvm_svmm *nvsvm_svmm_create(struct nvsvm_device *ndev,
+				     struct mm_struct *mm, u64 unmanaged_start,
+				     u64 unmanaged_end);
+void nvsvm_svmm_get(struct nvsvm_svmm *svmm);
 void nvsvm_svmm_put(struct nvsvm_svmm *svmm);
 bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end);
+
+/* mirror.c */
 int nvsvm_mirror_init(struct nvsvm_svmm *svmm);
 void nvsvm_mirror_fini(struct nvsvm_svmm *svmm);
 long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,

@@ -25,7 +25,5 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 			u64 start, u64 end, bool to_vram,
 			struct xarray *blocks, u64 *moved);
-void nvsvm_dmem_blocks_forget(struct xarray *blocks, u64 start, u64 end);
-void nvsvm_dmem_blocks_free(struct xarray *blocks);
 
 #endif /* _NVSVM_DMEM_H */

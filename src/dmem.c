@@ -53,18 +53,9 @@
  * is the device's; the evicted pages keep their owner's memcg charge (the
  * kernel moves it back to the new system page).
  *
- * Thrashing. Pages the CPU and the GPU use in turn move back and forth:
- * each CPU access brings its page back, each MIGRATE takes it to VRAM
- * again. Per 2 MiB block of an area (struct nvsvm_dmem_block, in the
- * area's xarray), a MIGRATE to VRAM that moved pages of it is one move,
- * however many VMAs the block is made of; when
- * thrashing_threshold of them (UVM's default: 3) follow each other, each
- * within thrashing_lapse_usec (500) of the one before, the block is
- * thrashing: for thrashing_pin lapses (300) MIGRATE leaves it in system
- * memory, where the GPU maps it (remote access, UVM's "pin"). Nothing
- * loops: a pinned block is skipped, not retried. A munmap that touches a
- * block forgets its history (nvsvm_dmem_blocks_forget(), from the
- * mirror's notifier), so what is mapped there later starts afresh.
+ * Thrashing: MIGRATE to VRAM asks src/thrash.c whether a 2 MiB block is
+ * pinned in system memory before it moves pages of it, and tells it each
+ * block it moved, once per call (nvsvm_dmem_count_move()).
  *
  * Locking: dmem->lock (a spinlock, taken with interrupts off since pages
  * can be freed from any context) protects the bitmap and its first-fit
@@ -79,8 +70,6 @@
 #include <linux/hmm.h>
 #include <linux/ioport.h>
 #include <linux/memremap.h>
-#include <linux/moduleparam.h>
-#include <linux/overflow.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/percpu-refcount.h>
@@ -92,23 +81,7 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
-
-static bool thrashing_enable = true;
-module_param(thrashing_enable, bool, 0644);
-MODULE_PARM_DESC(thrashing_enable,
-		 "detect blocks moving back and forth between VRAM and system memory, and keep them in system memory (default 1)");
-static unsigned int thrashing_threshold = 3;
-module_param(thrashing_threshold, uint, 0644);
-MODULE_PARM_DESC(thrashing_threshold,
-		 "moves of a 2 MiB block to VRAM, each within the lapse of the one before, that make it thrashing (default 3, as UVM)");
-static unsigned int thrashing_lapse_usec = 500;
-module_param(thrashing_lapse_usec, uint, 0644);
-MODULE_PARM_DESC(thrashing_lapse_usec,
-		 "longest time between two such moves, in microseconds (default 500, as UVM)");
-static unsigned int thrashing_pin = 300;
-module_param(thrashing_pin, uint, 0644);
-MODULE_PARM_DESC(thrashing_pin,
-		 "how long a thrashing block stays in system memory, in lapses (default 300, as UVM)");
+#include "nvsvm_thrash.h"
 
 /* Pages per migrate_vma_setup() call: one leaf table's span. */
 #define NVSVM_DMEM_CHUNK	NVSVM_RANGE_MAX_PAGES
@@ -152,20 +125,6 @@ struct nvsvm_dmem {
 struct nvsvm_dmem_chunk {
 	unsigned long last_use;
 	unsigned long tried;
-};
-
-/**
- * struct nvsvm_dmem_block - migration history of a 2 MiB block of an area
- * @last: time of its last move to VRAM (ktime_get_ns())
- * @pinned_until: it stays in system memory until then
- * @moves: moves to VRAM in a row, each within the lapse of the one before
- *
- * In the area's xarray (index: address / 2 MiB), under its xa_lock.
- */
-struct nvsvm_dmem_block {
-	u64 last;
-	u64 pinned_until;
-	unsigned int moves;
 };
 
 static struct nvsvm_dmem *nvsvm_page_dmem(struct page *page)
@@ -664,107 +623,6 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 	return moved ? -EBUSY : 0;
 }
 
-/* Is the block at @addr pinned in system memory at @now? */
-static bool nvsvm_dmem_pinned(struct xarray *blocks, u64 addr, u64 now)
-{
-	struct nvsvm_dmem_block *b;
-	bool pinned;
-
-	xa_lock(blocks);
-	b = xa_load(blocks, addr / NVSVM_RANGE_MAX_BYTES);
-	pinned = b && now < b->pinned_until;
-	xa_unlock(blocks);
-	return pinned;
-}
-
-/*
- * The block at @addr moved to VRAM at @now: is it thrashing now? Then it
- * is pinned in system memory (and true is returned). Its history is made
- * here if need be; without memory for it, nothing is tracked.
- */
-static bool nvsvm_dmem_moved_block(struct xarray *blocks, u64 addr, u64 now)
-{
-	u64 lapse = (u64)READ_ONCE(thrashing_lapse_usec) * NSEC_PER_USEC, pin;
-	unsigned long idx = addr / NVSVM_RANGE_MAX_BYTES;
-	struct nvsvm_dmem_block *b, *new = NULL;
-	bool thrashing = false;
-
-	if (check_mul_overflow(lapse, (u64)READ_ONCE(thrashing_pin), &pin) ||
-	    check_add_overflow(now, pin, &pin))
-		pin = U64_MAX;
-	if (!xa_load(blocks, idx)) {
-		new = kzalloc(sizeof(*new), NVSVM_GFP_USER);
-		if (!new)
-			return false;
-	}
-	xa_lock(blocks);
-	b = xa_load(blocks, idx);
-	if (!b && new) {
-		/* Nodes for the new slot, without sleeping. */
-		if (xa_err(__xa_store(blocks, idx, new, GFP_NOWAIT |
-				      __GFP_ACCOUNT | __GFP_NOWARN)))
-			goto out;
-		b = new;
-		new = NULL;
-	}
-	if (!b)
-		goto out;
-	if (b->moves && now - b->last <= lapse)
-		b->moves++;
-	else
-		b->moves = 1;
-	b->last = now;
-	if (b->moves >= READ_ONCE(thrashing_threshold)) {
-		b->moves = 0;
-		b->pinned_until = pin;
-		thrashing = true;
-	}
-out:
-	xa_unlock(blocks);
-	kfree(new);
-	return thrashing;
-}
-
-/**
- * nvsvm_dmem_blocks_forget() - drop the history of unmapped blocks
- * @blocks: an area's migration history (see nvsvm_dmem_migrate())
- * @start: first unmapped address
- * @end: end of the unmapped range, exclusive, above @start
- *
- * Every 2 MiB block that [@start, @end) touches loses its history, as UVM
- * drops a VA block's at munmap: memory mapped there later starts afresh
- * instead of inheriting a pin. Does not sleep (the notifier of the OOM
- * reaper calls it); the history is only ever used under the xarray's lock,
- * so a migration running beside it just starts the block's count again.
- */
-void nvsvm_dmem_blocks_forget(struct xarray *blocks, u64 start, u64 end)
-{
-	XA_STATE(xas, blocks, start / NVSVM_RANGE_MAX_BYTES);
-	struct nvsvm_dmem_block *b;
-
-	xas_lock(&xas);
-	xas_for_each(&xas, b, (end - 1) / NVSVM_RANGE_MAX_BYTES) {
-		xas_store(&xas, NULL);
-		kfree(b);
-	}
-	xas_unlock(&xas);
-}
-
-/**
- * nvsvm_dmem_blocks_free() - free an area's migration history
- * @blocks: the xarray nvsvm_dmem_migrate() kept it in; no migration of the
- *	area runs
- */
-void nvsvm_dmem_blocks_free(struct xarray *blocks)
-{
-	struct nvsvm_dmem_block *b;
-	unsigned long idx;
-
-	xa_for_each(blocks, idx, b)
-		kfree(b);
-	xa_destroy(blocks);
-}
-
 /*
  * Count the move of this call into the block at *@pending, if any (a move
  * to VRAM that moved pages of it), and clear *@pending. Once per block per
@@ -777,7 +635,7 @@ static void nvsvm_dmem_count_move(struct nvsvm_device *ndev,
 {
 	if (*pending == U64_MAX)
 		return;
-	if (nvsvm_dmem_moved_block(blocks, *pending, ktime_get_ns()))
+	if (nvsvm_thrash_moved(blocks, *pending, ktime_get_ns()))
 		nvsvm_stat_add(ndev, NVSVM_STAT_THRASHING, 1);
 	*pending = U64_MAX;
 }
@@ -795,7 +653,7 @@ static void nvsvm_dmem_count_move(struct nvsvm_device *ndev,
  * Best effort: holes, pages that cannot move (file-backed, pinned, locked
  * elsewhere) and what does not fit in VRAM, even after evicting the VRAM
  * chunks used least recently, stay where they are; so do the blocks found
- * thrashing (see the top of the file); a block counts one move per call,
+ * thrashing (src/thrash.c); a block counts one move per call,
  * after its last piece. Takes the mmap lock for read, one VMA chunk at a
  * time.
  *
@@ -805,7 +663,7 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 			u64 start, u64 end, bool to_vram,
 			struct xarray *blocks, u64 *moved)
 {
-	bool track = to_vram && READ_ONCE(thrashing_enable);
+	bool track = to_vram && nvsvm_thrash_enabled();
 	struct nvsvm_dmem *dmem = ndev->dmem;
 	/* The block whose move is still to be counted, or U64_MAX. */
 	u64 addr, pending = U64_MAX;
@@ -846,7 +704,7 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 			    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
 			    NVSVM_RANGE_MAX_BYTES);
 		/* A pinned block is skipped whole: one skip, all its VMAs. */
-		if (track && nvsvm_dmem_pinned(blocks, addr, ktime_get_ns())) {
+		if (track && nvsvm_thrash_pinned(blocks, addr, ktime_get_ns())) {
 			mmap_read_unlock(mm);
 			nvsvm_stat_add(ndev, NVSVM_STAT_THRASH_SKIPS, 1);
 			addr = min(end, ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +

@@ -36,7 +36,6 @@
 #include <linux/hmm.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -44,6 +43,7 @@
 #include "nvsvm_core.h"
 #include "nvsvm_gp100.h"
 #include "nvsvm_pagein.h"
+#include "nvsvm_prefetch.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
@@ -110,22 +110,11 @@ static struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev,
 		svmm = chan->svmm;
 		*pdb = chan->pdb;
 		if (svmm)
-			kref_get(&svmm->kref);
+			nvsvm_svmm_get(svmm);
 	}
 	xa_unlock(&ndev->chans);
 	return svmm;
 }
-
-/*
- * Density prefetch (the policy of NVIDIA UVM's fault path): a fault's range
- * grows to the largest aligned power-of-two region of its 2 MiB block, of 2
- * to 512 pages around a faulted page, in which more than this percentage
- * of the pages is faulted in this batch or already mapped on the GPU.
- */
-static unsigned int prefetch_threshold = 51;
-module_param(prefetch_threshold, uint, 0644);
-MODULE_PARM_DESC(prefetch_threshold,
-		 "prefetch a region around a fault when more than this percentage of it is faulted or mapped (1-100, default 51; 0 = off)");
 
 /**
  * struct nvsvm_fault_entry - one fault of a batch and what serving it found
@@ -291,30 +280,8 @@ static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
 }
 
 /*
- * Grow [req->start, req->end) of @block by density (see
- * prefetch_threshold). The growth stays inside the managed part of the
- * block on the faults' side of the unmanaged window (one notifier covers
- * the whole range; nothing is mapped in the window, where no notifier
- * would ever unmap it), below the area's limit, and inside the readable
- * VMAs of the first and last fault. The pages it adds ask nothing of the
- * CPU (a snapshot): each the CPU maps is mapped as the CPU maps it (hmm
- * reports write where the CPU PTE is writable), so a prefetch never
- * breaks copy-on-write, dirties a shared file page or replaces the zero
- * page; only the faults' own pages are faulted for writing. After the
- * snapshot, nvsvm_mirror_fill() faults in those the CPU has nothing for:
- * around a write (req->fill_write), for writing, only where that gives a
- * fresh zeroed page and nothing else (a private anonymous writable VMA),
- * as a first CPU write there would; around reads, for reading (a page the
- * CPU never touched maps the zero page). It leaves what the CPU or
- * another device holds: swap, migration, device-private and
- * device-exclusive entries (issue 32: a write fault of a swapped page
- * broke its copy-on-write; a read fault revoked another GPU's atomic or
- * moved its page out of its VRAM). A first-touch write storm then takes
- * about one fault per doubling, not one per page, and never maps the zero
- * page read-only ahead of its writes (each write would replace it through
- * an invalidate).
- * If hmm still fails on the range, the caller serves the faults alone, so
- * a prefetch never cancels anything.
+ * Grow [req->start, req->end) of @block by density, within what the
+ * mirror allows, and set the pages to fill (src/prefetch.c).
  *
  * Return: true when the range grew.
  */
@@ -322,69 +289,28 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 				 struct nvsvm_fault_batch *b, u64 block,
 				 struct nvsvm_range_req *req)
 {
-	unsigned int thr = READ_ONCE(prefetch_threshold);
-	unsigned long lo = ULONG_MAX, hi = 0, i;
-	unsigned int order;
-	u64 glo, ghi;
+	unsigned int thr = nvsvm_prefetch_threshold();
+	u64 glo = req->start, ghi = req->end;
 
-	if (!thr || thr > 100)
+	if (!thr)
 		return false;
 	nvsvm_mirror_valid(svmm, block, b->valid);
-	b->dense[0] = 0;
-	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++)
-		b->dense[i + 1] = b->dense[i] +
-				  (b->req[i] || test_bit(i, b->valid));
-
-	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
-		if (!b->req[i])
-			continue;
-		if (b->req[i] & HMM_PFN_REQ_WRITE)
-			req->fill_write = true;
-		for (order = ilog2(NVSVM_RANGE_MAX_PAGES); order > 0; order--) {
-			unsigned long n = 1UL << order, r = ALIGN_DOWN(i, n);
-
-			if ((b->dense[r + n] - b->dense[r]) * 100UL > thr * n) {
-				lo = min(lo, r);
-				hi = max(hi, r + n);
-				break;
-			}
-		}
-	}
-	if (hi <= lo)
+	if (!nvsvm_prefetch_region(thr, block, b->req, b->valid, b->dense,
+				   &glo, &ghi, &req->fill_write))
 		return false;
-	/* The faults lie on one side of the window (nvsvm_fault_inst()). */
-	glo = min_t(u64, block + (lo << PAGE_SHIFT), req->start);
-	ghi = max_t(u64, block + (hi << PAGE_SHIFT), req->end);
 	nvsvm_mirror_bounds(svmm, req->start, req->end, &glo, &ghi);
 	if (glo >= req->start && ghi <= req->end)
 		return false;
-
-	/*
-	 * The pages added ask nothing (a snapshot); those not valid on the
-	 * GPU may be filled. Valid ones are only snapshotted: that keeps them,
-	 * where a fault would revoke a page our GPU atomic holds exclusively.
-	 */
-	for (i = (glo - block) >> PAGE_SHIFT; i < (ghi - block) >> PAGE_SHIFT;
-	     i++)
-		if (!b->req[i] && b->dense[i + 1] == b->dense[i])
-			__set_bit(i, b->fill);
+	nvsvm_prefetch_fill_set(block, b->req, b->dense, glo, ghi, b->fill);
 	req->start = glo;
 	req->end = ghi;
 	return true;
 }
 
 /*
- * Fault in and map req->start..req->end of b->req's block. When a page
- * needs a fault, hmm_range_fault() faults it and every page after it to
- * the end of its walk step (up to the range's end) with that page's
- * flags, whatever those pages asked: one page asked for writing would
- * write-fault the pages after it (breaking their copy-on-write, dirtying
- * shared file pages, replacing the zero page), and any fault would fault
- * the pages not asked again (taking back a page a GPU atomic holds
- * exclusively). So the range is served in spans of pages that all ask the
- * same. A span grows to a THP's whole block (req->grow_thp) only if it
- * asks for writing or no page of the range does. On return, req covers
- * the range again, with the pages mapped by all spans.
+ * Fault in and map req->start..req->end of b->req's block, in spans of
+ * pages that all ask the same (nvsvm_prefetch_span()). On return, req
+ * covers the range again, with the pages mapped by all spans.
  *
  * Return: 0 or the first span's error (the spans after it are not served).
  */
@@ -395,18 +321,15 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 	u64 start = req->start, end = req->end, mapped = 0;
 	unsigned long i = (start - req->base) >> PAGE_SHIFT;
 	unsigned long n = (end - req->base) >> PAGE_SHIFT, j, k;
-	bool thp = req->grow_thp, writes = false;
+	bool thp = req->grow_thp;
+	bool writes = nvsvm_prefetch_writes(b->req, i, n);
 	int ret = 0;
 
-	for (j = i; j < n && !writes; j++)
-		writes = b->req[j] & HMM_PFN_REQ_WRITE;
 	while (i < n && !ret) {
-		for (j = i + 1; j < n && b->req[j] == b->req[i]; j++)
-			;
+		j = nvsvm_prefetch_span(b->req, i, n, thp, writes,
+					&req->grow_thp);
 		req->start = req->base + (i << PAGE_SHIFT);
 		req->end = req->base + (j << PAGE_SHIFT);
-		req->grow_thp = thp && (!writes ||
-					(b->req[i] & HMM_PFN_REQ_WRITE));
 		ret = nvsvm_mirror_range(svmm, req);
 		b->changed |= req->changed;
 		if (!ret)
@@ -1268,7 +1191,7 @@ void nvsvm_fault_fini(struct nvsvm_device *ndev)
  *
  * @svmm->fault is one kvzalloc()ed block with nothing to undo but its
  * allocation: the area frees it with kvfree() at its last reference
- * (nvsvm_svmm_put(), src/mirror.c), so no lower layer calls back here.
+ * (nvsvm_svmm_put(), src/area.c), so no lower layer calls back here.
  *
  * Return: 0 or -ENOMEM.
  */

@@ -13,7 +13,6 @@
 #include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/hmm.h>
-#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
@@ -25,7 +24,9 @@
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
 #include "nvsvm_mirror.h"
+#include "nvsvm_prefetch.h"
 #include "nvsvm_test.h"
+#include "nvsvm_thrash.h"
 
 static struct nvsvm_svmm *nvsvm_notifier_svmm(struct mmu_interval_notifier *mni)
 {
@@ -170,7 +171,7 @@ static bool nvsvm_mirror_invalidate(struct mmu_interval_notifier *mni,
 	if (nvsvm_mirror_event_ignored(svmm, range))
 		return true;
 	if (range->event == MMU_NOTIFY_UNMAP)
-		nvsvm_dmem_blocks_forget(&svmm->blocks, start, end);
+		nvsvm_thrash_forget(&svmm->blocks, start, end);
 	atomic_inc(&svmm->changes);
 	if (mmu_notifier_range_blockable(range))
 		mutex_lock(&svmm->mutex);
@@ -187,53 +188,6 @@ static bool nvsvm_mirror_invalidate(struct mmu_interval_notifier *mni,
 static const struct mmu_interval_notifier_ops nvsvm_mirror_ops = {
 	.invalidate = nvsvm_mirror_invalidate,
 };
-
-static void nvsvm_svmm_release(struct kref *kref)
-{
-	struct nvsvm_svmm *svmm = container_of(kref, typeof(*svmm), kref);
-	struct nvsvm_device *ndev = svmm->ndev;
-
-	/* Unless the unregister freed them: nvsvm_svmm_unplug_all(). */
-	spin_lock(&ndev->closing_lock);
-	if (!svmm->frames_gone)
-		nvsvm_vmm_fini(&svmm->vmm);
-	list_del(&svmm->closing);
-	spin_unlock(&ndev->closing_lock);
-	/* The fault path's share: one block, see nvsvm_fault_svmm_init(). */
-	kvfree(svmm->fault);
-	nvsvm_dmem_blocks_free(&svmm->blocks);
-	mmdrop(svmm->mm);
-	/* Its memory is back: nvsvm_svmm_fini() counted it closing. */
-	if (svmm->dead)
-		nvsvm_stat_add(ndev, NVSVM_STAT_AREAS_CLOSING, -1);
-	kfree(svmm);
-	nvsvm_device_put(ndev);
-}
-
-/**
- * nvsvm_svmm_put() - drop a reference on an area
- * @svmm: area
- */
-void nvsvm_svmm_put(struct nvsvm_svmm *svmm)
-{
-	kref_put(&svmm->kref, nvsvm_svmm_release);
-}
-
-/**
- * nvsvm_svmm_managed() - is [start, end) mirrored?
- * @svmm: area
- * @start: first address
- * @end: end, exclusive, above @start
- *
- * Return: true when the range is below the mirror's limit and does not
- * touch the unmanaged window.
- */
-bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end)
-{
-	if (end > svmm->limit)
-		return false;
-	return end <= svmm->unmanaged_start || start >= svmm->unmanaged_end;
-}
 
 /**
  * nvsvm_mirror_valid() - which pages of a 2 MiB block are valid on the GPU
@@ -295,7 +249,11 @@ void nvsvm_mirror_bounds(struct nvsvm_svmm *svmm, u64 start, u64 end,
  * nvsvm_mirror_init() - start mirroring an area's address space
  * @svmm: area with its window and limit set
  *
- * Return: 0 or an errno from the notifier registration.
+ * The mirror holds its own reference on the mm (mmgrab()) for its
+ * notifiers, dropped by nvsvm_mirror_fini().
+ *
+ * Return: 0 or an errno from the notifier registration (then nothing is
+ * left to undo).
  */
 int nvsvm_mirror_init(struct nvsvm_svmm *svmm)
 {
@@ -303,6 +261,7 @@ int nvsvm_mirror_init(struct nvsvm_svmm *svmm)
 	const u64 end[2] = { svmm->unmanaged_start, svmm->limit };
 	int i, ret;
 
+	mmgrab(svmm->mm);
 	for (i = 0; i < 2; i++) {
 		struct nvsvm_mirror_notifier *n = &svmm->notifier[i];
 
@@ -325,9 +284,10 @@ err_remove:
 
 /**
  * nvsvm_mirror_fini() - stop mirroring
- * @svmm: area, marked dead
+ * @svmm: area, marked dead, whose nvsvm_mirror_init() succeeded; once
  *
- * Waits for invalidations in progress.
+ * Waits for invalidations in progress, then drops the mirror's reference
+ * on the mm.
  */
 void nvsvm_mirror_fini(struct nvsvm_svmm *svmm)
 {
@@ -338,6 +298,7 @@ void nvsvm_mirror_fini(struct nvsvm_svmm *svmm)
 			mmu_interval_notifier_remove(&svmm->notifier[i].mni);
 		svmm->notifier[i].inserted = false;
 	}
+	mmdrop(svmm->mm);
 }
 
 /* The notifier that covers [start, end), which must not cross the window. */
@@ -713,31 +674,6 @@ static int nvsvm_mirror_write(struct nvsvm_svmm *svmm,
 }
 
 /*
- * After hmm_range_fault(): does the CPU map a THP in @req's block that the
- * range does not cover whole? Then grow the range to the block.
- */
-static bool nvsvm_mirror_grow(struct nvsvm_range_req *req)
-{
-	u64 block = ALIGN_DOWN(req->start, SZ_2M);
-	u64 addr;
-
-	if (!req->grow_thp || (req->start == block &&
-			       req->end == block + SZ_2M))
-		return false;
-	for (addr = req->start; addr < req->end; addr += PAGE_SIZE) {
-		unsigned long hpfn = req->pfns[nvsvm_req_idx(req, addr)];
-
-		if ((hpfn & HMM_PFN_VALID) &&
-		    hmm_pfn_to_map_order(hpfn) >= 21 - PAGE_SHIFT) {
-			req->start = block;
-			req->end = block + SZ_2M;
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
  * A page missing in a VMA that userfaultfd watches would be a userfault.
  * hmm_range_fault() faults without FAULT_FLAG_ALLOW_RETRY, so the
  * userfault would fail anyway (SIGBUS, after a warning on DEBUG_VM
@@ -776,28 +712,6 @@ static int nvsvm_mirror_uffd_check(struct nvsvm_range_req *req,
 	}
 	return 0;
 }
-
-/*
- * May a write fault at @addr of @vma give a page the CPU never had, and
- * nothing else? Only in a private anonymous writable VMA: there a write
- * to a missing page allocates a zeroed page of the process, as the CPU's
- * own first write would. In a file mapping it would make a private copy
- * of a file page (or dirty a shared one); a VMA userfaultfd watches is
- * never faulted at all (nvsvm_mirror_uffd()).
- */
-static bool nvsvm_mirror_fillable(struct vm_area_struct *vma, u64 addr)
-{
-	return vma && addr >= vma->vm_start && addr < vma->vm_end &&
-	       vma_is_anonymous(vma) && (vma->vm_flags & VM_WRITE) &&
-	       !(vma->vm_flags & VM_SHARED) && !userfaultfd_armed(vma);
-}
-
-/* What the CPU's page table holds at an address (nvsvm_mirror_cpu_pte()). */
-enum nvsvm_cpu_pte {
-	NVSVM_CPU_NONE,		/* nothing: no table, or an empty entry */
-	NVSVM_CPU_PRESENT,	/* a present entry (a page, a THP, the zero page) */
-	NVSVM_CPU_OTHER,	/* anything else */
-};
 
 /*
  * What the CPU's page table holds at @addr of @mm, read without faulting
@@ -866,58 +780,26 @@ static enum nvsvm_cpu_pte nvsvm_mirror_cpu_pte(struct mm_struct *mm,
 
 /*
  * Does nvsvm_mirror_fill() fault in page @i of @req? Only a page of
- * req->fill the snapshot found not valid, inside a VMA (*@vma caches the
- * look-up) where the fault is safe: around a write (req->fill_write), one
- * where the CPU has nothing at all, in a VMA nvsvm_mirror_fillable();
- * around a read, one where it has nothing or a present page it did not
- * grant (a NUMA hinting entry), in a readable VMA. Never a swap entry (a
- * write fault would break its copy-on-write, a read would be I/O and
- * memory for a page reclaim chose and nobody asked for), a migration
- * entry, another device's device-private page (it would migrate back from
- * its VRAM) or a device-exclusive entry (it would revoke another device's
- * atomic access): those are left as they are, unmapped on the GPU.
+ * req->fill the snapshot found not valid, where the prefetch policy
+ * allows it for the VMA (*@vma caches the look-up) and for what the CPU's
+ * page table holds there (nvsvm_prefetch_fill_vma(),
+ * nvsvm_prefetch_fill_pte()).
  */
 static bool nvsvm_mirror_fill_page(struct mm_struct *mm,
 				   const struct nvsvm_range_req *req,
 				   unsigned long i, struct vm_area_struct **vma)
 {
 	u64 addr = req->base + (i << PAGE_SHIFT);
-	enum nvsvm_cpu_pte pte;
 
 	if (!test_bit(i, req->fill) ||
 	    (req->pfns[i] & (HMM_PFN_VALID | HMM_PFN_ERROR)))
 		return false;
 	if (!*vma || addr < (*vma)->vm_start || addr >= (*vma)->vm_end)
 		*vma = vma_lookup(mm, addr);
-	if (req->fill_write ? !nvsvm_mirror_fillable(*vma, addr) :
-	    !*vma || !((*vma)->vm_flags & VM_READ))
+	if (!nvsvm_prefetch_fill_vma(*vma, addr, req->fill_write))
 		return false;
-	pte = nvsvm_mirror_cpu_pte(mm, addr);
-	return pte == NVSVM_CPU_NONE ||
-	       (!req->fill_write && pte == NVSVM_CPU_PRESENT);
-}
-
-/*
- * Room for @pages more pages of @mm, well clear of every limit? Filled
- * pages are a prefetch: one that brought a memory cgroup (or the system)
- * to reclaim or to an OOM kill for pages nobody asked for would be a
- * regression, so a fill needs its size twice over plus a 2 MiB block of
- * headroom below memory.max of the mm's group and each ancestor, and
- * twice its size plus 1/64 of RAM available in the system.
- */
-static bool nvsvm_mirror_fill_room(struct mm_struct *mm, unsigned long pages)
-{
-	bool room = si_mem_available() >= 2 * pages + (totalram_pages() >> 6);
-#ifdef CONFIG_MEMCG
-	unsigned long want = 2 * pages + (SZ_2M >> PAGE_SHIFT);
-	struct mem_cgroup *memcg = get_mem_cgroup_from_mm(mm), *m;
-
-	for (m = memcg; m && room; m = parent_mem_cgroup(m))
-		room = page_counter_read(&m->memory) + want <=
-		       READ_ONCE(m->memory.max);
-	mem_cgroup_put(memcg);
-#endif
-	return room;
+	return nvsvm_prefetch_fill_pte(nvsvm_mirror_cpu_pte(mm, addr),
+				       req->fill_write);
 }
 
 /*
@@ -934,7 +816,7 @@ static bool nvsvm_mirror_fill_room(struct mm_struct *mm, unsigned long pages)
  * lock held since the snapshot keeps the VMAs. A page the CPU maps in
  * between (a read maps the zero page) is replaced by a zeroed page of its
  * own, which reads the same. A write run without room
- * (nvsvm_mirror_fill_room()) or a run that cannot be had (a file's end) is
+ * (nvsvm_prefetch_fill_room()) or a run that cannot be had (a file's end) is
  * left unmapped on the GPU: it was only a prefetch.
  *
  * Return: 0 or -EBUSY.
@@ -958,7 +840,7 @@ static int nvsvm_mirror_fill(struct mm_struct *mm, struct nvsvm_range_req *req,
 			continue;
 		while (j < last && nvsvm_mirror_fill_page(mm, req, j, &vma))
 			j++;
-		if (req->fill_write && !nvsvm_mirror_fill_room(mm, j - i))
+		if (req->fill_write && !nvsvm_prefetch_fill_room(mm, j - i))
 			continue;
 		run.start = req->base + (i << PAGE_SHIFT);
 		run.end = req->base + (j << PAGE_SHIFT);
@@ -1035,7 +917,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 			continue;
 		if (ret)
 			return ret;
-		if (nvsvm_mirror_grow(req))
+		if (nvsvm_prefetch_thp(req))
 			continue;
 		/* Nothing outside a test build (include/nvsvm_test.h). */
 		timeout += nvsvm_test_park(svmm->mm, req->start, req->end);
@@ -1262,7 +1144,7 @@ static int nvsvm_mirror_atomic_vram(struct nvsvm_svmm *svmm, u64 addr)
 	xa_init(&history);
 	ret = nvsvm_dmem_migrate(svmm->ndev, svmm->mm, addr, addr + PAGE_SIZE,
 				 true, &history, &moved);
-	nvsvm_dmem_blocks_free(&history);
+	nvsvm_thrash_free(&history);
 	if (ret)
 		return ret;
 	if (!moved)

@@ -325,7 +325,7 @@ int nvsvm_pascal_join(struct nvsvm_pascal *np, int fd, u64 inst,
 	gp100_inst_words(nvsvm_vmm_pdb(&svmm->vmm), true, &iw);
 	words.pdb = iw.pdb;
 	words.limit = iw.limit;
-	kref_get(&svmm->kref);
+	nvsvm_svmm_get(svmm);
 	kref_init(&j->chan.kref);
 	j->chan.ndev = ndev;
 	j->chan.pub.gpu = ndev->gpu;

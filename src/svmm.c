@@ -5,7 +5,6 @@
  * MAP/UNMAP/QUERY/MIGRATE ioctls over it.
  */
 #include <linux/mm.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -32,34 +31,14 @@ long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg)
 	    end > NVSVM_UNMANAGED_LIMIT)
 		return -EINVAL;
 
-	svmm = kzalloc(sizeof(*svmm), NVSVM_GFP_USER);
-	if (!svmm)
-		return -ENOMEM;
-	svmm->ndev = nf->ndev;
-	svmm->mm = nf->mm;
-	mmgrab(svmm->mm);
-	kref_init(&svmm->kref);
-	mutex_init(&svmm->mutex);
-	xa_init(&svmm->blocks);
-	svmm->unmanaged_start = args.unmanaged_addr;
-	svmm->unmanaged_end = end;
-	svmm->limit = min_t(u64, svmm->mm->task_size, BIT_ULL(49));
-	/* Tables are charged to the opener's memory cgroup, see vmm.c. */
+	svmm = nvsvm_svmm_create(nf->ndev, nf->mm, args.unmanaged_addr, end);
+	if (IS_ERR(svmm))
+		return PTR_ERR(svmm);
 	ret = nvsvm_fault_svmm_init(svmm);
-	if (!ret) {
-		ret = nvsvm_vmm_init(&svmm->vmm, nf->ndev->gpu->dev,
-				     &gp100_vmm_desc, svmm->mm,
-				     &nf->ndev->stats[NVSVM_STAT_PT_BYTES]);
-		if (ret)
-			kvfree(svmm->fault);
-	}
 	if (ret) {
-		mmdrop(svmm->mm);
-		kfree(svmm);
+		nvsvm_svmm_put(svmm);
 		return ret;
 	}
-	INIT_LIST_HEAD(&svmm->closing);
-	kref_get(&nf->ndev->kref);	/* put by nvsvm_svmm_release() */
 
 	mutex_lock(&nf->lock);
 	if (nf->svmm) {
@@ -158,7 +137,7 @@ long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
 	mutex_lock(&nf->lock);
 	svmm = nf->svmm;
 	if (svmm)
-		kref_get(&svmm->kref);
+		nvsvm_svmm_get(svmm);
 	mutex_unlock(&nf->lock);
 	if (!svmm)
 		return -EINVAL;
