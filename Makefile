@@ -84,6 +84,7 @@ deps:
 
 style:
 	@tools/scripts/style.sh
+	@tools/scripts/layers.sh --self-test
 
 sparse:
 	@tools/scripts/build-modules.sh "$(KDIR)" build/sparse C=2 \
@@ -136,7 +137,7 @@ help:
 	@echo "module-install    install into /lib/modules/$(KVER) and run depmod"
 	@echo "dkms-install      copy the sources to /usr/src/nvsvm-$(VERSION) and dkms add"
 	@echo "deps              install the Debian packages everything needs (root)"
-	@echo "style             checkpatch.pl --strict on src/ include/ uapi/"
+	@echo "style             checkpatch.pl --strict on src/ include/ uapi/, and the layering check"
 	@echo "sparse            sparse (C=2) with zero warnings"
 	@echo "tests             build the test programs into build/tests/"
 	@echo "debug-kernel      build (or reuse) the cached debug kernel"

@@ -82,6 +82,7 @@
 #define _NVSVM_CORE_H
 
 #include <linux/atomic.h>
+#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -91,12 +92,12 @@
 #include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <linux/sched/clock.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "nvsvm_gpu.h"
-#include "nvsvm_mirror.h"
 #include "nvsvm_vmm.h"
 #include "uapi/nvsvm.h"
 
@@ -178,6 +179,65 @@ struct nvsvm_fault {
 	u8 access;
 	u8 type;
 	bool hub;
+};
+
+/* A range served at once: at most one leaf table's span. */
+#define NVSVM_RANGE_MAX_BYTES	SZ_2M
+#define NVSVM_RANGE_MAX_PAGES	(NVSVM_RANGE_MAX_BYTES >> PAGE_SHIFT)
+
+/**
+ * struct nvsvm_mirror_notifier - an interval notifier of an area
+ * @mni: the notifier
+ * @svmm: its area
+ * @inserted: registered with the mm
+ */
+struct nvsvm_mirror_notifier {
+	struct mmu_interval_notifier mni;
+	struct nvsvm_svmm *svmm;
+	bool inserted;
+};
+
+/**
+ * struct nvsvm_range_req - one range for nvsvm_mirror_range()
+ * @start: first address
+ * @end: end (exclusive), at most NVSVM_RANGE_MAX_BYTES past @start, in
+ *	the same leaf span
+ * @base: address of @pfns[0] and @req[0], at or below @start, in the
+ *	same 2 MiB block (0 is a block like any other)
+ * @pfns: room for the pages from @base to the end of its block
+ * @req: per-page HMM_PFN_REQ_* flags, or NULL to use @default_flags
+ * @default_flags: HMM_PFN_REQ_* flags for every page
+ * @fill: bitmap indexed as @req, or NULL: pages (the density prefetch's)
+ *	that ask nothing of the CPU but are faulted in after the snapshot
+ *	where that takes nothing the CPU or another device has
+ *	(nvsvm_mirror_fill())
+ * @fill_write: @fill pages are faulted in for writing, only where the CPU
+ *	has nothing and a write gives a fresh page; for reading otherwise
+ * @grow_thp: the range may grow to its whole 2 MiB block (which must be
+ *	mirrored, on one side of the window, and covered by @req) when the
+ *	CPU maps a THP there, so that the GPU maps it with one 2 MiB PTE
+ * @atomic: enable GPU atomics on writable pages even in the
+ *	exclusive-access mode (no exclusive access to be had for them)
+ * @mapped: (out) pages valid on the GPU
+ * @changed: (out) a valid PTE changed: a TLB invalidate is due
+ * @hmm_ns: (in/out) ns spent in hmm_range_fault(), added to
+ * @pte_ns: (in/out) ns spent writing PTEs, added to
+ */
+struct nvsvm_range_req {
+	u64 start;
+	u64 end;
+	u64 base;
+	unsigned long *pfns;
+	const unsigned long *req;
+	unsigned long default_flags;
+	const unsigned long *fill;
+	bool fill_write;
+	bool grow_thp;
+	bool atomic;
+	u64 mapped;
+	bool changed;
+	u64 hmm_ns;
+	u64 pte_ns;
 };
 
 struct nvsvm_fault_area;
@@ -387,84 +447,16 @@ struct nvsvm_core_chan {
 	u32 flags;
 };
 
-/* file.c */
+/*
+ * The operations of /dev/nvsvmN (src/file.c): a struct file is an nvsvm
+ * file when its f_op is this one. nvsvm_file_of(): the nvsvm file behind
+ * @file, or NULL when it is another kind of file.
+ */
 extern const struct file_operations nvsvm_fops;
-void nvsvm_file_unplug_all(struct nvsvm_device *ndev);
 
-/* chan.c */
-long nvsvm_ioctl_chan_create(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_chan_destroy(struct nvsvm_file *nf, void __user *uarg);
-void nvsvm_chan_destroy_all(struct nvsvm_file *nf);
-int nvsvm_chan_bind(struct nvsvm_core_chan *chan);
-void nvsvm_chan_unbind(struct nvsvm_core_chan *chan);
-void nvsvm_chan_detach_svmm(struct nvsvm_device *ndev,
-			    struct nvsvm_svmm *svmm);
-
-/* svmm.c */
-long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg);
-void nvsvm_svmm_fini(struct nvsvm_svmm *svmm);
-void nvsvm_svmm_unplug_all(struct nvsvm_device *ndev);
-long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
-			  struct nvsvm_svmm **psvmm);
-
-/* buf.c */
-long nvsvm_ioctl_buf_alloc(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_buf_free(struct nvsvm_file *nf, void __user *uarg);
-void nvsvm_buf_fini_all(struct nvsvm_file *nf, struct nvsvm_svmm *svmm);
-unsigned long nvsvm_buf_get_unmapped_area(struct file *file,
-					  unsigned long addr, unsigned long len,
-					  unsigned long pgoff,
-					  unsigned long flags);
-int nvsvm_buf_mmap(struct file *file, struct vm_area_struct *vma);
-
-/* area.c */
-struct nvsvm_svmm *nvsvm_svmm_create(struct nvsvm_device *ndev,
-				     struct mm_struct *mm, u64 unmanaged_start,
-				     u64 unmanaged_end);
-void nvsvm_svmm_get(struct nvsvm_svmm *svmm);
-void nvsvm_svmm_put(struct nvsvm_svmm *svmm);
-bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end);
-
-/* mirror.c */
-int nvsvm_mirror_init(struct nvsvm_svmm *svmm);
-void nvsvm_mirror_fini(struct nvsvm_svmm *svmm);
-long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
-		      u32 flags, u64 *mapped);
-void nvsvm_mirror_unmap_locked(struct nvsvm_svmm *svmm, u64 start, u64 end);
-
-/* gp100.c */
-extern const struct nvsvm_vmm_desc gp100_vmm_desc;
-u32 gp100_chipset(struct nvsvm_device *ndev);
-void gp100_inst_write(void *inst, dma_addr_t pd, bool replay);
-void gp100_invalidate(struct nvsvm_device *ndev, dma_addr_t pdb);
-void gp100_invalidate_all(struct nvsvm_device *ndev);
-void gp100_replay(struct nvsvm_device *ndev);
-void gp100_cancel(struct nvsvm_device *ndev, u32 gpc, u32 client, bool hub,
-		  dma_addr_t pdb);
-int gp100_fault_buffer_init(struct nvsvm_device *ndev);
-unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
-			       struct nvsvm_fault *out, unsigned int max,
-			       bool *overflow);
-bool gp100_fault_pending(struct nvsvm_device *ndev);
-void gp100_fault_buffer_fini(struct nvsvm_device *ndev);
-
-/* fault.c */
-int nvsvm_fault_init(struct nvsvm_device *ndev);
-void nvsvm_fault_flush(struct nvsvm_device *ndev);
-void nvsvm_fault_unplug(struct nvsvm_device *ndev);
-void nvsvm_fault_fini(struct nvsvm_device *ndev);
-int nvsvm_fault_mod_init(void);
-void nvsvm_fault_mod_exit(void);
-int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm);
-
-/* debugfs.c */
-void nvsvm_debugfs_init(void);
-void nvsvm_debugfs_fini(void);
-void nvsvm_debugfs_add(struct nvsvm_device *ndev);
-void nvsvm_debugfs_remove(struct nvsvm_device *ndev);
+static inline struct nvsvm_file *nvsvm_file_of(struct file *file)
+{
+	return file->f_op == &nvsvm_fops ? file->private_data : NULL;
+}
 
 #endif /* _NVSVM_CORE_H */

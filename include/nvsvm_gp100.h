@@ -12,7 +12,10 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 
+struct nvsvm_device;
+struct nvsvm_fault;
 struct nvsvm_gpu;
+struct nvsvm_vmm_desc;
 
 /* Registers (BAR0 offsets). */
 #define NV_PMC_BOOT_0			0x000000
@@ -80,5 +83,21 @@ bool gp100_chipset_supported(u32 chipset);
 u32 gp100_gpu_gpc_count(struct nvsvm_gpu *gpu);
 void gp100_inst_words(dma_addr_t pd, bool replay,
 		      struct gp100_inst_words *words);
+
+/* The core's (src/gp100.c), on a registered GPU. */
+extern const struct nvsvm_vmm_desc gp100_vmm_desc;
+u32 gp100_chipset(struct nvsvm_device *ndev);
+void gp100_inst_write(void *inst, dma_addr_t pd, bool replay);
+void gp100_invalidate(struct nvsvm_device *ndev, dma_addr_t pdb);
+void gp100_invalidate_all(struct nvsvm_device *ndev);
+void gp100_replay(struct nvsvm_device *ndev);
+void gp100_cancel(struct nvsvm_device *ndev, u32 gpc, u32 client, bool hub,
+		  dma_addr_t pdb);
+int gp100_fault_buffer_init(struct nvsvm_device *ndev);
+unsigned int gp100_fault_drain(struct nvsvm_device *ndev,
+			       struct nvsvm_fault *out, unsigned int max,
+			       bool *overflow);
+bool gp100_fault_pending(struct nvsvm_device *ndev);
+void gp100_fault_buffer_fini(struct nvsvm_device *ndev);
 
 #endif /* _NVSVM_GP100_H */

@@ -5,7 +5,7 @@
 
 #include <linux/types.h>
 
-#include "nvsvm_mirror.h"
+#include "nvsvm_core.h"
 
 struct file;
 struct folio;

@@ -22,6 +22,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
+#include "nvsvm_area.h"
 #include "nvsvm_core.h"
 #include "nvsvm_thrash.h"
 

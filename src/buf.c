@@ -31,7 +31,10 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "nvsvm_buf.h"
 #include "nvsvm_core.h"
+#include "nvsvm_mirror.h"
+#include "nvsvm_vmm.h"
 
 /**
  * struct nvsvm_buf - a buffer in the unmanaged window

@@ -17,7 +17,11 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "nvsvm_chan.h"
 #include "nvsvm_core.h"
+#include "nvsvm_fault.h"
+#include "nvsvm_gp100.h"
+#include "nvsvm_vmm.h"
 
 /*
  * Channels one file may hold at once; CHAN_CREATE fails with -ENOSPC

@@ -9,6 +9,7 @@
 #include <linux/seq_file.h>
 
 #include "nvsvm_core.h"
+#include "nvsvm_debugfs.h"
 
 static struct dentry *nvsvm_debugfs_root;
 

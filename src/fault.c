@@ -40,8 +40,11 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "nvsvm_area.h"
 #include "nvsvm_core.h"
+#include "nvsvm_fault.h"
 #include "nvsvm_gp100.h"
+#include "nvsvm_mirror.h"
 #include "nvsvm_pagein.h"
 #include "nvsvm_prefetch.h"
 

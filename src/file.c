@@ -12,7 +12,13 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "nvsvm_buf.h"
+#include "nvsvm_chan.h"
 #include "nvsvm_core.h"
+#include "nvsvm_file.h"
+#include "nvsvm_gp100.h"
+#include "nvsvm_mirror.h"
+#include "nvsvm_svmm.h"
 
 static int nvsvm_open(struct inode *inode, struct file *file)
 {

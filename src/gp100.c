@@ -11,6 +11,7 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_gp100.h"
+#include "nvsvm_vmm.h"
 #include "trace.h"
 
 #define GP100_FAULT_ENTRY_BYTES		32

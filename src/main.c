@@ -11,8 +11,12 @@
 #include <linux/slab.h>
 
 #include "nvsvm_core.h"
+#include "nvsvm_debugfs.h"
 #include "nvsvm_dmem.h"
+#include "nvsvm_fault.h"
+#include "nvsvm_file.h"
 #include "nvsvm_gp100.h"
+#include "nvsvm_svmm.h"
 #include "nvsvm_test.h"
 
 static DEFINE_IDA(nvsvm_ida);

@@ -23,10 +23,12 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
+#include "nvsvm_gp100.h"
 #include "nvsvm_mirror.h"
 #include "nvsvm_prefetch.h"
 #include "nvsvm_test.h"
 #include "nvsvm_thrash.h"
+#include "nvsvm_vmm.h"
 
 static struct nvsvm_svmm *nvsvm_notifier_svmm(struct mmu_interval_notifier *mni)
 {

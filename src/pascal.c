@@ -35,10 +35,13 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "nvsvm_area.h"
+#include "nvsvm_chan.h"
 #include "nvsvm_core.h"
 #include "nvsvm_gp100.h"
 #include "nvsvm_pascal.h"
 #include "nvsvm_test.h"
+#include "nvsvm_vmm.h"
 
 /* nvsvm_pascal.h tells nouveau the instance-block layout gp100.c defines. */
 static_assert(NVSVM_PASCAL_INST_PDB == GP100_INST_PDB);
@@ -246,11 +249,10 @@ EXPORT_SYMBOL_GPL(nvsvm_pascal_fault_intr);
 static int nvsvm_pascal_file(struct nvsvm_pascal *np, struct file *file,
 			     struct nvsvm_file **pnf)
 {
-	struct nvsvm_file *nf;
+	struct nvsvm_file *nf = nvsvm_file_of(file);
 
-	if (file->f_op != &nvsvm_fops)
+	if (!nf)
 		return -EINVAL;
-	nf = file->private_data;
 	if (nf->ndev != np->ndev)
 		return -EXDEV;
 	if (nf->mm != current->mm)

@@ -8,8 +8,13 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "nvsvm_area.h"
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
+#include "nvsvm_fault.h"
+#include "nvsvm_mirror.h"
+#include "nvsvm_svmm.h"
+#include "nvsvm_vmm.h"
 
 /* QUERY results are copied out in chunks of this many pages. */
 #define NVSVM_QUERY_CHUNK	512

@@ -13,6 +13,9 @@
 #                     for tests/guest-hmm.sh's hmm-tests
 #                     (every lane's module builds are W=1 C=2 the same way)
 #   3. checkpatch     checkpatch.pl --strict (tools/scripts/style.sh)
+#      layers         the core's files include only headers of the floors
+#                     below their own (tools/scripts/layers.sh, with its
+#                     self-test: an upward include is caught)
 #   4. dkms           DKMS build + install in a throwaway tree, the installed
 #                     tree kept for 8.
 #   5. nouveau        the nvsvm-patched nouveau.ko (tools/nouveau/build.sh:
@@ -196,6 +199,7 @@ if [[ $only == setup ]]; then
 fi
 if [[ -z $only ]]; then
 	step checkpatch "$scripts/style.sh" || true
+	step layers "$scripts/layers.sh" --self-test || true
 fi
 if [[ -z $only || $only == dkms ]]; then
 	step dkms "$scripts/dkms-check.sh" --keep "$out/dkms-install" "$kver" && dkms_ok=1
