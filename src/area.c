@@ -24,7 +24,25 @@
 
 #include "nvsvm_area.h"
 #include "nvsvm_core.h"
+#include "nvsvm_gp100.h"
 #include "nvsvm_thrash.h"
+#include "nvsvm_vmm.h"
+
+/*
+ * Tell lockdep now that reclaim takes @svmm->mutex: the notifier callback
+ * takes it, and reclaim (try_to_unmap(), migration) calls the notifiers.
+ * An allocation that may enter reclaim under the mutex then warns at its
+ * first run on a lockdep kernel, not only when a reclaim happens to meet
+ * it (the rule is in nvsvm_core.h's lock list).
+ */
+static void nvsvm_svmm_prime_lockdep(struct nvsvm_svmm *svmm)
+{
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		return;
+	fs_reclaim_acquire(GFP_KERNEL);
+	might_lock(&svmm->mutex);
+	fs_reclaim_release(GFP_KERNEL);
+}
 
 /**
  * nvsvm_svmm_create() - a new area, with one reference (the caller's)
@@ -55,6 +73,7 @@ struct nvsvm_svmm *nvsvm_svmm_create(struct nvsvm_device *ndev,
 	mmgrab(mm);
 	kref_init(&svmm->kref);
 	mutex_init(&svmm->mutex);
+	nvsvm_svmm_prime_lockdep(svmm);
 	xa_init(&svmm->blocks);
 	INIT_LIST_HEAD(&svmm->closing);
 	svmm->unmanaged_start = unmanaged_start;
