@@ -413,8 +413,8 @@ static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
 }
 
 /*
- * Migrate [start, end) of @vma, at most NVSVM_DMEM_CHUNK pages, with the
- * mmap lock held for read; @evict: scratch for an eviction (2 *
+ * Migrate [start, end) of @vma, at most NVSVM_DMEM_CHUNK pages (the mmap
+ * lock held for read); @evict: scratch for an eviction (2 *
  * NVSVM_DMEM_CHUNK entries), or NULL for a move to VRAM that evicts
  * nothing. Return: pages moved, or a negative errno from
  * migrate_vma_setup().
@@ -438,6 +438,7 @@ static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
 	unsigned long moved;
 	int ret;
 
+	nvsvm_mmap_assert_locked(vma->vm_mm);
 	ret = migrate_vma_setup(&args);
 	if (ret)
 		return ret;
@@ -587,6 +588,7 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 	bool moved = false;
 	u64 vram;
 
+	nvsvm_mmap_assert_locked(range->notifier->mm);
 	/* A hint, not dereferenced: see nvsvm_dmem_get(). */
 	if (!READ_ONCE(ndev->dmem))
 		return 0;

@@ -239,6 +239,8 @@ bool nvsvm_prefetch_thp(struct nvsvm_range_req *req)
 bool nvsvm_prefetch_fill_vma(struct vm_area_struct *vma, u64 addr,
 			     bool fill_write)
 {
+	if (vma)
+		nvsvm_mmap_assert_locked(vma->vm_mm);
 	if (!fill_write)
 		return vma && (vma->vm_flags & VM_READ);
 	return vma && addr >= vma->vm_start && addr < vma->vm_end &&
