@@ -9,10 +9,12 @@
  * non-zero slots (children linked or PTEs), a bitmap of the entries with
  * a non-zero slot, and, for directories, pointers to its children, per
  * slot. The chip code describes the kinds of tables; the walker derives
- * from them the path of each page size. Walks that only read or clear go
- * from used entry to used entry (find_next_bit() on the bitmap), so
- * clearing a huge, barely mapped range costs as much as the entries in
- * use, not the span of the tables that exist: a munmap of 1 GiB around
+ * from them the path of each page size. The map has its loop; every other
+ * walk of a range (invalidate, release, valid, next_used) is an operation
+ * on one iterator, nvsvm_vmm_iter(). It goes from used entry to used
+ * entry (find_next_bit() on the bitmap), so clearing a huge, barely
+ * mapped range costs as much as the entries in use, not the span of the
+ * tables that exist: a munmap of 1 GiB around
  * one GPU-mapped page looks at one entry per level, not at the 256 of its
  * PD0 and the 512 of its page table. Tables are unlinked when their last
  * slot empties; since the GPU may still walk an unlinked table until the
@@ -358,28 +360,217 @@ static bool nvsvm_pte_valid(struct nvsvm_vmm *vmm, u64 pte)
 	return vmm->desc->pte_flags(pte) & NVSVM_PTE_VALID;
 }
 
-/* Does any slot under @pt hold something in [addr, end)? */
-static bool nvsvm_pt_busy(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-			  u64 addr, u64 end)
-{
-	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+/**
+ * struct nvsvm_vmm_iter_lvl - where a walk is in one table
+ * @pt: the table
+ * @start: first address the walk asked of it
+ * @end: end of the walk in it
+ * @addr: the entry being walked: its start, or @start in the first one
+ * @next: its end, clamped to @end
+ * @idx: its index
+ * @slot: the slot being walked
+ * @kept: for the operation: something stays in @pt
+ * @span: entries of @pt the operation wrote, synced when the walk leaves it
+ */
+struct nvsvm_vmm_iter_lvl {
+	struct nvsvm_pt *pt;
+	u64 start;
+	u64 end;
+	u64 addr;
+	u64 next;
 	unsigned int idx;
+	unsigned int slot;
+	bool kept;
+	struct nvsvm_pt_span span;
+};
 
-	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
-		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
-		unsigned int s;
+struct nvsvm_vmm_iter;
 
-		for (s = 0; s < l->slots; s++) {
-			struct nvsvm_pt *c = nvsvm_lvl_is_dir(l) ?
-				*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
+/**
+ * struct nvsvm_vmm_iter_ops - one operation on the walk of nvsvm_vmm_iter()
+ * @enter: a table that holds something is reached; false: the walk does
+ *	not look at its entries (the operation dealt with them). NULL: true.
+ * @child: the slot being walked points to @c; false: the walk does not
+ *	descend into it. NULL: true.
+ * @leave: the walk is back from @c, the child at the slot being walked;
+ *	its own state is at @it->lvl[@it->depth + 1]. May be NULL.
+ * @pte: the slot being walked, at @e, points to no table (it may hold a
+ *	PTE, valid or not, or nothing). May be NULL.
+ *
+ * Each is called with @it->lvl[@it->depth] the table the walk is in.
+ */
+struct nvsvm_vmm_iter_ops {
+	bool (*enter)(struct nvsvm_vmm_iter *it, struct nvsvm_pt *pt);
+	bool (*child)(struct nvsvm_vmm_iter *it, struct nvsvm_pt *c);
+	void (*leave)(struct nvsvm_vmm_iter *it, struct nvsvm_pt *c);
+	void (*pte)(struct nvsvm_vmm_iter *it, u64 *e);
+};
 
-			if (c ? nvsvm_pt_busy(vmm, c, addr, next) :
-			    READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, s)) != 0)
-				return true;
+/**
+ * struct nvsvm_vmm_iter - a walk of the tables under a range
+ * @vmm: address space
+ * @ops: the operation
+ * @lvl: per table on the way down, from the one the walk starts in
+ * @depth: index in @lvl of the table the walk is in
+ * @stop: set by the operation: the walk ends (no more callbacks; the
+ *	tables it is in are synced)
+ */
+struct nvsvm_vmm_iter {
+	struct nvsvm_vmm *vmm;
+	const struct nvsvm_vmm_iter_ops *ops;
+	struct nvsvm_vmm_iter_lvl *lvl;
+	unsigned int depth;
+	bool stop;
+};
+
+/* Start the walk of [addr, end) in @pt, at @it->lvl[@it->depth]. */
+static __always_inline void nvsvm_vmm_iter_push(struct nvsvm_vmm_iter *it,
+						struct nvsvm_pt *pt, u64 addr,
+						u64 end)
+{
+	struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
+
+	t->pt = pt;
+	t->start = addr;
+	t->end = end;
+	t->next = addr;
+	/* No entry taken yet: the loop looks for the first one in use. */
+	t->slot = nvsvm_lvl(it->vmm, pt->level)->slots;
+	t->kept = false;
+	t->span.lo = NULL;
+	t->span.hi = NULL;
+	if (!pt->refs || (it->ops->enter && !it->ops->enter(it, pt)))
+		t->next = end;
+}
+
+/*
+ * The walk of [@addr, @end) under @pt, the only one of this file but the
+ * map's (as nvkm_vmm_iter() is nvkm's): one loop, depth first over the
+ * levels with a stack of nvsvm_vmm_iter_lvl, from entry in use to entry in
+ * use (nvsvm_pt_skip(): an empty table or span costs nothing), and in each
+ * entry slot by slot, lower slots first (they shadow the higher ones). A
+ * child table is walked over the part of the range its entry holds; a
+ * table's entries the operation wrote are synced for the device once, when
+ * the walk leaves it. The tables are at most desc->nlevels deep
+ * (nvsvm_vmm_init() checks that each level points only to later ones).
+ * Always inlined: each operation gets its own copy, with direct calls.
+ */
+static __always_inline void nvsvm_vmm_iter(struct nvsvm_vmm_iter *it,
+					   struct nvsvm_pt *pt, u64 addr,
+					   u64 end)
+{
+	const struct nvsvm_vmm_iter_ops *ops = it->ops;
+	struct nvsvm_vmm_iter_lvl lvl[NVSVM_VMM_MAX_LEVELS];
+	struct nvsvm_vmm *vmm = it->vmm;
+
+	it->lvl = lvl;
+	it->depth = 0;
+	it->stop = false;
+	nvsvm_vmm_iter_push(it, pt, addr, end);
+	for (;;) {
+		struct nvsvm_vmm_iter_lvl *t = &lvl[it->depth];
+		const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, t->pt->level);
+		struct nvsvm_pt *c = NULL;
+
+		if (it->stop || t->slot >= l->slots) {
+			t->addr = t->next;
+			if (!it->stop &&
+			    nvsvm_pt_skip(vmm, t->pt, &t->addr, t->end, &t->idx)) {
+				t->next = nvsvm_pt_next(vmm, t->pt, t->addr,
+							t->end);
+				t->slot = 0;
+			} else {
+				/* Done with this table: back up a level. */
+				nvsvm_pt_span_sync(vmm, t->pt, &t->span);
+				if (!it->depth)
+					return;
+				it->depth--;
+				if (ops->leave && !it->stop)
+					ops->leave(it, t->pt);
+				lvl[it->depth].slot++;
+				continue;
+			}
 		}
-		addr = next;
+		if (nvsvm_lvl_is_dir(l))
+			c = *nvsvm_pt_child(vmm, t->pt, t->idx, t->slot);
+		if (c && (!ops->child || ops->child(it, c))) {
+			it->depth++;
+			nvsvm_vmm_iter_push(it, c, t->addr, t->next);
+			continue;
+		}
+		if (!c && ops->pte)
+			ops->pte(it, nvsvm_pt_entry(vmm, t->pt, t->idx,
+						    t->slot));
+		t->slot++;
 	}
+}
+
+/* The entry at @e if it is the PTE slot of its level and valid, else 0. */
+static u64 nvsvm_vmm_iter_valid(struct nvsvm_vmm_iter *it, u64 *e)
+{
+	const struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
+	u64 pte;
+
+	if (t->slot != nvsvm_lvl(it->vmm, t->pt->level)->pte_slot)
+		return 0;
+	pte = READ_ONCE(*e);
+	return pte && nvsvm_pte_valid(it->vmm, pte) ? pte : 0;
+}
+
+/* The walk for nvsvm_vmm_next_used(). */
+struct nvsvm_vmm_used_args {
+	struct nvsvm_vmm_iter it;
+	unsigned int shift;
+	u64 found;
+};
+
+/* A table at a level of entries no larger than 1 << shift counts whole. */
+static bool nvsvm_vmm_used_child(struct nvsvm_vmm_iter *it,
+				 struct nvsvm_pt *c)
+{
+	struct nvsvm_vmm_used_args *args =
+		container_of(it, struct nvsvm_vmm_used_args, it);
+	const struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
+
+	if (nvsvm_lvl(it->vmm, t->pt->level)->shift > args->shift)
+		return true;
+	args->found = t->addr;
+	it->stop = true;
 	return false;
+}
+
+static void nvsvm_vmm_used_pte(struct nvsvm_vmm_iter *it, u64 *e)
+{
+	struct nvsvm_vmm_used_args *args =
+		container_of(it, struct nvsvm_vmm_used_args, it);
+
+	if (!READ_ONCE(*e))
+		return;
+	args->found = it->lvl[it->depth].addr;
+	it->stop = true;
+}
+
+static const struct nvsvm_vmm_iter_ops nvsvm_vmm_used_ops = {
+	.child = nvsvm_vmm_used_child,
+	.pte = nvsvm_vmm_used_pte,
+};
+
+/*
+ * The first address in [addr, end) under @pt whose entry of 1 << @shift
+ * bytes (or a larger PTE over it) holds something, or @end. With @shift
+ * 0: does any slot under @pt hold something in the range?
+ */
+static u64 nvsvm_pt_next_used(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+			      u64 addr, u64 end, unsigned int shift)
+{
+	struct nvsvm_vmm_used_args args = {
+		.it = { .vmm = vmm, .ops = &nvsvm_vmm_used_ops },
+		.shift = shift,
+		.found = end,
+	};
+
+	nvsvm_vmm_iter(&args.it, pt, addr, end);
+	return args.found;
 }
 
 /* The valid PTE that maps @addr under @pt, 0 if none; its shift. */
@@ -447,7 +638,7 @@ static bool nvsvm_dual_busy_above(struct nvsvm_vmm *vmm,
 	for (s = dual->slot + 1; s < l->slots; s++) {
 		struct nvsvm_pt *c = *nvsvm_pt_child(vmm, dual->pt, dual->idx, s);
 
-		if (c && nvsvm_pt_busy(vmm, c, addr, end))
+		if (c && nvsvm_pt_next_used(vmm, c, addr, end, 0) < end)
 			return true;
 	}
 	return false;
@@ -596,51 +787,6 @@ int nvsvm_vmm_map(struct nvsvm_vmm *vmm, u64 start, u64 end,
 }
 
 /*
- * Call @fn for every valid PTE under @pt that maps part of [addr, end),
- * with the entry and the part of the range it maps. Empty tables and slots
- * cost little: the invalidation callback walks huge ranges this way.
- */
-static void nvsvm_vmm_walk_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-				 u64 addr, u64 end,
-				 void (*fn)(struct nvsvm_vmm *vmm, u64 *e,
-					    u64 addr, u64 next, void *priv),
-				 void *priv)
-{
-	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
-	bool dir = nvsvm_lvl_is_dir(l);
-	struct nvsvm_pt_span span = { };
-	unsigned int idx;
-
-	if (!pt->refs)
-		return;
-	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
-		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
-		unsigned int s;
-
-		for (s = 0; s < l->slots; s++) {
-			struct nvsvm_pt *c = dir ?
-				*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
-			u64 *e = nvsvm_pt_entry(vmm, pt, idx, s);
-			u64 pte;
-
-			if (c) {
-				nvsvm_vmm_walk_valid(vmm, c, addr, next, fn,
-						     priv);
-				continue;
-			}
-			pte = READ_ONCE(*e);
-			if (!pte || s != l->pte_slot || !nvsvm_pte_valid(vmm, pte))
-				continue;
-			fn(vmm, e, addr, next, priv);
-			if (READ_ONCE(*e) != pte)
-				nvsvm_pt_span_add(&span, e);
-		}
-		addr = next;
-	}
-	nvsvm_pt_span_sync(vmm, pt, &span);
-}
-
-/*
  * Unlink the child table at (@idx, @slot) of @pt onto @list (the PDE's
  * write noted in @span); the caller frees it after a TLB invalidate.
  */
@@ -670,8 +816,12 @@ static bool nvsvm_pt_within(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	       find_last_bit(pt->used, n) <= nvsvm_pt_index(vmm, pt, end - 1);
 }
 
-/* @lo, @hi: the whole range being removed (nvsvm_vmm_invalidate()). */
+/*
+ * The walk of nvsvm_vmm_invalidate(); @lo, @hi: the whole range being
+ * removed.
+ */
 struct nvsvm_vmm_inval_args {
+	struct nvsvm_vmm_iter it;
 	bool any;
 	struct list_head *detached;
 	u64 lo;
@@ -689,63 +839,63 @@ static bool nvsvm_pt_entry_inside(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 }
 
 /*
- * Clear the VALID bit of the PTEs under @pt in [addr, end) (a large page
- * goes whole), and unlink each child table that holds nothing outside the
- * range, its content kept: nothing of it would stay after the release,
- * and unlinked before the TLB invalidate, it needs no second one for the
- * directory caches. A child whose whole span lies in the range being
- * removed (args->lo, args->hi; [addr, end) may be one chunk of it) is
- * unlinked without a look inside: once the invalidate is done no walk
- * reaches its PTEs, valid or not, and the release takes them all, also
- * those of later chunks. Return: @pt itself holds nothing outside the
- * range (no child kept, no entry in use outside it).
+ * The walk of nvsvm_vmm_invalidate(): clear the VALID bit of the PTEs in
+ * [addr, end) (a large page goes whole), and unlink each child table that
+ * holds nothing outside the range, its content kept: nothing of it would
+ * stay after the release, and unlinked before the TLB invalidate, it
+ * needs no second one for the directory caches. A child whose whole span
+ * lies in the range being removed (args->lo, args->hi; [addr, end) may be
+ * one chunk of it) is unlinked without a look inside: once the invalidate
+ * is done no walk reaches its PTEs, valid or not, and the release takes
+ * them all, also those of later chunks.
  */
-static bool nvsvm_vmm_inval_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-				u64 addr, u64 end,
-				struct nvsvm_vmm_inval_args *args)
+static bool nvsvm_vmm_inval_child(struct nvsvm_vmm_iter *it,
+				  struct nvsvm_pt *c)
 {
-	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
-	bool dir = nvsvm_lvl_is_dir(l), whole = true;
-	struct nvsvm_pt_span span = { };
-	u64 start = addr;
-	unsigned int idx;
+	struct nvsvm_vmm_inval_args *args =
+		container_of(it, struct nvsvm_vmm_inval_args, it);
+	struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
 
-	if (!pt->refs)
+	if (!nvsvm_pt_entry_inside(it->vmm, t->pt, t->addr, args->lo, args->hi))
 		return true;
-	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
-		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
-		unsigned int s;
-
-		for (s = 0; s < l->slots; s++) {
-			struct nvsvm_pt **cp = dir ?
-				nvsvm_pt_child(vmm, pt, idx, s) : NULL;
-			u64 *e = nvsvm_pt_entry(vmm, pt, idx, s);
-			u64 pte;
-
-			if (cp && *cp) {
-				struct nvsvm_pt *c = *cp;
-
-				if (nvsvm_pt_entry_inside(vmm, pt, addr,
-							  args->lo, args->hi) ||
-				    nvsvm_vmm_inval_lvl(vmm, c, addr, next, args))
-					nvsvm_pt_unlink(vmm, pt, idx, s, &span,
-							args->detached);
-				else
-					whole = false;
-				continue;
-			}
-			pte = READ_ONCE(*e);
-			if (!pte || s != l->pte_slot || !nvsvm_pte_valid(vmm, pte))
-				continue;
-			WRITE_ONCE(*e, vmm->desc->pte_invalid(pte));
-			nvsvm_pt_span_add(&span, e);
-			args->any = true;
-		}
-		addr = next;
-	}
-	nvsvm_pt_span_sync(vmm, pt, &span);
-	return whole && nvsvm_pt_within(vmm, pt, start, end);
+	nvsvm_pt_unlink(it->vmm, t->pt, t->idx, t->slot, &t->span,
+			args->detached);
+	return false;
 }
+
+/* A child holds nothing outside the range: no child kept, no entry. */
+static void nvsvm_vmm_inval_leave(struct nvsvm_vmm_iter *it,
+				  struct nvsvm_pt *c)
+{
+	struct nvsvm_vmm_inval_args *args =
+		container_of(it, struct nvsvm_vmm_inval_args, it);
+	struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth], *ct = t + 1;
+
+	if (!ct->kept && nvsvm_pt_within(it->vmm, c, ct->start, ct->end))
+		nvsvm_pt_unlink(it->vmm, t->pt, t->idx, t->slot, &t->span,
+				args->detached);
+	else
+		t->kept = true;
+}
+
+static void nvsvm_vmm_inval_pte(struct nvsvm_vmm_iter *it, u64 *e)
+{
+	struct nvsvm_vmm_inval_args *args =
+		container_of(it, struct nvsvm_vmm_inval_args, it);
+	u64 pte = nvsvm_vmm_iter_valid(it, e);
+
+	if (!pte)
+		return;
+	WRITE_ONCE(*e, it->vmm->desc->pte_invalid(pte));
+	nvsvm_pt_span_add(&it->lvl[it->depth].span, e);
+	args->any = true;
+}
+
+static const struct nvsvm_vmm_iter_ops nvsvm_vmm_inval_ops = {
+	.child = nvsvm_vmm_inval_child,
+	.leave = nvsvm_vmm_inval_leave,
+	.pte = nvsvm_vmm_inval_pte,
+};
 
 /**
  * nvsvm_vmm_invalidate() - clear the VALID bit of every PTE in a range
@@ -772,20 +922,23 @@ bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end,
 			  u64 lo, u64 hi, struct list_head *detached)
 {
 	struct nvsvm_vmm_inval_args args = {
+		.it = { .vmm = vmm, .ops = &nvsvm_vmm_inval_ops },
 		.detached = detached,
 		.lo = lo,
 		.hi = hi,
 	};
 
-	nvsvm_vmm_inval_lvl(vmm, vmm->root, start, end, &args);
+	nvsvm_vmm_iter(&args.it, vmm->root, start, end);
 	return args.any || !list_empty(detached);
 }
 
 /*
+ * The walk of nvsvm_vmm_release() and nvsvm_vmm_release_detached().
  * @detached: every PTE goes, valid or not (a table no walk reaches);
  * @resched: cond_resched() after each page table of those.
  */
 struct nvsvm_vmm_release_args {
+	struct nvsvm_vmm_iter it;
 	void (*release)(void *priv, u64 pte, unsigned int shift);
 	void *priv;
 	struct list_head *freed;
@@ -817,54 +970,63 @@ static void nvsvm_pt_release_leaf(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 	nvsvm_pt_span_sync(vmm, pt, &span);
 }
 
-static void nvsvm_vmm_release_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-				  u64 addr, u64 end,
-				  struct nvsvm_vmm_release_args *args)
+/* A detached page table goes at once, from its used bitmap. */
+static bool nvsvm_vmm_release_enter(struct nvsvm_vmm_iter *it,
+				    struct nvsvm_pt *pt)
 {
-	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
-	bool dir = nvsvm_lvl_is_dir(l);
-	struct nvsvm_pt_span span = { };
-	unsigned int idx;
+	struct nvsvm_vmm_release_args *args =
+		container_of(it, struct nvsvm_vmm_release_args, it);
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(it->vmm, pt->level);
 
-	if (!pt->refs)
+	if (!args->detached || nvsvm_lvl_is_dir(l) || l->slots != 1)
+		return true;
+	nvsvm_pt_release_leaf(it->vmm, pt, args);
+	if (args->resched)
+		cond_resched();
+	return false;
+}
+
+/* A child emptied goes on the freed list. */
+static void nvsvm_vmm_release_leave(struct nvsvm_vmm_iter *it,
+				    struct nvsvm_pt *c)
+{
+	struct nvsvm_vmm_release_args *args =
+		container_of(it, struct nvsvm_vmm_release_args, it);
+	struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
+
+	if (!c->refs)
+		nvsvm_pt_unlink(it->vmm, t->pt, t->idx, t->slot, &t->span,
+				args->freed);
+}
+
+/* An invalidated entry (any entry, in a detached table) goes. */
+static void nvsvm_vmm_release_pte(struct nvsvm_vmm_iter *it, u64 *e)
+{
+	struct nvsvm_vmm_release_args *args =
+		container_of(it, struct nvsvm_vmm_release_args, it);
+	struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
+	u64 old = READ_ONCE(*e);
+
+	if (!old || (!args->detached && nvsvm_pte_valid(it->vmm, old)))
 		return;
-	if (args->detached && !dir && l->slots == 1) {
-		nvsvm_pt_release_leaf(vmm, pt, args);
-		if (args->resched)
-			cond_resched();
-		return;
-	}
-	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
-		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
-		unsigned int s;
+	args->release(args->priv, old,
+		      nvsvm_lvl(it->vmm, t->pt->level)->shift);
+	nvsvm_pt_span_add(&t->span,
+			  nvsvm_pt_set(it->vmm, t->pt, t->idx, t->slot, 0));
+	t->pt->refs--;
+}
 
-		for (s = 0; s < l->slots; s++) {
-			struct nvsvm_pt **cp = dir ?
-				nvsvm_pt_child(vmm, pt, idx, s) : NULL;
-			u64 *e = nvsvm_pt_entry(vmm, pt, idx, s);
-			u64 old;
+static const struct nvsvm_vmm_iter_ops nvsvm_vmm_release_ops = {
+	.enter = nvsvm_vmm_release_enter,
+	.leave = nvsvm_vmm_release_leave,
+	.pte = nvsvm_vmm_release_pte,
+};
 
-			if (cp && *cp) {
-				struct nvsvm_pt *c = *cp;
-
-				nvsvm_vmm_release_lvl(vmm, c, addr, next, args);
-				if (!c->refs)
-					nvsvm_pt_unlink(vmm, pt, idx, s, &span,
-							args->freed);
-				continue;
-			}
-			old = READ_ONCE(*e);
-			if (old && (args->detached ||
-				    !nvsvm_pte_valid(vmm, old))) {
-				args->release(args->priv, old, l->shift);
-				nvsvm_pt_span_add(&span,
-						  nvsvm_pt_set(vmm, pt, idx, s, 0));
-				pt->refs--;
-			}
-		}
-		addr = next;
-	}
-	nvsvm_pt_span_sync(vmm, pt, &span);
+/* The walk of nvsvm_vmm_release() and nvsvm_vmm_release_detached(). */
+static void nvsvm_vmm_release_walk(struct nvsvm_vmm_release_args *args,
+				   struct nvsvm_pt *pt, u64 addr, u64 end)
+{
+	nvsvm_vmm_iter(&args->it, pt, addr, end);
 }
 
 /**
@@ -886,12 +1048,13 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		       void *priv, struct list_head *freed)
 {
 	struct nvsvm_vmm_release_args args = {
+		.it = { .vmm = vmm, .ops = &nvsvm_vmm_release_ops },
 		.release = release,
 		.priv = priv,
 		.freed = freed,
 	};
 
-	nvsvm_vmm_release_lvl(vmm, vmm->root, start, end, &args);
+	nvsvm_vmm_release_walk(&args, vmm->root, start, end);
 	return !list_empty(freed);
 }
 
@@ -919,6 +1082,7 @@ void nvsvm_vmm_release_detached(struct nvsvm_vmm *vmm,
 				bool resched)
 {
 	struct nvsvm_vmm_release_args args = {
+		.it = { .vmm = vmm, .ops = &nvsvm_vmm_release_ops },
 		.release = release,
 		.priv = priv,
 		.freed = freed,
@@ -932,8 +1096,8 @@ void nvsvm_vmm_release_detached(struct nvsvm_vmm *vmm,
 
 		list_del(&pt->head);
 		/* Indices only: the whole table, from its first entry. */
-		nvsvm_vmm_release_lvl(vmm, pt, 0, 1ULL << (l->shift + l->bits),
-				      &args);
+		nvsvm_vmm_release_walk(&args, pt, 0,
+				       1ULL << (l->shift + l->bits));
 		WARN_ON_ONCE(pt->refs);
 		list_add_tail(&pt->head, freed);
 	}
@@ -970,39 +1134,6 @@ void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed,
 	}
 }
 
-static u64 nvsvm_pt_next_used(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
-			      u64 addr, u64 end, unsigned int shift)
-{
-	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
-	bool dir = nvsvm_lvl_is_dir(l);
-	unsigned int idx;
-
-	if (!pt->refs)
-		return end;
-	while (nvsvm_pt_skip(vmm, pt, &addr, end, &idx)) {
-		u64 next = nvsvm_pt_next(vmm, pt, addr, end);
-		unsigned int s;
-
-		for (s = 0; s < l->slots; s++) {
-			struct nvsvm_pt *c = dir ?
-				*nvsvm_pt_child(vmm, pt, idx, s) : NULL;
-
-			if (c && l->shift > shift) {
-				u64 r = nvsvm_pt_next_used(vmm, c, addr, next,
-							   shift);
-
-				if (r < next)
-					return r;
-			} else if (c || READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx,
-								    s))) {
-				return addr;
-			}
-		}
-		addr = next;
-	}
-	return end;
-}
-
 /**
  * nvsvm_vmm_next_used() - skip the empty part of a range
  * @vmm: address space
@@ -1036,19 +1167,28 @@ u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift)
 	return nvsvm_pt_lookup(vmm, vmm->root, addr, shift);
 }
 
+/* The walk of nvsvm_vmm_valid(). */
 struct nvsvm_vmm_valid_args {
+	struct nvsvm_vmm_iter it;
 	u64 base;
 	unsigned long *valid;
 };
 
-static void nvsvm_vmm_valid_pte(struct nvsvm_vmm *vmm, u64 *e, u64 addr,
-				u64 next, void *priv)
+/* A valid PTE sets the bits of the pages of the range it maps. */
+static void nvsvm_vmm_valid_pte(struct nvsvm_vmm_iter *it, u64 *e)
 {
-	struct nvsvm_vmm_valid_args *args = priv;
+	struct nvsvm_vmm_valid_args *args =
+		container_of(it, struct nvsvm_vmm_valid_args, it);
+	const struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
 
-	bitmap_set(args->valid, (addr - args->base) >> PAGE_SHIFT,
-		   (next - addr) >> PAGE_SHIFT);
+	if (nvsvm_vmm_iter_valid(it, e))
+		bitmap_set(args->valid, (t->addr - args->base) >> PAGE_SHIFT,
+			   (t->next - t->addr) >> PAGE_SHIFT);
 }
+
+static const struct nvsvm_vmm_iter_ops nvsvm_vmm_valid_ops = {
+	.pte = nvsvm_vmm_valid_pte,
+};
 
 /**
  * nvsvm_vmm_valid() - which pages of a range a valid PTE maps
@@ -1064,11 +1204,14 @@ static void nvsvm_vmm_valid_pte(struct nvsvm_vmm *vmm, u64 *e, u64 addr,
 void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		     unsigned long *valid)
 {
-	struct nvsvm_vmm_valid_args args = { .base = start, .valid = valid };
+	struct nvsvm_vmm_valid_args args = {
+		.it = { .vmm = vmm, .ops = &nvsvm_vmm_valid_ops },
+		.base = start,
+		.valid = valid,
+	};
 
-	nvsvm_vmm_walk_valid(vmm, vmm->root, start,
-			     start + ((u64)npages << PAGE_SHIFT),
-			     nvsvm_vmm_valid_pte, &args);
+	nvsvm_vmm_iter(&args.it, vmm->root, start,
+		       start + ((u64)npages << PAGE_SHIFT));
 }
 
 /**
@@ -1104,18 +1247,40 @@ static void nvsvm_vmm_paths(struct nvsvm_vmm *vmm, struct nvsvm_vmm_path *p,
 	}
 }
 
+/*
+ * A power-of-two table of at most 1 << NVSVM_VMM_MAX_BITS entries, whose
+ * slots point only to later levels: so a walk goes at most desc->nlevels
+ * tables deep (nvsvm_vmm_iter()).
+ */
+static bool nvsvm_lvl_valid(const struct nvsvm_vmm_desc *desc,
+			    unsigned int level)
+{
+	const struct nvsvm_vmm_level *l = &desc->levels[level];
+	unsigned int s;
+
+	if (!is_power_of_2(l->table_bytes) || l->bits > NVSVM_VMM_MAX_BITS ||
+	    !l->slots || l->slots > ARRAY_SIZE(l->next))
+		return false;
+	for (s = 0; s < l->slots; s++)
+		if (l->next[s] != NVSVM_VMM_NONE &&
+		    (l->next[s] <= level || l->next[s] >= desc->nlevels))
+			return false;
+	return true;
+}
+
 /**
  * nvsvm_vmm_init() - set up an empty address space
  * @vmm: to initialise
  * @dev: device for DMA allocations
- * @desc: chip description; every table size a power of two, at most
- *	1 << NVSVM_VMM_MAX_BITS entries per table
+ * @desc: chip description: at most NVSVM_VMM_MAX_LEVELS levels, every
+ *	table size a power of two, at most 1 << NVSVM_VMM_MAX_BITS entries
+ *	per table, one or two slots per entry, each pointing to a later level
  * @mm: the address space's owner: every table is charged to its memory
  *	cgroup, whoever allocates it
  * @pt_bytes: counter of table memory in use
  *
- * Return: 0, -ENOMEM, or -EINVAL for a table size that is not a power of
- * two or a table of more entries.
+ * Return: 0, -ENOMEM, or -EINVAL for a description that breaks one of
+ * these rules.
  */
 int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 		   const struct nvsvm_vmm_desc *desc, struct mm_struct *mm,
@@ -1125,9 +1290,10 @@ int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 	unsigned int level;
 
 	memset(vmm, 0, sizeof(*vmm));
+	if (!desc->nlevels || desc->nlevels > NVSVM_VMM_MAX_LEVELS)
+		return -EINVAL;
 	for (level = 0; level < desc->nlevels; level++)
-		if (!is_power_of_2(desc->levels[level].table_bytes) ||
-		    desc->levels[level].bits > NVSVM_VMM_MAX_BITS)
+		if (!nvsvm_lvl_valid(desc, level))
 			return -EINVAL;
 	vmm->dev = dev;
 	vmm->desc = desc;
