@@ -20,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/lockdep.h>
 #include <linux/types.h>
 
 struct device;
@@ -123,7 +124,39 @@ struct nvsvm_vmm {
 	struct list_head cache[NVSVM_VMM_MAX_LEVELS];
 	unsigned int ncache[NVSVM_VMM_MAX_LEVELS];
 	atomic64_t *pt_bytes;
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	struct lockdep_map *lock_dep_map;
+#endif
 };
+
+/*
+ * nvsvm_vmm_set_lock(vmm, lock): the owner's lock (a mutex, a rwsem...)
+ * that serialises every change and walk of the tree; the vmm asserts it is
+ * held in each of them (map, invalidate, release, next_used, lookup,
+ * valid), as drm_gpusvm_driver_set_lock() does. Without lockdep, nothing.
+ * nvsvm_vmm_reserve(), init and fini run without it.
+ */
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+#define nvsvm_vmm_set_lock(vmm, lock) \
+	nvsvm_vmm_set_lock_map(vmm, &(lock)->dep_map)
+
+static inline void nvsvm_vmm_set_lock_map(struct nvsvm_vmm *vmm,
+					  struct lockdep_map *map)
+{
+	vmm->lock_dep_map = map;
+}
+
+static inline void nvsvm_vmm_assert_locked(const struct nvsvm_vmm *vmm)
+{
+	lockdep_assert(!vmm->lock_dep_map || lock_is_held(vmm->lock_dep_map));
+}
+#else
+#define nvsvm_vmm_set_lock(vmm, lock)	((void)(vmm), (void)(lock))
+
+static inline void nvsvm_vmm_assert_locked(const struct nvsvm_vmm *vmm)
+{
+}
+#endif
 
 /*
  * Map callback: given the current entry for the page of (1 << @shift)

@@ -86,6 +86,7 @@ struct nvsvm_svmm *nvsvm_svmm_create(struct nvsvm_device *ndev,
 		kfree(svmm);
 		return ERR_PTR(ret);
 	}
+	nvsvm_vmm_set_lock(&svmm->vmm, &svmm->mutex);
 	kref_get(&ndev->kref);	/* put by nvsvm_svmm_release() */
 	return svmm;
 }

@@ -776,6 +776,7 @@ int nvsvm_vmm_map(struct nvsvm_vmm *vmm, u64 start, u64 end,
 	unsigned int i;
 	int ret;
 
+	nvsvm_vmm_assert_locked(vmm);
 	for (i = 0; i < vmm->npaths; i++)
 		if (vmm->paths[i].shift == shift)
 			args.path = &vmm->paths[i];
@@ -928,6 +929,7 @@ bool nvsvm_vmm_invalidate(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		.hi = hi,
 	};
 
+	nvsvm_vmm_assert_locked(vmm);
 	nvsvm_vmm_iter(&args.it, vmm->root, start, end);
 	return args.any || !list_empty(detached);
 }
@@ -1054,6 +1056,7 @@ bool nvsvm_vmm_release(struct nvsvm_vmm *vmm, u64 start, u64 end,
 		.freed = freed,
 	};
 
+	nvsvm_vmm_assert_locked(vmm);
 	nvsvm_vmm_release_walk(&args, vmm->root, start, end);
 	return !list_empty(freed);
 }
@@ -1151,6 +1154,7 @@ void nvsvm_vmm_free_tables(struct nvsvm_vmm *vmm, struct list_head *freed,
 u64 nvsvm_vmm_next_used(struct nvsvm_vmm *vmm, u64 addr, u64 end,
 			unsigned int shift)
 {
+	nvsvm_vmm_assert_locked(vmm);
 	return nvsvm_pt_next_used(vmm, vmm->root, addr, end, shift);
 }
 
@@ -1164,6 +1168,7 @@ u64 nvsvm_vmm_next_used(struct nvsvm_vmm *vmm, u64 addr, u64 end,
  */
 u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift)
 {
+	nvsvm_vmm_assert_locked(vmm);
 	return nvsvm_pt_lookup(vmm, vmm->root, addr, shift);
 }
 
@@ -1210,6 +1215,7 @@ void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		.valid = valid,
 	};
 
+	nvsvm_vmm_assert_locked(vmm);
 	nvsvm_vmm_iter(&args.it, vmm->root, start,
 		       start + ((u64)npages << PAGE_SHIFT));
 }
