@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The HMM mirror's interface to the MAP ioctl and the fault path. */
+/*
+ * The HMM mirror's interface to the MAP ioctl, the fault path and the
+ * GPU atomics (src/atomic.c).
+ */
 #ifndef _NVSVM_MIRROR_H
 #define _NVSVM_MIRROR_H
 
@@ -13,6 +16,7 @@
 
 struct nvsvm_device;
 struct nvsvm_svmm;
+struct page;
 
 /**
  * struct nvsvm_mirror_notifier - an interval notifier of an area
@@ -77,6 +81,9 @@ void nvsvm_mirror_bounds(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			 u64 *lo, u64 *hi);
 bool nvsvm_mirror_exclusive_atomics(void);
 bool nvsvm_mirror_atomics_follow(struct nvsvm_device *ndev);
-int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed);
+struct mmu_interval_notifier *nvsvm_mirror_notifier(struct nvsvm_svmm *svmm,
+						    u64 start);
+int nvsvm_mirror_map_exclusive(struct nvsvm_svmm *svmm, u64 addr,
+			       struct page *page, bool *changed);
 
 #endif /* _NVSVM_MIRROR_H */
