@@ -49,8 +49,8 @@
  * src/chan.c owns the table (nvsvm_chan_bind()/nvsvm_chan_unbind() write
  * it, with the fault flush); the fault path only reads it, under xa_lock.
  */
-struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev, u64 inst_addr,
-				       dma_addr_t *pdb)
+struct nvsvm_svmm *
+nvsvm_chan_svmm_get(struct nvsvm_device *ndev, u64 inst_addr, dma_addr_t *pdb)
 {
 	struct nvsvm_core_chan *chan;
 	struct nvsvm_svmm *svmm = ERR_PTR(-ENOENT);
