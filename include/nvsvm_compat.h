@@ -44,7 +44,7 @@
  * make_device_exclusive_range() (make_device_exclusive() from 6.15, below)
  * is built with CONFIG_DEVICE_PRIVATE alone (mm/rmap.c). Where it exists,
  * a GPU atomic on system memory takes its page for exclusive device
- * access (src/mirror.c, nvsvm_mirror_atomic()); Debian's stock kernels
+ * access (src/atomic.c, nvsvm_mirror_atomic()); Debian's stock kernels
  * lack it, and atomics follow the link's coherence there.
  */
 #define NVSVM_HAVE_DEVICE_EXCLUSIVE	IS_ENABLED(CONFIG_DEVICE_PRIVATE)

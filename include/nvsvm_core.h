@@ -33,20 +33,21 @@
  *    unregister, to mark the device gone and wait out those touching it.
  *    not under it: a file page-in (src/pagein.c), which may never end.
  * 7. the mm's mmap lock (read)
- *    taken by: hmm_range_fault(), VMA look-ups and the exclusive take
- *    (src/mirror.c), the fault path's VMA look-up (src/pagein.c), MIGRATE
- *    (src/dmem.c). The mm holds it when it calls the notifiers.
+ *    taken by: hmm_range_fault() and VMA look-ups (src/mirror.c), the
+ *    exclusive take (src/atomic.c), the fault path's VMA look-up
+ *    (src/pagein.c), MIGRATE (src/dmem.c). The mm holds it when it calls the notifiers.
  *    not under it: a file page-in's read (a FUSE server may hold it).
  * 8. the page lock
  *    held: on a page being migrated (src/dmem.c; the kernel's migration,
  *    whose notifier takes svmm->mutex) and on the page of a GPU atomic
- *    while it is mapped (src/mirror.c).
+ *    while it is mapped (src/atomic.c).
  * 9. nvsvm_svmm->mutex
  *    protects: @vmm (the area's GPU page tables) and the notifier sequence
  *    check before a PTE write. Taken by src/mirror.c (PTE writes, the
- *    notifier callback, nvsvm_mirror_valid()), src/svmm.c (UNMAP, QUERY,
- *    teardown) and src/buf.c (buffer PTEs in the window); the vmm asserts
- *    it (nvsvm_vmm_set_lock()).
+ *    notifier callback, nvsvm_mirror_valid()), src/atomic.c (the PTEs of
+ *    GPU atomics), src/svmm.c (UNMAP, QUERY, teardown) and src/buf.c
+ *    (buffer PTEs in the window); the vmm asserts it
+ *    (nvsvm_vmm_set_lock()).
  *    not under it: any allocation that may enter reclaim, or a wait for
  *    one. The notifier callback takes it, and reclaim calls the notifiers:
  *    tables are allocated GFP_NOWAIT under it, or reserved before it
@@ -71,8 +72,9 @@
  * drains the fault buffer and takes only the chans xa_lock, fault_lock
  * and inval_lock: it never waits for memory. Each area's work (nvsvm.ko's
  * unbound workqueue) holds fault.serve for read while it touches the
- * device, and serves its faults through the mirror (src/mirror.c), which
- * takes the mmap lock and, after dropping it, svmm->mutex (fault.c takes
+ * device, and serves its faults (src/service.c) through the mirror
+ * (src/mirror.c) and the atomics (src/atomic.c), which take the mmap lock
+ * and, after dropping it, svmm->mutex (fault.c and service.c take
  * neither). The file pages it faults in it reads holding neither the mm
  * nor fault.serve (src/pagein.c): it may wait for such a page-in as long
  * as it takes, and only its own area's accesses wait with it; neither the

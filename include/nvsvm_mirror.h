@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The HMM mirror (src/mirror.c): an area's interval notifiers and PTE
- * writes; its interface to the area's ioctls, the buffers and the fault
- * path.
+ * writes; its interface to the area's ioctls, the buffers, the fault path
+ * and the GPU atomics (src/atomic.c).
  */
 #ifndef _NVSVM_MIRROR_H
 #define _NVSVM_MIRROR_H
@@ -12,6 +12,7 @@
 struct nvsvm_device;
 struct nvsvm_range_req;
 struct nvsvm_svmm;
+struct page;
 
 int nvsvm_mirror_init(struct nvsvm_svmm *svmm);
 void nvsvm_mirror_fini(struct nvsvm_svmm *svmm);
@@ -26,6 +27,9 @@ void nvsvm_mirror_bounds(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			 u64 *lo, u64 *hi);
 bool nvsvm_mirror_exclusive_atomics(void);
 bool nvsvm_mirror_atomics_follow(struct nvsvm_device *ndev);
-int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed);
+struct mmu_interval_notifier *nvsvm_mirror_notifier(struct nvsvm_svmm *svmm,
+						    u64 start);
+int nvsvm_mirror_map_exclusive(struct nvsvm_svmm *svmm, u64 addr,
+			       struct page *page, bool *changed);
 
 #endif /* _NVSVM_MIRROR_H */

@@ -14,18 +14,16 @@
 #include <linux/dma-mapping.h>
 #include <linux/hmm.h>
 #include <linux/mm.h>
-#include <linux/pagemap.h>
-#include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/userfaultfd_k.h>
 
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
 #include "nvsvm_gp100.h"
 #include "nvsvm_mirror.h"
 #include "nvsvm_prefetch.h"
+#include "nvsvm_snapshot.h"
 #include "nvsvm_test.h"
 #include "nvsvm_thrash.h"
 #include "nvsvm_vmm.h"
@@ -139,6 +137,7 @@ static void nvsvm_mirror_unmap(struct nvsvm_svmm *svmm, u64 start, u64 end,
  */
 void nvsvm_mirror_unmap_locked(struct nvsvm_svmm *svmm, u64 start, u64 end)
 {
+	lockdep_assert_held(&svmm->mutex);
 	nvsvm_mirror_unmap(svmm, start, end, true);
 }
 
@@ -303,9 +302,17 @@ void nvsvm_mirror_fini(struct nvsvm_svmm *svmm)
 	mmdrop(svmm->mm);
 }
 
-/* The notifier that covers [start, end), which must not cross the window. */
-static struct mmu_interval_notifier *
-nvsvm_mirror_notifier(struct nvsvm_svmm *svmm, u64 start)
+/**
+ * nvsvm_mirror_notifier() - the interval notifier of a range
+ * @svmm: area
+ * @start: first address of a mirrored range, which must not cross the
+ *	unmanaged window
+ *
+ * Return: the notifier that covers the range: the one whose sequence a
+ * snapshot of it reads and checks.
+ */
+struct mmu_interval_notifier *nvsvm_mirror_notifier(struct nvsvm_svmm *svmm,
+						    u64 start)
 {
 	return &svmm->notifier[start >= svmm->unmanaged_end].mni;
 }
@@ -672,188 +679,43 @@ static int nvsvm_mirror_write(struct nvsvm_svmm *svmm,
 			  nvsvm_mirror_atomics_follow(svmm->ndev),
 	};
 
+	lockdep_assert_held(&svmm->mutex);
 	return nvsvm_mirror_write_span(&ctx, req->start, req->end, 21);
 }
 
-/*
- * A page missing in a VMA that userfaultfd watches would be a userfault.
- * hmm_range_fault() faults without FAULT_FLAG_ALLOW_RETRY, so the
- * userfault would fail anyway (SIGBUS, after a warning on DEBUG_VM
- * kernels): the GPU never waits for a user-space fault handler. Does any
- * VMA of [@start, @end) have userfaultfd armed? The mmap lock is held.
- */
-static bool nvsvm_mirror_uffd(struct mm_struct *mm, u64 start, u64 end)
-{
-	VMA_ITERATOR(vmi, mm, start);
-	struct vm_area_struct *vma;
-
-	for_each_vma_range(vmi, vma, end)
-		if (userfaultfd_armed(vma))
-			return true;
-	return false;
-}
-
-/*
- * After a snapshot that faulted nothing (nvsvm_mirror_uffd()): -EFAULT
- * when a page of [@first, @last) lacks what was asked of it, as
- * hmm_range_fault() would have said had it faulted.
- */
-static int nvsvm_mirror_uffd_check(struct nvsvm_range_req *req,
-				   unsigned long first, unsigned long last)
-{
-	unsigned long i, want;
-
-	for (i = first; i < last; i++) {
-		want = req->req ? req->req[i] : req->default_flags;
-		if ((want & HMM_PFN_REQ_FAULT) &&
-		    !(req->pfns[i] & HMM_PFN_VALID))
-			return -EFAULT;
-		if ((want & HMM_PFN_REQ_WRITE) &&
-		    !(req->pfns[i] & HMM_PFN_WRITE))
-			return -EFAULT;
-	}
-	return 0;
-}
-
-/*
- * What the CPU's page table holds at @addr of @mm, read without faulting
- * or locking it: hmm's snapshot reports every entry that is not a present
- * page the same way (not valid), whether the CPU has nothing there or a
- * swap, migration, device-private or device-exclusive entry (or a marker):
- * NVSVM_CPU_OTHER is all of those. The caller holds the mmap lock and
- * found @addr inside a VMA, so no table above the last level goes away
- * (free_pgtables() keeps those a live VMA uses); a last-level table can
- * be freed under the read lock from 6.5 on (khugepaged, empty-table
- * reclaim), after an RCU grace period: RCU keeps it readable here (on
- * 64-bit it is in the direct map: pte_offset_kernel() reaches it). The
- * answer may be stale at once: the caller acts on it only through
- * hmm_range_fault() with the snapshot's notifier sequence, and every
- * change from an empty entry to one of the others passes through a
- * present page whose removal is an invalidation (-EBUSY then).
- */
-static enum nvsvm_cpu_pte nvsvm_mirror_cpu_pte(struct mm_struct *mm,
-					       u64 addr)
-{
-	enum nvsvm_cpu_pte ret;
-	pgd_t *pgdp = pgd_offset(mm, addr);
-	p4d_t *p4dp;
-	pud_t pud;
-	pmd_t pmd;
-	pte_t pte;
-
-	if (pgd_none(READ_ONCE(*pgdp)))
-		return NVSVM_CPU_NONE;
-	if (pgd_bad(READ_ONCE(*pgdp)))
-		return NVSVM_CPU_OTHER;
-	p4dp = p4d_offset(pgdp, addr);
-	if (p4d_none(READ_ONCE(*p4dp)))
-		return NVSVM_CPU_NONE;
-	if (p4d_bad(READ_ONCE(*p4dp)))
-		return NVSVM_CPU_OTHER;
-	pud = READ_ONCE(*pud_offset(p4dp, addr));
-	if (pud_none(pud))
-		return NVSVM_CPU_NONE;
-	if (!pud_present(pud))
-		return NVSVM_CPU_OTHER;
-	if (pud_leaf(pud))
-		return NVSVM_CPU_PRESENT;
-	if (pud_bad(pud))
-		return NVSVM_CPU_OTHER;
-	pmd = READ_ONCE(*pmd_offset(&pud, addr));
-	if (pmd_none(pmd))
-		return NVSVM_CPU_NONE;
-	if (!pmd_present(pmd))
-		return NVSVM_CPU_OTHER;	/* a THP's migration entry */
-	if (pmd_leaf(pmd))
-		return NVSVM_CPU_PRESENT;
-	if (pmd_bad(pmd))
-		return NVSVM_CPU_OTHER;
-	rcu_read_lock();
-	pte = ptep_get(pte_offset_kernel(&pmd, addr));
-	rcu_read_unlock();
-	if (pte_none(pte))
-		ret = NVSVM_CPU_NONE;
-	else if (pte_present(pte))
-		ret = NVSVM_CPU_PRESENT;
-	else
-		ret = NVSVM_CPU_OTHER;
-	return ret;
-}
-
-/*
- * Does nvsvm_mirror_fill() fault in page @i of @req? Only a page of
- * req->fill the snapshot found not valid, where the prefetch policy
- * allows it for the VMA (*@vma caches the look-up) and for what the CPU's
- * page table holds there (nvsvm_prefetch_fill_vma(),
- * nvsvm_prefetch_fill_pte()).
- */
-static bool nvsvm_mirror_fill_page(struct mm_struct *mm,
-				   const struct nvsvm_range_req *req,
-				   unsigned long i, struct vm_area_struct **vma)
-{
-	u64 addr = req->base + (i << PAGE_SHIFT);
-
-	if (!test_bit(i, req->fill) ||
-	    (req->pfns[i] & (HMM_PFN_VALID | HMM_PFN_ERROR)))
-		return false;
-	if (!*vma || addr < (*vma)->vm_start || addr >= (*vma)->vm_end)
-		*vma = vma_lookup(mm, addr);
-	if (!nvsvm_prefetch_fill_vma(*vma, addr, req->fill_write))
-		return false;
-	return nvsvm_prefetch_fill_pte(nvsvm_mirror_cpu_pte(mm, addr),
-				       req->fill_write);
-}
-
-/*
- * After the snapshot of @range: fault in the pages of req->fill (the
- * density prefetch's) that nvsvm_mirror_fill_page() picks, for writing
- * around a write (req->fill_write: a first-touch write storm then needs
- * about one fault per doubling of the prefetch instead of one per page),
- * for reading otherwise. Pages the CPU maps are left as the snapshot
- * found them: copy-on-write, the zero page and file pages stay; so are
- * swap, migration, device-private and device-exclusive entries. Each run
- * of such pages is its own hmm_range_fault() call, with the snapshot's
- * notifier sequence: a change since (fork write-protects, munmap,
- * migration, swap-out) is -EBUSY and the caller starts over; the mmap
- * lock held since the snapshot keeps the VMAs. A page the CPU maps in
- * between (a read maps the zero page) is replaced by a zeroed page of its
- * own, which reads the same. A write run without room
- * (nvsvm_prefetch_fill_room()) or a run that cannot be had (a file's end) is
- * left unmapped on the GPU: it was only a prefetch.
+/**
+ * nvsvm_mirror_map_exclusive() - map a page held for exclusive access
+ * @svmm: area, with @svmm->mutex held and not dead, its notifier's
+ *	sequence checked since the page was taken
+ * @addr: page address, where no valid PTE maps anything any more
+ * @page: the page, locked, the CPU's PTE a device-exclusive entry
+ * @changed: set when a TLB invalidate is due
  *
- * Return: 0 or -EBUSY.
+ * Writes the 4 KiB PTE of @page, writable, with atomics enabled
+ * (src/atomic.c, nvsvm_mirror_atomic()).
+ *
+ * Return: 0, -ENOMEM, or -EEXIST when the DMA address is not aligned.
  */
-static int nvsvm_mirror_fill(struct mm_struct *mm, struct nvsvm_range_req *req,
-			     const struct hmm_range *snap, unsigned long first,
-			     unsigned long last)
+int nvsvm_mirror_map_exclusive(struct nvsvm_svmm *svmm, u64 addr,
+			       struct page *page, bool *changed)
 {
-	struct vm_area_struct *vma = NULL;
-	struct hmm_range run = *snap;
-	unsigned long i, j;
+	unsigned long hpfn = page_to_pfn(page) | HMM_PFN_VALID | HMM_PFN_WRITE;
+	struct nvsvm_range_req req = {
+		.start = addr,
+		.end = addr + PAGE_SIZE,
+		.base = addr,
+		.pfns = &hpfn,
+	};
+	struct nvsvm_map_ctx ctx = { .svmm = svmm, .req = &req, .atomic = true };
 	int ret;
 
-	run.default_flags = HMM_PFN_REQ_FAULT;
-	if (req->fill_write)
-		run.default_flags |= HMM_PFN_REQ_WRITE;
-	run.pfn_flags_mask = 0;
-	for (i = first; i < last; i = j) {
-		j = i + 1;
-		if (!nvsvm_mirror_fill_page(mm, req, i, &vma))
-			continue;
-		while (j < last && nvsvm_mirror_fill_page(mm, req, j, &vma))
-			j++;
-		if (req->fill_write && !nvsvm_prefetch_fill_room(mm, j - i))
-			continue;
-		run.start = req->base + (i << PAGE_SHIFT);
-		run.end = req->base + (j << PAGE_SHIFT);
-		run.hmm_pfns = &req->pfns[i];
-		ret = hmm_range_fault(&run);
-		if (ret == -EBUSY)
-			return ret;
-		if (ret)
-			memset(&req->pfns[i], 0, (j - i) * sizeof(req->pfns[0]));
-	}
-	return 0;
+	lockdep_assert_held(&svmm->mutex);
+	ret = nvsvm_vmm_map(&svmm->vmm, addr, addr + PAGE_SIZE, PAGE_SHIFT,
+			    nvsvm_mirror_pte, &ctx, &req.mapped);
+	if (!ret)
+		ret = ctx.err;
+	*changed |= req.changed;
+	return ret;
 }
 
 /**
@@ -1033,274 +895,3 @@ long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
 	kfree(req.pfns);
 	return ret;
 }
-
-#if NVSVM_HAVE_DEVICE_EXCLUSIVE
-/*
- * Tries of one exclusive take before the access is left to its replay. A
- * try fails only when the mirror changed between the sequence read and the
- * check (anywhere in the notifier's interval): each try starts afresh, so
- * a few suffice, and the fault worker never waits on HMM's timeout.
- */
-#define NVSVM_ATOMIC_TRIES	4
-
-/* Does a PMD (a THP) map @addr? The mmap lock held. */
-static bool nvsvm_mirror_pmd_mapped(struct mm_struct *mm, u64 addr)
-{
-	pgd_t *pgd = pgd_offset(mm, addr);
-	p4d_t *p4d;
-	pud_t *pud;
-	pmd_t *pmd;
-
-	if (pgd_none(READ_ONCE(*pgd)))
-		return false;
-	p4d = p4d_offset(pgd, addr);
-	if (p4d_none(READ_ONCE(*p4d)))
-		return false;
-	pud = pud_offset(p4d, addr);
-	if (pud_none(READ_ONCE(*pud)) || pud_leaf(READ_ONCE(*pud)))
-		return false;
-	pmd = pmd_offset(pud, addr);
-	return pmd_trans_huge(READ_ONCE(*pmd));
-}
-
-/*
- * Before each try, outside the notifier's read window: fault the page in
- * for writing, and tell whether nvsvm takes it for exclusive access: an
- * anonymous page of a private mapping (a written page of a private file
- * mapping too, such as a program's globals), not KSM. A page of a large folio (a THP) can be
- * taken from 6.15 on (make_device_exclusive() takes one page of a
- * PTE-mapped folio): the PMD that maps it is split here first
- * (FOLL_SPLIT_PMD), counted in atomic_split. Before 6.15,
- * make_device_exclusive_range() takes the head page of a large folio
- * only and then replaces the PTEs of the whole folio, and refuses a tail
- * page: such a page can only be moved to VRAM (-EXDEV). The fault
- * restores a device-exclusive entry an earlier try left (an
- * MMU_NOTIFY_EXCLUSIVE event without owner): inside the window, that
- * event would fail every later try.
- *
- * Return: 0 when the page can be taken, -EXDEV when it is a private
- * anonymous page of a large folio that cannot, -EAGAIN when it is not
- * private anonymous (shared, a file's page cache, KSM), or the errno of
- * the fault (-EFAULT: not writable).
- */
-static int nvsvm_mirror_exclusive_prepare(struct nvsvm_svmm *svmm, u64 addr)
-{
-	struct mm_struct *mm = svmm->mm;
-	unsigned int gup = FOLL_GET | FOLL_WRITE;
-	struct vm_area_struct *vma;
-	bool split = false;
-	struct page *page;
-	long n;
-	int ret;
-
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, addr);
-	if (!vma) {
-		ret = -EFAULT;
-	} else if (vma->vm_flags & VM_SHARED) {
-		ret = -EAGAIN;
-	} else {
-		if (NVSVM_EXCLUSIVE_LARGE_FOLIO &&
-		    nvsvm_mirror_pmd_mapped(mm, addr)) {
-			gup |= FOLL_SPLIT_PMD;
-			split = true;
-		}
-		n = nvsvm_get_user_pages_remote(mm, addr, 1, gup, &page, NULL);
-		if (n == 1) {
-			if (!PageAnon(page) || folio_test_ksm(page_folio(page)))
-				ret = -EAGAIN;
-			else if (PageCompound(page) &&
-				 !NVSVM_EXCLUSIVE_LARGE_FOLIO)
-				ret = -EXDEV;
-			else
-				ret = 0;
-			put_page(page);
-			if (split)
-				nvsvm_stat_add(svmm->ndev,
-					       NVSVM_STAT_ATOMIC_SPLIT, 1);
-		} else {
-			ret = n < 0 ? n : -EFAULT;
-		}
-	}
-	mmap_read_unlock(mm);
-	return ret;
-}
-
-/*
- * A private anonymous page of a large folio that cannot be taken for
- * exclusive access (before 6.15): move it to VRAM, where the GPU's
- * atomics are exact (migrate_vma splits the THP). The caller maps it.
- * Without thrashing detection: each move is what an atomic needs.
- *
- * Return: 1 when it is in VRAM now, -EAGAIN when it could not be moved
- * (no VRAM, a page pinned or locked elsewhere), -EINTR, -ENOMEM.
- */
-static int nvsvm_mirror_atomic_vram(struct nvsvm_svmm *svmm, u64 addr)
-{
-	struct xarray history;
-	u64 moved = 0;
-	long ret;
-
-	if (!svmm->ndev->dmem)
-		return -EAGAIN;
-	xa_init(&history);
-	ret = nvsvm_dmem_migrate(svmm->ndev, svmm->mm, addr, addr + PAGE_SIZE,
-				 true, &history, &moved);
-	nvsvm_thrash_free(&history);
-	if (ret)
-		return ret;
-	if (!moved)
-		return -EAGAIN;
-	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_ATOMIC_VRAM, 1);
-	return 1;
-}
-
-/* A valid writable PTE gets atomics enabled (see nvsvm_mirror_shared()). */
-static u64 nvsvm_mirror_pte_atomic(void *priv, u64 addr, unsigned int shift,
-				   u64 old)
-{
-	struct nvsvm_svmm *svmm = priv;
-	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
-	u32 flags = desc->pte_flags(old);
-
-	if ((flags & (NVSVM_PTE_VALID | NVSVM_PTE_WRITE)) !=
-	    (NVSVM_PTE_VALID | NVSVM_PTE_WRITE))
-		return old;
-	return desc->pte(desc->pte_addr(old), flags | NVSVM_PTE_ATOMIC);
-}
-
-/*
- * A page that cannot be made exclusive, on a link coherent for atomics
- * (gpu->host_atomics): enable atomics on the GPU PTE that maps it now,
- * whatever its size (a 2 MiB PTE of a THP, a 64 KiB one of a run of a
- * large folio or of shared memory), when it is writable. A 4 KiB
- * mapping of the page alone would be shadowed by it. No hmm walk is needed:
- * under the mutex, a valid writable PTE maps the page the CPU maps
- * writable (the invariant at the top), and atomics on it are what the
- * shared rule grants. Where nothing valid maps it, the caller's map of the
- * page does.
- */
-static void nvsvm_mirror_shared(struct nvsvm_svmm *svmm, u64 addr,
-				bool *changed)
-{
-	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
-	unsigned int shift = PAGE_SHIFT;
-	u64 pte, start, skipped = 0;
-
-	/* Nothing valid is left in a dead area: nothing to upgrade there. */
-	mutex_lock(&svmm->mutex);
-	pte = nvsvm_vmm_lookup(&svmm->vmm, addr, &shift);
-	if ((desc->pte_flags(pte) & (NVSVM_PTE_VALID | NVSVM_PTE_WRITE |
-				     NVSVM_PTE_ATOMIC)) ==
-	    (NVSVM_PTE_VALID | NVSVM_PTE_WRITE)) {
-		start = ALIGN_DOWN(addr, 1ULL << shift);
-		if (!nvsvm_vmm_map(&svmm->vmm, start, start + (1ULL << shift),
-				   shift, nvsvm_mirror_pte_atomic, svmm,
-				   &skipped))
-			*changed = true;
-	}
-	mutex_unlock(&svmm->mutex);
-}
-
-/**
- * nvsvm_mirror_atomic() - serve a GPU atomic through exclusive access
- * @svmm: area, as for nvsvm_mirror_range()
- * @addr: page address
- * @changed: set when a TLB invalidate is due
- *
- * Takes the page for exclusive device access: the CPU's PTE becomes a
- * device-exclusive entry (the MMU_NOTIFY_EXCLUSIVE event this raises with
- * the device as owner is ours and ignored), then maps it 4 KiB with
- * atomics enabled, under the mutex and after the sequence check, while the
- * page is still locked. A CPU access later restores its PTE through an
- * MMU_NOTIFY_EXCLUSIVE event without owner, which removes the GPU mapping.
- * At most NVSVM_ATOMIC_TRIES tries, each after
- * nvsvm_mirror_exclusive_prepare().
- *
- * A private anonymous page of a large folio that cannot be taken (before
- * 6.15) is moved to VRAM instead (nvsvm_mirror_atomic_vram()).
- *
- * Return: 0; 1 when the page was moved to VRAM (the caller maps it as
- * for any fault); -EAGAIN when the page cannot be made exclusive (not
- * private anonymous, KSM; a large folio with no VRAM to move it to): on a
- * link coherent for atomics (gpu->host_atomics), atomics are then enabled
- * on a writable GPU PTE that maps it, and the caller maps it with atomics
- * enabled where none does; otherwise the caller refuses the atomic.
- * -EFAULT or -EPERM when it cannot be had for writing; -EBUSY when it
- * could not be taken this time (the fault is replayed), -ENOMEM, -EINTR.
- */
-int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
-{
-	struct mmu_interval_notifier *mni = nvsvm_mirror_notifier(svmm, addr);
-	unsigned long hpfn;
-	struct nvsvm_range_req req = {
-		.start = addr,
-		.end = addr + PAGE_SIZE,
-		.base = addr,
-		.pfns = &hpfn,
-	};
-	struct nvsvm_map_ctx ctx = { .svmm = svmm, .req = &req, .atomic = true };
-	struct page *page;
-	unsigned long seq;
-	unsigned int try;
-	bool dead;
-	int ret;
-
-	for (try = 0; try < NVSVM_ATOMIC_TRIES; try++) {
-		ret = nvsvm_vmm_reserve(&svmm->vmm, addr, addr + PAGE_SIZE);
-		if (ret)
-			return ret;
-		ret = nvsvm_mirror_exclusive_prepare(svmm, addr);
-		if (ret == -EXDEV)
-			ret = nvsvm_mirror_atomic_vram(svmm, addr);
-		if (ret == -EAGAIN && svmm->ndev->gpu->host_atomics)
-			nvsvm_mirror_shared(svmm, addr, changed);
-		if (ret)
-			return ret;
-		seq = mmu_interval_read_begin(mni);
-		mmap_read_lock(svmm->mm);
-		page = nvsvm_make_device_exclusive(svmm->mm, addr, svmm->ndev);
-		mmap_read_unlock(svmm->mm);
-		/* Not anonymous any more (7.3): the next check says so. */
-		if (page == ERR_PTR(-EOPNOTSUPP))
-			continue;
-		if (IS_ERR(page))
-			return PTR_ERR(page);
-		if (!page)
-			continue;	/* lost a race: folio lock, PTE */
-
-		mutex_lock(&svmm->mutex);
-		dead = svmm->dead;
-		if (dead || mmu_interval_read_retry(mni, seq)) {
-			mutex_unlock(&svmm->mutex);
-			unlock_page(page);
-			put_page(page);
-			if (dead)
-				return -EBUSY;
-			continue;
-		}
-		/* A valid PTE there (4 KiB or larger) would shadow the new one. */
-		nvsvm_mirror_unmap_locked(svmm, addr, addr + PAGE_SIZE);
-		hpfn = page_to_pfn(page) | HMM_PFN_VALID | HMM_PFN_WRITE;
-		ctx.err = 0;
-		req.mapped = 0;
-		ret = nvsvm_vmm_map(&svmm->vmm, addr, addr + PAGE_SIZE,
-				    PAGE_SHIFT, nvsvm_mirror_pte, &ctx,
-				    &req.mapped);
-		if (!ret)
-			ret = ctx.err;
-		mutex_unlock(&svmm->mutex);
-		unlock_page(page);
-		put_page(page);
-		*changed |= req.changed;
-		if (ret != -ENOMEM)
-			return ret;
-	}
-	return -EBUSY;
-}
-#else
-int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
-{
-	return -EAGAIN;
-}
-#endif

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The service of an area's faults: what an area's work does with the
+ * faults of one instance block once the pipeline (src/fault.c) has sorted
+ * them and found their area.
+ *
+ * It coalesces the faults inside one 2 MiB block into a range, lets the
+ * prefetch policy grow it (src/prefetch.c, on what the mirror says is
+ * valid and how far the VMAs go), serves it through the mirror with one
+ * hmm_range_fault() loop per span of pages that ask the same
+ * (nvsvm_mirror_range()), and serves the atomic faults of the range
+ * through exclusive access (src/atomic.c). When a range fails as a whole,
+ * it goes page by page and marks the accesses that cannot be served; the
+ * pipeline's cancel policy decides which of those it cancels.
+ *
+ * An area work reads the file pages it is about to fault in without the
+ * mm (src/pagein.c): while it waits for such a read it holds the file and
+ * its area, not the process's address space, nor anything the device's
+ * teardown waits for. It touches the device (registers, DMA mappings,
+ * page-table frames) only holding &nvsvm_device.fault.serve for read and
+ * while the device is registered (!fault.off): the read lets go of it.
+ */
+#include <linux/bitmap.h>
+#include <linux/err.h>
+#include <linux/hmm.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+
+#include "nvsvm_area.h"
+#include "nvsvm_atomic.h"
+#include "nvsvm_batch.h"
+#include "nvsvm_core.h"
+#include "nvsvm_mirror.h"
+#include "nvsvm_pagein.h"
+#include "nvsvm_prefetch.h"
+#include "nvsvm_service.h"
+#include "trace.h"
+
+/**
+ * nvsvm_chan_svmm_get() - the area of the channel with an instance block
+ * @ndev: device
+ * @inst_addr: instance block address from a fault entry
+ * @pdb: (out) for a channel without an area, the PD3 it walks: where a
+ *	cancel of its accesses must be aimed
+ *
+ * Return: the area with a reference taken; NULL for a channel without an
+ * area; ERR_PTR(-ENOENT) when no channel has this instance block (any
+ * more: a fault entry written before the channel was destroyed).
+ *
+ * src/chan.c owns the table (nvsvm_chan_bind()/nvsvm_chan_unbind() write
+ * it, with the fault flush); the fault path only reads it, under xa_lock.
+ */
+struct nvsvm_svmm *
+nvsvm_chan_svmm_get(struct nvsvm_device *ndev, u64 inst_addr, dma_addr_t *pdb)
+{
+	struct nvsvm_core_chan *chan;
+	struct nvsvm_svmm *svmm = ERR_PTR(-ENOENT);
+
+	xa_lock(&ndev->chans);
+	chan = xa_load(&ndev->chans, inst_addr >> PAGE_SHIFT);
+	if (chan) {
+		svmm = chan->svmm;
+		*pdb = chan->pdb;
+		if (svmm)
+			nvsvm_svmm_get(svmm);
+	}
+	xa_unlock(&ndev->chans);
+	return svmm;
+}
+
+static unsigned long nvsvm_fault_hmm_flags(u8 access)
+{
+	switch (access) {
+	case NVSVM_ACCESS_ATOMIC:
+	case NVSVM_ACCESS_WRITE:
+		return HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE;
+	default:
+		return HMM_PFN_REQ_FAULT;
+	}
+}
+
+/*
+ * Serve one page at the access of @f; @atomic: with atomics enabled in any
+ * mode. 0 or an hmm errno.
+ */
+static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
+			    struct nvsvm_fault_batch *b,
+			    const struct nvsvm_fault *f, bool atomic)
+{
+	struct nvsvm_range_req req = {
+		.start = f->addr,
+		.end = f->addr + PAGE_SIZE,
+		.base = f->addr,
+		.pfns = b->pfns,
+		.req = b->req,
+		.atomic = atomic,
+	};
+	int ret;
+
+	b->req[0] = nvsvm_fault_hmm_flags(f->access);
+	ret = nvsvm_mirror_range(svmm, &req);
+	b->changed |= req.changed;
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_NS_HMM, req.hmm_ns);
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_NS_PTE, req.pte_ns);
+	return ret;
+}
+
+/* Set the requests of the faults [first, last) in b->req; 0 elsewhere. */
+static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
+			    unsigned int first, unsigned int last)
+{
+	unsigned int i;
+
+	memset(b->req, 0, sizeof(b->req));
+	bitmap_zero(b->fill, NVSVM_RANGE_MAX_PAGES);
+	for (i = last; i-- > first;)
+		b->req[(b->e[i].f.addr - block) >> PAGE_SHIFT] =
+			nvsvm_fault_hmm_flags(b->e[i].f.access);
+}
+
+/*
+ * Grow [req->start, req->end) of @block by density, within what the
+ * mirror allows, and set the pages to fill (src/prefetch.c).
+ *
+ * Return: true when the range grew.
+ */
+static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
+				 struct nvsvm_fault_batch *b, u64 block,
+				 struct nvsvm_range_req *req)
+{
+	unsigned int thr = nvsvm_prefetch_threshold();
+	u64 glo = req->start, ghi = req->end;
+
+	if (!thr)
+		return false;
+	nvsvm_mirror_valid(svmm, block, b->valid);
+	if (!nvsvm_prefetch_region(thr, block, b->req, b->valid, b->dense,
+				   &glo, &ghi, &req->fill_write))
+		return false;
+	nvsvm_mirror_bounds(svmm, req->start, req->end, &glo, &ghi);
+	if (glo >= req->start && ghi <= req->end)
+		return false;
+	nvsvm_prefetch_fill_set(block, b->req, b->dense, glo, ghi, b->fill);
+	req->start = glo;
+	req->end = ghi;
+	return true;
+}
+
+/*
+ * Fault in and map req->start..req->end of b->req's block, in spans of
+ * pages that all ask the same (nvsvm_prefetch_span()). On return, req
+ * covers the range again, with the pages mapped by all spans.
+ *
+ * Return: 0 or the first span's error (the spans after it are not served).
+ */
+static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
+			     struct nvsvm_fault_batch *b,
+			     struct nvsvm_range_req *req)
+{
+	u64 start = req->start, end = req->end, mapped = 0;
+	unsigned long i = (start - req->base) >> PAGE_SHIFT;
+	unsigned long n = (end - req->base) >> PAGE_SHIFT, j, k;
+	bool thp = req->grow_thp;
+	bool writes = nvsvm_prefetch_writes(b->req, i, n);
+	int ret = 0;
+
+	while (i < n && !ret) {
+		j = nvsvm_prefetch_span(b->req, i, n, thp, writes,
+					&req->grow_thp);
+		req->start = req->base + (i << PAGE_SHIFT);
+		req->end = req->base + (j << PAGE_SHIFT);
+		ret = nvsvm_mirror_range(svmm, req);
+		b->changed |= req->changed;
+		if (!ret)
+			mapped += req->mapped;
+		/* A span grown to its THP's block covers the rest. */
+		k = (req->end - req->base) >> PAGE_SHIFT;
+		i = max(j, k);
+	}
+	req->start = min(start, req->start);
+	req->end = max(end, req->end);
+	req->grow_thp = thp;
+	req->mapped = mapped;
+	return ret;
+}
+
+/*
+ * Read the file pages @req asks to fault in without holding the mm (see
+ * src/pagein.c), so that a page-in that does not complete keeps the file
+ * and the area, not the process's memory, and not the device's teardown:
+ * the mm's users and the serve lock are let go while it reads. The folios
+ * stay held (b->pagein) until the caller's nvsvm_pagein_release().
+ *
+ * Return: 0, the mm's users held again; -ESRCH when the mm has no users
+ * any more or the device was unregistered meanwhile (the mm's reference
+ * is dropped then; the serve lock is held either way).
+ */
+static int nvsvm_fault_pagein(struct nvsvm_device *ndev,
+			      struct nvsvm_svmm *svmm,
+			      struct nvsvm_fault_batch *b,
+			      const struct nvsvm_range_req *req)
+{
+	u64 addr = req->start;
+
+	while (addr < req->end &&
+	       nvsvm_pagein_find(svmm->mm, req, &addr, &b->pagein)) {
+		mmput(svmm->mm);
+		up_read(&ndev->fault.serve);
+		nvsvm_pagein_read(&b->pagein);
+		down_read(&ndev->fault.serve);
+		if (ndev->fault.off || !mmget_not_zero(svmm->mm))
+			return -ESRCH;
+	}
+	return 0;
+}
+
+/*
+ * Serve faults [first, last) of one area and one 2 MiB block. When the
+ * range as a whole fails, go page by page to find the faults to cancel.
+ *
+ * Return: 0, or -ESRCH from nvsvm_fault_pagein() (nothing served, the
+ * mm's reference dropped).
+ */
+static int nvsvm_fault_range(struct nvsvm_device *ndev,
+			     struct nvsvm_svmm *svmm,
+			     struct nvsvm_fault_batch *b, unsigned int first,
+			     unsigned int last)
+{
+	u64 start = b->e[first].f.addr;
+	u64 block = ALIGN_DOWN(start, NVSVM_RANGE_MAX_BYTES);
+	struct nvsvm_range_req req = {
+		.start = start,
+		.end = b->e[last - 1].f.addr + PAGE_SIZE,
+		.base = block,
+		.pfns = b->pfns,
+		.req = b->req,
+		.fill = b->fill,
+		/* Where the CPU maps a THP, map its whole block at once. */
+		.grow_thp = nvsvm_svmm_managed(svmm, block,
+					       block + NVSVM_RANGE_MAX_BYTES),
+	};
+	u64 end = req.end;
+	unsigned int i;
+	bool grown;
+	int ret;
+
+	nvsvm_fault_req(b, block, first, last);
+	grown = nvsvm_fault_prefetch(svmm, b, block, &req);
+	if (nvsvm_fault_pagein(ndev, svmm, b, &req))
+		return -ESRCH;
+	ret = nvsvm_fault_spans(svmm, b, &req);
+	if (grown && !ret)
+		nvsvm_stat_add(ndev, NVSVM_STAT_PREFETCH_RANGES, 1);
+	if (grown && (ret == -EFAULT || ret == -EPERM)) {
+		/* The prefetch met a hole: serve the faults alone. */
+		nvsvm_fault_req(b, block, first, last);
+		req.start = start;
+		req.end = end;
+		ret = nvsvm_fault_spans(svmm, b, &req);
+	}
+	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_HMM, req.hmm_ns);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PTE, req.pte_ns);
+	trace_nvsvm_fault_range(ndev->index, req.start, req.end, last - first,
+				req.mapped, ret);
+	if (!ret) {
+		nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_PAGES, req.mapped);
+		return 0;
+	}
+	if (ret != -EFAULT && ret != -EPERM)
+		return 0; /* -EBUSY, -ENOMEM: the replay makes them fault again */
+
+	for (i = first; i < last; i++) {
+		struct nvsvm_fault_entry *e = &b->e[i];
+
+		/* Faults on one page are sorted by priority: first is best. */
+		if (i > first && e->f.addr == e[-1].f.addr && !e[-1].cancel &&
+		    nvsvm_fault_priority(e[-1].f.access) >=
+		    nvsvm_fault_priority(e->f.access))
+			continue;
+		if (nvsvm_fault_page(svmm, b, &e->f, false))
+			e->cancel = e->f.access != NVSVM_ACCESS_PREFETCH;
+	}
+	return 0;
+}
+
+/*
+ * The atomic faults of [first, last), already served as writes. Where
+ * atomics follow write permission (nvsvm_mirror_atomics_follow(): a link
+ * coherent for atomics, no exclusive access) that was all. Otherwise each
+ * page is taken for exclusive access and mapped with atomics enabled, or
+ * moved to VRAM and mapped there (nvsvm_mirror_atomic()). A page that
+ * allows neither (shared, file-backed; any page on a kernel without
+ * CONFIG_DEVICE_PRIVATE) is mapped with atomics enabled on a coherent link
+ * only; on PCIe the GPU's atomic there would be a read and a write that
+ * loses the CPU's updates in between, so it is refused: cancelled, the
+ * program ends with a FAULT of access ATOMIC.
+ */
+static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
+				struct nvsvm_svmm *svmm,
+				struct nvsvm_fault_batch *b, unsigned int first,
+				unsigned int last)
+{
+	unsigned int i;
+	int ret;
+
+	if (nvsvm_mirror_atomics_follow(ndev))
+		return;
+	for (i = first; i < last; i++) {
+		struct nvsvm_fault_entry *e = &b->e[i];
+
+		if (e->f.access != NVSVM_ACCESS_ATOMIC || e->cancel ||
+		    (i > first && e->f.addr == e[-1].f.addr &&
+		     e[-1].f.access == NVSVM_ACCESS_ATOMIC))
+			continue;
+		ret = nvsvm_mirror_atomic(svmm, e->f.addr, &b->changed);
+		if (!ret) {
+			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_EXCLUSIVE, 1);
+		} else if (ret > 0) {
+			/* In VRAM now (counted in atomic_vram): map it. */
+			ret = nvsvm_fault_page(svmm, b, &e->f, false);
+		} else if (ret == -EAGAIN && ndev->gpu->host_atomics) {
+			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_SHARED, 1);
+			ret = nvsvm_fault_page(svmm, b, &e->f, true);
+		} else if (ret == -EAGAIN) {
+			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_REFUSED, 1);
+			e->cancel = true;
+		}
+		if (ret == -EFAULT || ret == -EPERM)
+			e->cancel = true;
+	}
+}
+
+/**
+ * nvsvm_fault_inst() - serve the faults of one instance block in an area
+ * @ndev: device, with &nvsvm_device.fault.serve held for read
+ * @svmm: the area the device work handed the faults to
+ * @b: the area work's batch, sorted (the faults of one instance block are
+ *	consecutive)
+ * @first: first fault of the instance block in @b
+ * @last: end (exclusive)
+ *
+ * In an area's work: serve the faults [@first, @last) of one instance
+ * block, handed over as the channel's of @svmm. Sets &nvsvm_fault_entry
+ * .cancel of the accesses that cannot be served, &nvsvm_fault_batch
+ * .changed when a valid GPU PTE changed; the caller invalidates, cancels
+ * (its policy decides which) and replays. Faults found stale, and all of
+ * them once the device is unregistered during a page-in, are dropped.
+ */
+void nvsvm_fault_inst(struct nvsvm_device *ndev, struct nvsvm_svmm *svmm,
+		      struct nvsvm_fault_batch *b, unsigned int first,
+		      unsigned int last)
+{
+	struct nvsvm_svmm *now;
+	unsigned int i, j;
+	dma_addr_t pdb;
+	int ret;
+
+	lockdep_assert_held_read(&ndev->fault.serve);
+	/*
+	 * Stale faults: the channel is gone or left the area since the
+	 * device work handed them over (its faults from now on go where it
+	 * is now), or its process's mm has no users. No access of theirs
+	 * is stalled here any more (a destroyed channel's programs were
+	 * stopped; a task leaves EXEC before it drops its mm), so nothing
+	 * is cancelled: CANCEL_TARGETED hits a GPC and client, and that GPC
+	 * may be stalled on another process's live work by now. The replay
+	 * of the batch is all they need.
+	 */
+	now = nvsvm_chan_svmm_get(ndev, b->e[first].f.inst, &pdb);
+	if (!IS_ERR_OR_NULL(now))
+		nvsvm_svmm_put(now);
+	if (now != svmm || !mmget_not_zero(svmm->mm)) {
+		nvsvm_stat_add(ndev, NVSVM_STAT_STALE, last - first);
+		return;
+	}
+
+	for (i = first; i < last; i++) {
+		b->e[i].pdb = pdb;
+		b->e[i].changes = atomic_read(&svmm->changes);
+	}
+	for (i = first; i < last; i = j) {
+		u64 addr = b->e[i].f.addr;
+		u64 block = ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES);
+
+		/* A hint: what settles it is the check under svmm->mutex. */
+		if (READ_ONCE(svmm->dead)) {
+			/* Torn down: the channel is detached, the replay
+			 * finds it without an area.
+			 */
+			nvsvm_stat_add(ndev, NVSVM_STAT_STALE, last - i);
+			break;
+		}
+		if (!nvsvm_svmm_managed(svmm, addr, addr + PAGE_SIZE)) {
+			b->e[i].cancel = b->e[i].f.access !=
+					 NVSVM_ACCESS_PREFETCH;
+			j = i + 1;
+			continue;
+		}
+		/* Same block, and on the same side of the window. */
+		for (j = i + 1; j < last; j++) {
+			u64 a = b->e[j].f.addr;
+
+			if (ALIGN_DOWN(a, NVSVM_RANGE_MAX_BYTES) != block ||
+			    !nvsvm_svmm_managed(svmm, addr, a + PAGE_SIZE))
+				break;
+		}
+		ret = nvsvm_fault_range(ndev, svmm, b, i, j);
+		if (!ret)
+			nvsvm_fault_atomics(ndev, svmm, b, i, j);
+		nvsvm_pagein_release(&b->pagein);
+		if (ret) {
+			/* The mm lost its users, or the device went. */
+			nvsvm_stat_add(ndev, NVSVM_STAT_STALE, last - i);
+			return;
+		}
+	}
+	mmput(svmm->mm);
+}
