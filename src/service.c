@@ -202,6 +202,7 @@ static int nvsvm_fault_pagein(struct nvsvm_device *ndev,
 {
 	u64 addr = req->start;
 
+	lockdep_assert_held_read(&ndev->fault.serve);
 	while (addr < req->end &&
 	       nvsvm_pagein_find(svmm->mm, req, &addr, &b->pagein)) {
 		mmput(svmm->mm);
