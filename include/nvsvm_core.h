@@ -35,7 +35,8 @@
  * 7. the mm's mmap lock (read)
  *    taken by: hmm_range_fault() and VMA look-ups (src/mirror.c), the
  *    exclusive take (src/atomic.c), the fault path's VMA look-up
- *    (src/pagein.c), MIGRATE (src/dmem.c). The mm holds it when it calls the notifiers.
+ *    (src/pagein.c), MIGRATE (src/dmem.c). The mm holds it when it calls
+ *    the notifiers.
  *    not under it: a file page-in's read (a FUSE server may hold it).
  * 8. the page lock
  *    held: on a page being migrated (src/dmem.c; the kernel's migration,
@@ -64,6 +65,8 @@
  *                                 (src/buf.c), under the mmap lock
  *    nvsvm_device->fault.lock     (irq) the fault workqueue, against the
  *                                 fault interrupt
+ *    nvsvm_svmm->blocks xa_lock   MIGRATE's per-block move records
+ *                                 (src/thrash.c)
  *    nvsvm_dmem->lock             (irqsave, src/dmem.c) the VRAM allocator
  *    nvsvm_device->closing_lock   the areas torn down and not freed yet,
  *                                 and the freeing of their table frames
