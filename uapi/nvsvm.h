@@ -36,8 +36,9 @@
  * unknown number with ENOTTY. Addresses and sizes are bytes, page aligned
  * (4 KiB), non-wrapping and below 1 << va_bits (EINVAL otherwise). Numbers
  * of NVSVM_IOCTL_BASE not defined here belong to the GPU's provider: 0x08
- * is the virtual GP100's EXEC (uapi/nvsvm_vgpu.h); on a GPU whose provider
- * has none they fail with ENOTTY like any unknown number. Once
+ * and 0x20 are the virtual GP100's EXEC and LAUNCH (uapi/nvsvm_vgpu.h); on
+ * a GPU whose provider has none they fail with ENOTTY like any unknown
+ * number. Once
  * the GPU is gone (its device unbound or unplugged while the file is
  * open), every ioctl fails with ENODEV; close still works.
  * No physical address or pfn ever crosses this interface.
