@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * NVSVM_IOCTL_LAUNCH: a compiled program run over an NDRange on the SMs of
- * one GPC. The work-groups are spread over the GPC's SMs, each group's
+ * one GPC, or of every GPC: then each GPC runs a part of it (a program of
+ * its own), and the parts take the next work-group from one counter. The
+ * work-groups are spread over a GPC's SMs, each group's
  * warps on one SM; a group takes all its warp slots at once (or waits),
  * so that its barriers never wait for a warp that has no slot. Work-items
  * run in warps of 32; each is a hart of the interpreter (rv.c), run a
@@ -89,17 +91,16 @@ struct vgpu_wg {
  * @lsize: enqueued local size per dimension (1 beyond @dim)
  * @ngroups: work-groups per dimension
  * @groups: work-groups in all
- * @next: the next work-group to start
+ * @next: the next work-group to start (every part's GPC thread)
  * @local_mem: bytes of local memory per group
  * @priv_mem: bytes of private memory per work-item
  * @budget: instructions a work-item may run
  * @group_items: work-items of a full group
  * @wpg: warps per group
- * @resident: work-group slots (@wgs)
- * @wgs: the slots
  * @insns: instructions retired
  * @groups_done: work-groups that ended
- * @trap: enum nvsvm_launch_trap of the trap that stopped it
+ * @nparts: GPCs it runs on
+ * @parts: what each runs
  */
 struct vgpu_launch {
 	struct rv_prog *rv;
@@ -112,18 +113,38 @@ struct vgpu_launch {
 	u32 lsize[3];
 	u64 ngroups[3];
 	u64 groups;
-	u64 next;
+	atomic64_t next;
 	u32 local_mem;
 	u32 priv_mem;
 	u64 budget;
 	u32 group_items;
 	u32 wpg;
+	atomic64_t insns;
+	atomic64_t groups_done;
+	u32 nparts;
+	struct vgpu_lpart *parts;
+};
+
+/**
+ * struct vgpu_lpart - the part of a launch that one GPC runs
+ * @prog: its program on that GPC
+ * @l: the launch
+ * @resident: work-group slots (@wgs)
+ * @wgs: the slots
+ * @trap: enum nvsvm_launch_trap of the trap that stopped it
+ */
+struct vgpu_lpart {
+	struct vgpu_prog prog;
+	struct vgpu_launch *l;
 	u32 resident;
 	struct vgpu_wg *wgs;
-	u64 insns;
-	u64 groups_done;
 	u32 trap;
 };
+
+static struct vgpu_lpart *vgpu_lpart(struct vgpu_prog *prog)
+{
+	return container_of(prog, struct vgpu_lpart, prog);
+}
 
 /* The warp slot of warp @k of work-group slot @r: one SM per group. */
 static u32 vgpu_launch_slot(struct vgpu *vgpu, struct vgpu_launch *l, u32 r,
@@ -156,13 +177,14 @@ static int vgpu_launch_global(void *env, struct rv_mem *m)
  */
 void vgpu_launch_start(struct vgpu_gpc *gpc, struct vgpu_prog *prog)
 {
+	struct vgpu_lpart *part = vgpu_lpart(prog);
 	struct vgpu_launch *l = prog->launch;
 	struct vgpu *vgpu = gpc->vgpu;
 	u32 r, k;
 
 	prog->live = 1;
-	for (r = 0; r < l->resident; r++) {
-		struct vgpu_wg *wg = &l->wgs[r];
+	for (r = 0; r < part->resident; r++) {
+		struct vgpu_wg *wg = &part->wgs[r];
 
 		wg->warps = &prog->warps[r * l->wpg];
 		for (k = 0; k < l->wpg; k++) {
@@ -195,17 +217,20 @@ static bool vgpu_wg_start(struct vgpu_prog *prog, struct vgpu_wg *wg)
 	u64 id, gid[3];
 	u32 ls[3], i, d;
 
-	if (l->next >= l->groups)
+	if (atomic64_read(&l->next) >= l->groups)
 		return false;
 	for (i = 0; i < l->wpg; i++)
 		if (gpc->slots[wg->warps[i].slot])
 			return false;
+	/* Another GPC's part may have taken the last one meanwhile. */
+	id = atomic64_fetch_inc(&l->next);
+	if (id >= l->groups)
+		return false;
 	for (i = 0; i < l->wpg; i++) {
 		gpc->slots[wg->warps[i].slot] = &wg->warps[i];
 		wg->warps[i].has_slot = true;
 	}
 
-	id = l->next++;
 	id = div64_u64_rem(id, l->ngroups[0], &gid[0]);
 	gid[2] = div64_u64_rem(id, l->ngroups[1], &gid[1]);
 	for (d = 0; d < 3; d++) {
@@ -259,9 +284,9 @@ static void vgpu_wg_end(struct vgpu_prog *prog, struct vgpu_wg *wg)
 		w->hart = NULL;
 	}
 	for (i = 0; i < wg->items; i++)
-		l->insns += wg->harts[i].insns;
+		atomic64_add(wg->harts[i].insns, &l->insns);
 	if (!wg->live)
-		l->groups_done++;
+		atomic64_inc(&l->groups_done);
 	wg->active = false;
 }
 
@@ -272,7 +297,7 @@ static void vgpu_launch_trap(struct vgpu_prog *prog, const struct rv_trap *t)
 		prog->status = NVSVM_EXEC_TRAP;
 		prog->fault_addr = t->tval;
 		prog->fault_pc = t->pc;
-		prog->launch->trap = t->cause;
+		vgpu_lpart(prog)->trap = t->cause;
 	}
 	vgpu_chan_set_error(prog->vchan);
 }
@@ -352,11 +377,12 @@ static void vgpu_wg_barrier(struct vgpu_wg *wg)
 /* The launch stops: every warp leaves its stall, every group its slots. */
 static void vgpu_launch_stop(struct vgpu_prog *prog)
 {
+	struct vgpu_lpart *part = vgpu_lpart(prog);
 	struct vgpu_launch *l = prog->launch;
 	u32 r, k;
 
-	for (r = 0; r < l->resident; r++) {
-		struct vgpu_wg *wg = &l->wgs[r];
+	for (r = 0; r < part->resident; r++) {
+		struct vgpu_wg *wg = &part->wgs[r];
 
 		if (!wg->active)
 			continue;
@@ -381,6 +407,7 @@ static void vgpu_launch_stop(struct vgpu_prog *prog)
  */
 bool vgpu_launch_round(struct vgpu_prog *prog)
 {
+	struct vgpu_lpart *part = vgpu_lpart(prog);
 	struct vgpu_launch *l = prog->launch;
 	bool busy = false, running = false;
 	u32 r, k;
@@ -391,8 +418,8 @@ bool vgpu_launch_round(struct vgpu_prog *prog)
 		vgpu_launch_stop(prog);
 		return true;
 	}
-	for (r = 0; r < l->resident; r++) {
-		struct vgpu_wg *wg = &l->wgs[r];
+	for (r = 0; r < part->resident; r++) {
+		struct vgpu_wg *wg = &part->wgs[r];
 		int ret = 0;
 
 		if (!wg->active && !vgpu_wg_start(prog, wg))
@@ -415,7 +442,7 @@ bool vgpu_launch_round(struct vgpu_prog *prog)
 		}
 		cond_resched();
 	}
-	if (!running && l->next >= l->groups) {
+	if (!running && atomic64_read(&l->next) >= l->groups) {
 		prog->live = 0;
 		busy = true;
 	}
@@ -424,17 +451,22 @@ bool vgpu_launch_round(struct vgpu_prog *prog)
 
 static void vgpu_launch_free(struct vgpu_launch *l)
 {
-	u32 r;
+	u32 i, r;
 
 	if (!l)
 		return;
-	for (r = 0; l->wgs && r < l->resident; r++) {
-		kvfree(l->wgs[r].harts);
-		kvfree(l->wgs[r].state);
-		kvfree(l->wgs[r].local);
-		kvfree(l->wgs[r].priv);
+	for (i = 0; l->parts && i < l->nparts; i++) {
+		struct vgpu_lpart *part = &l->parts[i];
+
+		for (r = 0; part->wgs && r < part->resident; r++) {
+			kvfree(part->wgs[r].harts);
+			kvfree(part->wgs[r].state);
+			kvfree(part->wgs[r].local);
+			kvfree(part->wgs[r].priv);
+		}
+		kvfree(part->wgs);
 	}
-	kvfree(l->wgs);
+	kvfree(l->parts);
 	kvfree(l->param);
 	if (!IS_ERR_OR_NULL(l->rv))
 		rv_prog_free(l->rv);
@@ -487,7 +519,8 @@ static int vgpu_launch_check(struct vgpu *vgpu, const struct nvsvm_launch *a)
 {
 	if (a->flags || !a->timeout_ms ||
 	    a->timeout_ms > VGPU_LAUNCH_TIMEOUT_MAX ||
-	    (a->gpc != NVSVM_GPC_ANY && a->gpc >= vgpu->gpc_count) ||
+	    (a->gpc != NVSVM_GPC_ANY && a->gpc != NVSVM_GPC_ALL &&
+	     a->gpc >= vgpu->gpc_count) ||
 	    a->image_size < 4 || a->image_size > NVSVM_LAUNCH_MAX_IMAGE ||
 	    a->image_size % 4 || a->entry % 4 || a->entry >= a->image_size ||
 	    a->param_size > NVSVM_LAUNCH_MAX_PARAM ||
@@ -499,59 +532,50 @@ static int vgpu_launch_check(struct vgpu *vgpu, const struct nvsvm_launch *a)
 }
 
 /*
- * How many work-groups run at once: as many as the GPC's SMs have warp
- * slots for, and the memory limit allows. -E2BIG when not even one fits.
+ * How many GPCs run it (@gpc: one, or NVSVM_GPC_ALL), and how many
+ * work-groups each runs at once: as many as a GPC's SMs have warp slots
+ * for, and the memory limit allows. -E2BIG when not even one group fits.
  */
-static int vgpu_launch_size(struct vgpu *vgpu, struct vgpu_launch *l)
+static int vgpu_launch_size(struct vgpu *vgpu, struct vgpu_launch *l, u32 gpc)
 {
-	u64 per_group;
-	u32 fit;
+	u64 per_group, fit_mem;
+	u32 fit, i;
 
 	if (l->wpg > vgpu->warps_per_sm)
 		return -E2BIG;
 	per_group = l->local_mem + (u64)l->group_items *
 		    (l->priv_mem + sizeof(struct rv_hart) + 1);
-	if (per_group > VGPU_LAUNCH_MEM_MAX)
+	fit_mem = div64_u64(VGPU_LAUNCH_MEM_MAX, per_group);
+	if (!fit_mem)
 		return -E2BIG;
+	l->nparts = gpc == NVSVM_GPC_ALL ? vgpu->gpc_count : 1;
+	l->nparts = min_t(u64, l->nparts, min(l->groups, fit_mem));
 	fit = vgpu->tpcs * vgpu->sms * (vgpu->warps_per_sm / l->wpg);
-	fit = min_t(u64, fit, div64_u64(VGPU_LAUNCH_MEM_MAX, per_group));
+	fit = min_t(u64, fit, div64_u64(fit_mem, l->nparts));
 	fit = min_t(u64, fit, VGPU_LAUNCH_RESIDENT);
-	l->resident = min_t(u64, fit, l->groups);
+	fit = min_t(u64, fit, DIV_ROUND_UP_ULL(l->groups, l->nparts));
+
+	l->parts = kvcalloc(l->nparts, sizeof(*l->parts), GFP_KERNEL_ACCOUNT);
+	if (!l->parts)
+		return -ENOMEM;
+	for (i = 0; i < l->nparts; i++) {
+		l->parts[i].l = l;
+		l->parts[i].resident = fit;
+	}
 	return 0;
 }
 
-/* The program, its arguments and its resident groups' state. */
-static int vgpu_launch_alloc(struct vgpu_launch *l, const struct nvsvm_launch *a)
+/* The state of a part's resident work-groups. */
+static int vgpu_lpart_alloc(struct vgpu_launch *l, struct vgpu_lpart *part)
 {
-	void *image;
 	u32 r;
 
-	image = kvmalloc(a->image_size, GFP_KERNEL_ACCOUNT);
-	if (!image)
+	part->wgs = kvcalloc(part->resident, sizeof(*part->wgs),
+			     GFP_KERNEL_ACCOUNT);
+	if (!part->wgs)
 		return -ENOMEM;
-	if (copy_from_user(image, u64_to_user_ptr(a->image), a->image_size)) {
-		kvfree(image);
-		return -EFAULT;
-	}
-	l->rv = rv_prog_load(image, a->image_size, GFP_KERNEL_ACCOUNT);
-	kvfree(image);
-	if (IS_ERR(l->rv))
-		return PTR_ERR(l->rv);
-
-	if (a->param_size) {
-		l->param = kvmalloc(a->param_size, GFP_KERNEL_ACCOUNT);
-		if (!l->param)
-			return -ENOMEM;
-		if (copy_from_user(l->param, u64_to_user_ptr(a->param),
-				   a->param_size))
-			return -EFAULT;
-	}
-
-	l->wgs = kvcalloc(l->resident, sizeof(*l->wgs), GFP_KERNEL_ACCOUNT);
-	if (!l->wgs)
-		return -ENOMEM;
-	for (r = 0; r < l->resident; r++) {
-		struct vgpu_wg *wg = &l->wgs[r];
+	for (r = 0; r < part->resident; r++) {
+		struct vgpu_wg *wg = &part->wgs[r];
 
 		wg->l = l;
 		wg->harts = kvcalloc(l->group_items, sizeof(*wg->harts),
@@ -579,28 +603,122 @@ static int vgpu_launch_alloc(struct vgpu_launch *l, const struct nvsvm_launch *a
 			.env = wg,
 		};
 	}
+	part->prog.launch = l;
+	part->prog.nwarps = part->resident * l->wpg;
 	return 0;
 }
 
-/* Run @prog on @vchan and wait; 0 (outcome in @prog) or -EINTR. */
-static int vgpu_launch_run(struct vgpu_chan *vchan, struct vgpu_prog *prog,
-			   const struct nvsvm_launch *a)
+/* The program, its arguments and its parts' resident groups. */
+static int vgpu_launch_alloc(struct vgpu_launch *l, const struct nvsvm_launch *a)
 {
+	void *image;
+	u32 i;
 	int ret;
 
-	if (READ_ONCE(vchan->error) || vgpu_prog_submit(vchan, prog, a->gpc)) {
-		prog->status = NVSVM_EXEC_CHANNEL_ERROR;
-		return 0;
+	image = kvmalloc(a->image_size, GFP_KERNEL_ACCOUNT);
+	if (!image)
+		return -ENOMEM;
+	if (copy_from_user(image, u64_to_user_ptr(a->image), a->image_size)) {
+		kvfree(image);
+		return -EFAULT;
 	}
-	ret = vgpu_prog_wait(prog, a->timeout_ms, true);
-	vgpu_prog_reap(prog);
+	l->rv = rv_prog_load(image, a->image_size, GFP_KERNEL_ACCOUNT);
+	kvfree(image);
+	if (IS_ERR(l->rv))
+		return PTR_ERR(l->rv);
+
+	if (a->param_size) {
+		l->param = kvmalloc(a->param_size, GFP_KERNEL_ACCOUNT);
+		if (!l->param)
+			return -ENOMEM;
+		if (copy_from_user(l->param, u64_to_user_ptr(a->param),
+				   a->param_size))
+			return -EFAULT;
+	}
+	for (i = 0; i < l->nparts; i++) {
+		ret = vgpu_lpart_alloc(l, &l->parts[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Submit every part, and wait for all of them: when one times out or a
+ * fatal signal comes, the others are stopped too. Returns 0 (outcome in
+ * the parts) or -EINTR.
+ */
+static int vgpu_launch_run(struct vgpu_chan *vchan, struct vgpu_launch *l,
+			   const struct nvsvm_launch *a)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+	u32 i, n, gpc = a->gpc == NVSVM_GPC_ALL ? 0 : a->gpc;
+	int ret = 0;
+
+	for (n = 0; n < l->nparts; n++) {
+		struct vgpu_prog *prog = &l->parts[n].prog;
+
+		if (READ_ONCE(vchan->error) ||
+		    vgpu_prog_submit(vchan, prog, a->gpc == NVSVM_GPC_ALL ?
+				     gpc + n : gpc)) {
+			prog->status = NVSVM_EXEC_CHANNEL_ERROR;
+			break;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct vgpu_prog *prog = &l->parts[i].prog;
+		long left = (long)(deadline - jiffies);
+
+		if (ret || left <= 0 || n < l->nparts) {
+			vgpu_prog_abort(prog, ret || n < l->nparts ?
+					NVSVM_EXEC_CHANNEL_ERROR :
+					NVSVM_EXEC_TIMEOUT);
+			wait_for_completion(&prog->done);
+		} else {
+			ret = vgpu_prog_wait(prog, max(jiffies_to_msecs(left), 1U),
+					     true);
+		}
+		vgpu_prog_reap(prog);
+	}
 	return ret;
+}
+
+/* How telling a part's status is: the launch reports the most telling. */
+static int vgpu_status_rank(u32 status)
+{
+	switch (status) {
+	case NVSVM_EXEC_OK:
+		return 0;
+	case NVSVM_EXEC_CHANNEL_ERROR:
+		return 1;
+	case NVSVM_EXEC_TIMEOUT:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+static void vgpu_launch_outcome(struct vgpu_launch *l, struct nvsvm_launch *a)
+{
+	struct vgpu_lpart *best = &l->parts[0];
+	u32 i;
+
+	for (i = 1; i < l->nparts; i++)
+		if (vgpu_status_rank(l->parts[i].prog.status) >
+		    vgpu_status_rank(best->prog.status))
+			best = &l->parts[i];
+	a->status = best->prog.status;
+	a->fault_addr = best->prog.fault_addr;
+	a->fault_access = best->prog.fault_access;
+	a->fault_pc = best->prog.fault_pc;
+	a->trap = a->status == NVSVM_EXEC_TRAP ? best->trap : NVSVM_TRAP_NONE;
+	a->insns = atomic64_read(&l->insns);
+	a->groups_done = atomic64_read(&l->groups_done);
 }
 
 static int vgpu_launch(struct vgpu *vgpu, struct vgpu_chan *vchan,
 		       struct nvsvm_launch *a)
 {
-	struct vgpu_prog *prog;
 	struct vgpu_launch *l;
 	int ret;
 
@@ -608,11 +726,8 @@ static int vgpu_launch(struct vgpu *vgpu, struct vgpu_chan *vchan,
 	if (ret)
 		return ret;
 	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
-	prog = kzalloc(sizeof(*prog), GFP_KERNEL_ACCOUNT);
-	if (!l || !prog) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!l)
+		return -ENOMEM;
 	l->entry = a->entry;
 	l->param_size = a->param_size;
 	l->local_mem = a->local_mem;
@@ -620,27 +735,15 @@ static int vgpu_launch(struct vgpu *vgpu, struct vgpu_chan *vchan,
 	l->budget = a->insn_budget ?: NVSVM_LAUNCH_DEFAULT_BUDGET;
 	ret = vgpu_launch_range(l, a);
 	if (!ret)
-		ret = vgpu_launch_size(vgpu, l);
+		ret = vgpu_launch_size(vgpu, l, a->gpc);
 	if (!ret)
 		ret = vgpu_launch_alloc(l, a);
-	if (ret)
-		goto out;
-
-	prog->launch = l;
-	prog->nwarps = l->resident * l->wpg;
-	ret = vgpu_launch_run(vchan, prog, a);
-	if (ret)
-		goto out;
-	a->status = prog->status;
-	a->fault_addr = prog->fault_addr;
-	a->fault_access = prog->fault_access;
-	a->fault_pc = prog->fault_pc;
-	a->trap = prog->status == NVSVM_EXEC_TRAP ? l->trap : NVSVM_TRAP_NONE;
-	a->insns = l->insns;
-	a->groups_done = l->groups_done;
-	atomic64_add(l->insns, &vgpu->ctr.insns);
-out:
-	kfree(prog);
+	if (!ret)
+		ret = vgpu_launch_run(vchan, l, a);
+	if (!ret) {
+		vgpu_launch_outcome(l, a);
+		atomic64_add(a->insns, &vgpu->ctr.insns);
+	}
 	vgpu_launch_free(l);
 	return ret;
 }
