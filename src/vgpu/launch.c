@@ -33,7 +33,7 @@
 
 #define VGPU_WARP_SIZE		32
 /* Instructions a work-item runs per turn of its warp. */
-#define VGPU_LAUNCH_QUANTUM	64
+#define VGPU_LAUNCH_QUANTUM	32
 /* Kernel memory of one launch's resident work-groups, at most. */
 #define VGPU_LAUNCH_MEM_MAX	SZ_32M
 /* Work-groups resident at once, at most. */
@@ -439,6 +439,14 @@ bool vgpu_launch_round(struct vgpu_prog *prog)
 			busy = true;
 		} else {
 			running = true;
+		}
+		/*
+		 * A launch's round is long: its faults are raised at the end
+		 * of each group's turn, not of the round.
+		 */
+		if (prog->gpc->intr) {
+			prog->gpc->intr = false;
+			vgpu_fault_intr_pending(prog->gpc->vgpu);
 		}
 		cond_resched();
 	}
