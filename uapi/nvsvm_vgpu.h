@@ -174,7 +174,9 @@ enum nvsvm_gpu_csr {
 	NVSVM_GPU_CSR_GLOBAL_OFFSET = 0xcd5,
 	NVSVM_GPU_CSR_WORK_DIM = 0xcd8,
 	NVSVM_GPU_CSR_LOCAL_LINEAR_ID = 0xcd9,
-	NVSVM_GPU_CSR_END = 0xcda,
+	NVSVM_GPU_CSR_GPC_ID = 0xcda,	/* the GPC the work-group runs on */
+	NVSVM_GPU_CSR_SM_ID = 0xcdb,	/* its SM, numbered in the GPC */
+	NVSVM_GPU_CSR_END = 0xcdc,
 };
 
 #define NVSVM_GPU_ECALL_EXIT		0

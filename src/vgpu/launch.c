@@ -41,6 +41,12 @@
 #define VGPU_LAUNCH_MAX_GROUPS	BIT_ULL(40)
 #define VGPU_LAUNCH_MAX_GLOBAL	BIT_ULL(48)
 #define VGPU_LAUNCH_TIMEOUT_MAX	600000
+/*
+ * What a launch allocates is the caller's: charged to its memory cgroup,
+ * and failing with ENOMEM at its limit rather than calling the OOM killer.
+ */
+#define VGPU_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+			 __GFP_NOWARN)
 
 /* Work-item states (struct vgpu_wg.state). */
 enum {
@@ -59,6 +65,7 @@ enum {
  * @priv: private memory, @l->priv_mem bytes per work-item
  * @warps: its @l->wpg warps, in the program's warps
  * @cur: the warp running now (for vgpu_launch_global())
+ * @sm: the SM its warps run on, numbered in the GPC
  * @items: work-items of the group running now
  * @live: those not ended
  * @waiting: those waiting at a barrier
@@ -73,6 +80,7 @@ struct vgpu_wg {
 	void *priv;
 	struct vgpu_warp *warps;
 	struct vgpu_warp *cur;
+	u32 sm;
 	u32 items;
 	u32 live;
 	u32 waiting;
@@ -187,6 +195,7 @@ void vgpu_launch_start(struct vgpu_gpc *gpc, struct vgpu_prog *prog)
 		struct vgpu_wg *wg = &part->wgs[r];
 
 		wg->warps = &prog->warps[r * l->wpg];
+		wg->sm = r % (vgpu->tpcs * vgpu->sms);
 		for (k = 0; k < l->wpg; k++) {
 			struct vgpu_warp *w = &wg->warps[k];
 
@@ -246,6 +255,8 @@ static bool vgpu_wg_start(struct vgpu_prog *prog, struct vgpu_wg *wg)
 		vgpu_wg_csr(wg, NVSVM_GPU_CSR_GLOBAL_OFFSET, d, l->offset[d]);
 	}
 	vgpu_wg_csr(wg, NVSVM_GPU_CSR_WORK_DIM, 0, l->dim);
+	vgpu_wg_csr(wg, NVSVM_GPU_CSR_GPC_ID, 0, gpc->id);
+	vgpu_wg_csr(wg, NVSVM_GPU_CSR_SM_ID, 0, wg->sm);
 
 	wg->items = ls[0] * ls[1] * ls[2];
 	wg->live = wg->items;
@@ -563,7 +574,7 @@ static int vgpu_launch_size(struct vgpu *vgpu, struct vgpu_launch *l, u32 gpc)
 	fit = min_t(u64, fit, VGPU_LAUNCH_RESIDENT);
 	fit = min_t(u64, fit, DIV_ROUND_UP_ULL(l->groups, l->nparts));
 
-	l->parts = kvcalloc(l->nparts, sizeof(*l->parts), GFP_KERNEL_ACCOUNT);
+	l->parts = kvcalloc(l->nparts, sizeof(*l->parts), VGPU_GFP_USER);
 	if (!l->parts)
 		return -ENOMEM;
 	for (i = 0; i < l->nparts; i++) {
@@ -579,7 +590,7 @@ static int vgpu_lpart_alloc(struct vgpu_launch *l, struct vgpu_lpart *part)
 	u32 r;
 
 	part->wgs = kvcalloc(part->resident, sizeof(*part->wgs),
-			     GFP_KERNEL_ACCOUNT);
+			     VGPU_GFP_USER);
 	if (!part->wgs)
 		return -ENOMEM;
 	for (r = 0; r < part->resident; r++) {
@@ -587,15 +598,15 @@ static int vgpu_lpart_alloc(struct vgpu_launch *l, struct vgpu_lpart *part)
 
 		wg->l = l;
 		wg->harts = kvcalloc(l->group_items, sizeof(*wg->harts),
-				     GFP_KERNEL_ACCOUNT);
-		wg->state = kvcalloc(l->group_items, 1, GFP_KERNEL_ACCOUNT);
+				     VGPU_GFP_USER);
+		wg->state = kvcalloc(l->group_items, 1, VGPU_GFP_USER);
 		/* Zeroed: no kernel data reaches a program. */
 		if (l->local_mem)
-			wg->local = kvzalloc(l->local_mem, GFP_KERNEL_ACCOUNT);
+			wg->local = kvzalloc(l->local_mem, VGPU_GFP_USER);
 		if (l->priv_mem)
 			wg->priv = kvzalloc(array_size(l->group_items,
 						       l->priv_mem),
-					    GFP_KERNEL_ACCOUNT);
+					    VGPU_GFP_USER);
 		if (!wg->harts || !wg->state ||
 		    (l->local_mem && !wg->local) ||
 		    (l->priv_mem && !wg->priv))
@@ -623,20 +634,20 @@ static int vgpu_launch_alloc(struct vgpu_launch *l, const struct nvsvm_launch *a
 	u32 i;
 	int ret;
 
-	image = kvmalloc(a->image_size, GFP_KERNEL_ACCOUNT);
+	image = kvmalloc(a->image_size, VGPU_GFP_USER);
 	if (!image)
 		return -ENOMEM;
 	if (copy_from_user(image, u64_to_user_ptr(a->image), a->image_size)) {
 		kvfree(image);
 		return -EFAULT;
 	}
-	l->rv = rv_prog_load(image, a->image_size, GFP_KERNEL_ACCOUNT);
+	l->rv = rv_prog_load(image, a->image_size, VGPU_GFP_USER);
 	kvfree(image);
 	if (IS_ERR(l->rv))
 		return PTR_ERR(l->rv);
 
 	if (a->param_size) {
-		l->param = kvmalloc(a->param_size, GFP_KERNEL_ACCOUNT);
+		l->param = kvmalloc(a->param_size, VGPU_GFP_USER);
 		if (!l->param)
 			return -ENOMEM;
 		if (copy_from_user(l->param, u64_to_user_ptr(a->param),
@@ -733,7 +744,7 @@ static int vgpu_launch(struct vgpu *vgpu, struct vgpu_chan *vchan,
 	ret = vgpu_launch_check(vgpu, a);
 	if (ret)
 		return ret;
-	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
+	l = kzalloc(sizeof(*l), VGPU_GFP_USER);
 	if (!l)
 		return -ENOMEM;
 	l->entry = a->entry;
