@@ -8,6 +8,7 @@
  * the host's tests/host/rv-test.
  */
 #ifdef __KERNEL__
+#define pr_fmt(fmt) "nvsvm_vgpu_selftest: " fmt	/* selftest.c's lines */
 #include <linux/kernel.h>
 #include <linux/err.h>
 #include <linux/mm.h>
