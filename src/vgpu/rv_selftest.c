@@ -266,8 +266,9 @@ static const struct rvst_case rvst_cases[] = {
 	{ "misaligned", { AMO(2, 2, T0, A1, 0) }, { { X(A1), PB + 2 } }, {}, T_MIS,
 	  .tval = PB + 2 },
 	/* windows' bytes and rights */
-	{ "window", { LD_(3, T0, A0, WIN - 8), LD_(2, T1, A0, WIN) }, {},
-	  { { X(T0), 0x66 } }, T_WIN, .tval = PB + WIN },
+	{ "window", { LD_(2, T0, A0, WIN - 8), LD_(3, T1, A0, WIN - 8) }, {},
+	  { { X(T0), 0x66 }, { X(T1), 0 } }, T_WIN, .tval = PB + WIN - 8 },
+	{ "window", { LD_(2, T1, A0, WIN) }, {}, {}, T_WIN, .tval = PB + WIN },
 	{ "window", { LD_(3, T0, A1, 0) }, { { X(A1), LB + 0x7fffffffffffff8ULL } },
 	  {}, T_WIN, .tval = LB + 0x7fffffffffffff8ULL },
 	{ "window", { LD_(0, T0, 2, 0) }, {}, {}, T_WIN, .tval = VB + WIN },
@@ -407,6 +408,9 @@ static const struct rvst_case rvst_cases[] = {
 	  AMO(3, 2, A0, A1, A2) }, { { X(A1), LB + 4 }, { X(A2), -5ULL } },
 	  { { X(T0), 0xfffffffeULL | 0xffffffff00000000ULL }, { X(T1), 0 },
 	  { X(A0), 1 } }, .mem_va = LB, .mem_val = 0xfffffffb80000000ULL },
+	{ "lr_sc", { AMO(2, 3, T0, A1, 0), AMO(3, 3, T1, A0, A2) },
+	  { { X(A1), G + 16 }, { X(A0), G + 24 }, { X(A2), 7 } },
+	  { { X(T0), 0 }, { X(T1), 1 } }, .mem_va = G + 24, .mem_val = 0 },
 	{ "lr_sc", { AMO(3, 3, T1, A0, A2) }, {}, {}, T_WIN, .tval = PB },
 	{ "lr_sc", { AMO(3, 3, T1, A1, A2) }, { { X(A1), G + 4 } }, {}, T_MIS,
 	  .tval = G + 4 },
@@ -430,6 +434,11 @@ static const struct rvst_case rvst_cases[] = {
 	  { { X(A1), LB + 8 }, { X(A2), 0xf0 } },
 	  { { X(T0), 0xffffffff89abcdefULL }, { X(T1), 0xf0 }, { X(A0), 0 },
 	  { X(A7), 0 } }, .mem_va = LB + 8, .mem_val = 0x01234567000000f0ULL },
+	{ "amo_w", { AMO(0x10, 2, T0, A1, A2), AMO(0x14, 2, T1, A1, A2),
+	  AMO(0x18, 2, A0, A1, A7) },
+	  { { X(A1), LB + 8 }, { X(A2), 1 }, { X(A7), ~0ULL } },
+	  { { X(T0), 0xffffffff89abcdefULL }, { X(T1), 0xffffffff89abcdefULL },
+	  { X(A0), 1 } }, .mem_va = LB + 8, .mem_val = 0x0123456700000001ULL },
 	/* AMOs .D */
 	{ "amo_d", { AMO(0x10, 3, T0, A1, A2), AMO(0x1c, 3, T1, A1, A2) },
 	  { { X(A1), G }, { X(A2), 5 } },
@@ -443,6 +452,12 @@ static const struct rvst_case rvst_cases[] = {
 	  { { X(A1), VB + 8 }, { X(A2), 1 }, { X(A0), 9 } },
 	  { { X(T0), 0x0123456789abcdefULL }, { X(T1), 0x0123456789abcdf0ULL } },
 	  .mem_va = VB + 8, .mem_val = 9 },
+	{ "amo_d", { AMO(0x10, 3, T0, A1, A2), AMO(0x1c, 3, T1, A1, A2),
+	  AMO(0x14, 3, A0, A1, A2), AMO(0x18, 3, A7, A1, A7) },
+	  { { X(A1), VB }, { X(A2), 5 }, { X(A7), 7 } },
+	  { { X(T0), 0xfffffffe80000000ULL }, { X(T1), 0xfffffffe80000000ULL },
+	  { X(A0), 0xfffffffe80000000ULL }, { X(A7), 5 } },
+	  .mem_va = VB, .mem_val = 5 },
 	{ "amo_d", { AMO(4, 3, T0, A1, A2), AMO(0xc, 3, T1, A1, A2),
 	  AMO(8, 3, A0, A1, A2) }, { { X(A1), G + 8 }, { X(A2), 0xff } },
 	  { { X(T0), 0x0123456789abcdefULL }, { X(T1), 0x0123456789abcd10ULL },
@@ -686,7 +701,7 @@ static void rvst_reset(struct rvst *st)
 	memset(&st->g, 0, sizeof(st->g));
 	memcpy(st->g.csr, csr, sizeof(csr));
 	st->g.param = st->param;
-	st->g.param_size = WIN;
+	st->g.param_size = WIN - 4;	/* its last word is half in */
 	st->g.local = st->local;
 	st->g.local_size = WIN;
 	st->g.priv_size = WIN;
