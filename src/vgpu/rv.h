@@ -212,4 +212,17 @@ void rv_hart_init(struct rv_hart *h, const struct rv_group *g, u32 entry);
 int rv_run(struct rv_hart *h, const struct rv_group *g, u32 quantum,
 	   struct rv_trap *trap);
 
+/**
+ * rv_selftest() - the interpreter's own tests (rv_selftest.c)
+ * @result: called once per instruction group with its outcome and name
+ * @ctx: passed to @result
+ *
+ * Runs hand-assembled programs on edge values against a fake global
+ * memory, in the kernel (selftest=1) or on the host (tests/host/rv-test).
+ *
+ * Return: the number of groups that failed.
+ */
+int rv_selftest(void (*result)(void *ctx, bool ok, const char *name),
+		void *ctx);
+
 #endif /* _NVSVM_VGPU_RV_H */

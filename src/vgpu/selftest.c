@@ -9,6 +9,8 @@
  *   nvsvm_vgpu_selftest: 1..N
  *   nvsvm_vgpu_selftest: ok K name
  *
+ * The last, rv_interpreter, is the SMs' interpreter's own tests
+ * (rv_selftest(), src/vgpu/rv_selftest.c), one diagnostics line per group.
  * The GPU is returned to its power-on state afterwards.
  */
 #define pr_fmt(fmt) "nvsvm_vgpu_selftest: " fmt
@@ -24,6 +26,7 @@
 #include <linux/timekeeping.h>
 
 #include "vgpu.h"
+#include "rv.h"
 
 #define ST_TABLES	32
 #define ST_TIMEOUT_MS	5000
@@ -94,6 +97,12 @@ static bool st_ok(bool ok, const char *func, int line, const char *what)
 }
 
 #define ST_OK(cond)	st_ok(cond, __func__, __LINE__, #cond)
+
+/* rv_selftest()'s groups: diagnostics of the one result rv_interpreter */
+static void st_rv_result(void *ctx, bool ok, const char *name)
+{
+	pr_info("# rv: %sok %s\n", ok ? "" : "not ", name);
+}
 
 static struct st_table *st_table_new(struct st *st)
 {
@@ -1573,7 +1582,7 @@ static void st_teardown(struct st *st)
 		__free_page(st->a);
 }
 
-#define ST_TESTS	30
+#define ST_TESTS	31
 
 /**
  * vgpu_selftest() - run the self-tests on a GPU not yet registered
@@ -1664,6 +1673,7 @@ void vgpu_selftest(struct vgpu *vgpu)
 	st_result(st, st_replay_refault(st), "replay_retries_at_once");
 	st_result(st, st_replay_keeps_tlb(st), "replay_without_page_all_keeps_tlb");
 	st_result(st, st_chase(st) && st_counters(st), "chase_sum_counters");
+	st_result(st, !rv_selftest(st_rv_result, NULL), "rv_interpreter");
 out:
 	st_teardown(st);
 	WRITE_ONCE(vgpu->intr_hook, NULL);
