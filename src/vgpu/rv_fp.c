@@ -14,9 +14,9 @@
  *  - rv_round_pack() rounds once, in the rounding mode, and packs,
  *    raising NX, UF (tiny after rounding and inexact) and OF.
  * Sums and products are carried out in 128 bits (__uint128_t), exact
- * but for the sticky bit of an operand shifted far right; there is no
- * 128-bit division in the kernel, so division and square root produce
- * their result bits one at a time.
+ * but for the sticky bit of an operand shifted far right. There is no
+ * 128-bit division in the kernel: division takes its quotient a few bits
+ * at a time from u64 divisions, square root its root one bit at a time.
  */
 #ifdef __KERNEL__
 #include <linux/types.h>
@@ -373,13 +373,18 @@ static u64 rv_fma(const struct rv_fmt *f, u64 x, u64 y, u64 z, u32 rm,
 			   rm, ff);
 }
 
+/*
+ * a / b: the quotient of the integer significands, k bits at a time by
+ * u64 division (k as large as the remainder allows: 11 bits for binary64,
+ * 40 for binary32), until it has two bits more than the significand.
+ */
 static u64 rv_div(const struct rv_fmt *f, u64 x, u64 y, u32 rm, u32 *ff)
 {
 	struct rv_num a = rv_unpack(f, x), b = rv_unpack(f, y);
 	bool sign = a.sign ^ b.sign;
-	int nq = f->mbits + 3;	/* quotient bits: the significand, 2 more */
-	u64 rem, q = 0;
-	int i, e;
+	int k = 63 - f->mbits, steps = (f->mbits + 1 + k) / k;
+	u64 d, rem, q = 0;
+	int i, p;
 
 	if (rv_is_nan(&a) || rv_is_nan(&b))
 		return rv_nan(f, &a, &b, NULL, false, ff);
@@ -394,30 +399,31 @@ static u64 rv_div(const struct rv_fmt *f, u64 x, u64 y, u32 rm, u32 *ff)
 		*ff |= RV_FF_DZ;
 		return rv_inf(f, sign);
 	}
-	/* Long division, one bit at a time: no 128-bit divide in the kernel. */
-	e = a.e - b.e;
-	rem = a.sig;
-	if (rem < b.sig) {
-		rem <<= 1;
-		e--;
+	/* both below 2^(mbits + 1): rem << k fits */
+	d = b.sig >> (62 - f->mbits);
+	rem = a.sig >> (62 - f->mbits);
+	for (i = 0; i < steps; i++) {
+		rem <<= k;
+		q = (q << k) | (rem / d);
+		rem %= d;
 	}
-	for (i = 0; i < nq; i++) {
-		q <<= 1;
-		if (rem >= b.sig) {
-			rem -= b.sig;
-			q |= 1;
-		}
-		rem <<= 1;
-	}
-	return rv_round_pack(f, sign, e, (q << (63 - nq)) | (rem != 0), rm, ff);
+	/* q = a / b * 2^(steps * k), of steps * k or one more bits */
+	p = 63 - rv_clz64(q);
+	return rv_round_pack(f, sign, a.e - b.e + p - steps * k,
+			     (q << (62 - p)) | (rem != 0), rm, ff);
 }
 
+/*
+ * sqrt(a): the integer root of the significand (times 2 for an odd
+ * exponent), one bit a time, to two bits more than the significand; the
+ * root's exponent is floor(e / 2). The remainder stays below 2^58.
+ */
 static u64 rv_sqrt(const struct rv_fmt *f, u64 x, u32 rm, u32 *ff)
 {
 	struct rv_num a = rv_unpack(f, x);
-	int nq = f->mbits + 3;	/* root bits: the significand, 2 more */
-	__uint128_t m, r = 0, bit;
-	int odd;
+	int nq = f->mbits + 3;
+	u64 src, rem = 0, r = 0, t, ge;
+	int i, odd;
 
 	if (rv_is_nan(&a))
 		return rv_nan(f, &a, NULL, NULL, false, ff);
@@ -427,24 +433,19 @@ static u64 rv_sqrt(const struct rv_fmt *f, u64 x, u32 rm, u32 *ff)
 		return rv_nan(f, &a, NULL, NULL, true, ff);
 	if (a.cls == RV_INF)
 		return x;
-	/*
-	 * m = the significand (times 2 for an odd exponent) scaled so that
-	 * its integer root has nq bits; the root's exponent is floor(e / 2).
-	 */
+	/* the radicand's bits, two by two from bit 63 */
 	odd = a.e & 1;
-	m = ((__uint128_t)a.sig << 64) >> (128 - 2 * nq - odd);
-	bit = (__uint128_t)1 << (2 * nq - 2);
-	while (bit) {
-		if (m >= r + bit) {
-			m -= r + bit;
-			r = (r >> 1) + bit;
-		} else {
-			r >>= 1;
-		}
-		bit >>= 2;
+	src = a.sig << odd;
+	for (i = 0; i < nq; i++) {
+		rem = (rem << 2) | (src >> 62);
+		src <<= 2;
+		t = (r << 2) | 1;
+		ge = rem >= t;	/* without a branch: it goes either way */
+		rem -= t & -ge;
+		r = (r << 1) | ge;
 	}
 	return rv_round_pack(f, false, (a.e - odd) / 2,
-			     ((u64)r << (63 - nq)) | (m != 0), rm, ff);
+			     (r << (63 - nq)) | (rem != 0 || src != 0), rm, ff);
 }
 
 /* Signed-magnitude order of two non-NaN values: -1, 0, 1; -0 < +0 if @tot. */

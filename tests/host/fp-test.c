@@ -12,12 +12,12 @@
  * in each rounding mode the host has (RNE, RTZ, RDN, RUP). Each result
  * and each set of flags must equal the host's:
  *  - arithmetic: the host's float/double operation, fma()/fmaf(),
- *    sqrt()/sqrtf() and conversions, in the mode set by fesetround(),
- *    flags by fetestexcept(); where the host's result is a NaN, ours must
+ *    sqrt()/sqrtf() and conversions, in the mode set in MXCSR,
+ *    flags read from MXCSR; where the host's result is a NaN, ours must
  *    be the canonical NaN;
  *  - conversions to integers: RISC-V saturates where x86 returns the
  *    "integer indefinite", so the reference rounds with the host's
- *    rintl() and applies the RISC-V rules (NaN: the largest integer, out
+ *    rint() and applies the RISC-V rules (NaN: the largest integer, out
  *    of range: the nearest end, both NV and not NX);
  *  - FMIN/FMAX, FEQ/FLT/FLE and FCLASS: the host's comparisons and
  *    classification, with the RISC-V rules for NaNs, zeros and flags.
@@ -31,7 +31,7 @@
  * binary32, the x87's 64-bit long double for binary64), and the exact
  * value equals it only if the same operation in that wider format is
  * exact (no inexact flag) and returns it. Conversions to integers use the
- * C library's roundl(), which is RMM to an integer.
+ * C library's round(), which is RMM to an integer.
  *
  * It prints the counts of each function, the first mismatches, a
  * micro-benchmark (ns per binary64 add, mul, fma, div) and exits 1 on
@@ -50,7 +50,8 @@
 enum ty { F32, F64, I32, U32, I64, U64 };
 
 static const char *const rm_name[] = { "RNE", "RTZ", "RDN", "RUP", "RMM" };
-static const int host_rm[] = { FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD };
+/* MXCSR's rounding control (bits 13-14) for RNE, RTZ, RDN, RUP. */
+static const u32 host_rc[] = { 0, 3, 1, 2 };
 
 /* xorshift64*: a fixed seed, printed, so a failure can be replayed. */
 static u64 rng = 0x9e3779b97f4a7c15ULL;
@@ -75,12 +76,54 @@ static u64 BD(double f) { return (union f64_bits){ .f = f }.u; }
 /* Keep the compiler from moving arithmetic across the flag accesses. */
 #define OPAQUE(v) __asm__ volatile("" : "+m"(v))
 
+/*
+ * The flags of the SSE unit, which does the host's float and double
+ * arithmetic, straight from MXCSR: feclearexcept() also rewrites the x87
+ * environment, which costs more than the operation under test. The wide
+ * operations (x87 long double) use fe*() (wclear(), wflags()).
+ */
+#define MXCSR_FLAGS 0x3f
+
 static void hclear(void)
+{
+	u32 m;
+
+	__asm__ volatile("stmxcsr %0" : "=m"(m));
+	m &= ~MXCSR_FLAGS;
+	__asm__ volatile("ldmxcsr %0" : : "m"(m));
+}
+
+/* MXCSR's IE, DE, ZE, OE, UE, PE as RV_FF_* (DE, a denormal operand, is no flag of RISC-V). */
+static u32 hflags(void)
+{
+	u32 m;
+
+	__asm__ volatile("stmxcsr %0" : "=m"(m));
+	return (m & 0x20 ? RV_FF_NX : 0) | (m & 0x10 ? RV_FF_UF : 0) |
+	       (m & 0x08 ? RV_FF_OF : 0) | (m & 0x04 ? RV_FF_DZ : 0) |
+	       (m & 0x01 ? RV_FF_NV : 0);
+}
+
+/*
+ * The SSE unit's rounding mode, for all the host's arithmetic but the
+ * wide operations, which run on the x87 in its default, RNE.
+ * fesetround() also sets the x87's, which costs more than a check.
+ */
+static void set_mode(u32 rm)
+{
+	u32 m;
+
+	__asm__ volatile("stmxcsr %0" : "=m"(m));
+	m = (m & ~(3U << 13)) | host_rc[rm] << 13;
+	__asm__ volatile("ldmxcsr %0" : : "m"(m));
+}
+
+static void wclear(void)
 {
 	feclearexcept(FE_ALL_EXCEPT);
 }
 
-static u32 hflags(void)
+static u32 wflags(void)
 {
 	int e = fetestexcept(FE_ALL_EXCEPT);
 
@@ -205,7 +248,7 @@ static u64 o_f32_to_f64(u64 a, u64 b, u64 c, u32 rm, u32 *ff)
 	return rv_f32_to_f64(a, ff);
 }
 
-/* ---- the host's arithmetic, in the mode fesetround() set ---- */
+/* ---- the host's arithmetic, in the mode set_mode() set ---- */
 #define HOST_F(name, T, FROM, TO, expr) \
 static u64 h_##name(const struct op *op, u64 ua, u64 ub, u64 uc, u32 rm, u32 *ff) \
 { \
@@ -273,9 +316,10 @@ HOST_CVT(i64_to_f64, s64, ID, double, BD)
 HOST_CVT(u64_to_f64, u64, ID, double, BD)
 
 /*
- * To an integer: the host rounds (rintl() in the mode set, roundl() for
- * RMM), the RISC-V rules saturate. The x87's long double holds every
- * binary32 and binary64 value and both ends of every integer range.
+ * To an integer: the host rounds (rint() on the SSE unit in the mode
+ * set, round() for RMM: both exact on every binary32 and binary64
+ * value), the RISC-V rules saturate. The bounds are compared in the
+ * x87's long double, which holds both ends of every integer range.
  */
 static u64 h_to_int(const struct op *op, u64 ua, u64 ub, u64 uc, u32 rm, u32 *ff)
 {
@@ -283,7 +327,9 @@ static u64 h_to_int(const struct op *op, u64 ua, u64 ub, u64 uc, u32 rm, u32 *ff
 	int bits = op->out == I32 || op->out == U32 ? 32 : 64;
 	u64 max = sgn ? (1ULL << (bits - 1)) - 1 : ~0ULL >> (64 - bits);
 	u64 min = sgn ? -(1ULL << (bits - 1)) : 0;
-	long double x, r, lo, hi;
+	long double lo = sgn ? -(long double)(1ULL << (bits - 1)) : 0;
+	long double hi = (long double)max;
+	double x, r;
 
 	(void)ub; (void)uc;
 	*ff = 0;
@@ -291,12 +337,11 @@ static u64 h_to_int(const struct op *op, u64 ua, u64 ub, u64 uc, u32 rm, u32 *ff
 		*ff = RV_FF_NV;
 		return bits == 32 ? (u32)max : max;
 	}
-	x = op->in == F32 ? (long double)F(ua) : (long double)D(ua);
+	x = op->in == F32 ? (double)F(ua) : D(ua);
 	OPAQUE(x);
-	r = rm == RV_RM_RMM ? roundl(x) : rintl(x);
-	lo = sgn ? -ldexpl(1, bits - 1) : 0;
-	hi = sgn ? ldexpl(1, bits - 1) - 1 : ldexpl(1, bits) - 1;
-	if (r < lo || r > hi) {
+	r = rm == RV_RM_RMM ? round(x) : rint(x);
+	OPAQUE(r);
+	if ((long double)r < lo || (long double)r > hi) {
 		*ff = RV_FF_NV;
 		return bits == 32 ? (u32)(x < 0 ? min : max) : (x < 0 ? min : max);
 	}
@@ -459,7 +504,7 @@ static struct op ops[] = {
 	OP(f64_to_f32, F64, F32, 1, h_f64_to_f32, w_f64_to_f32),
 };
 
-/* Conversions to integers round: they take RMM from roundl() instead. */
+/* Conversions to integers round: they take RMM from round() instead. */
 static int to_int(const struct op *op)
 {
 	return op->host == h_to_int;
@@ -641,7 +686,7 @@ static void check(struct op *op, u64 a, u64 b, u64 c)
 	int m;
 
 	for (m = 0; m < 4; m++) {
-		fesetround(host_rm[m]);
+		set_mode(m);
 		want[m] = op->host(op, a, b, c, m, &wff[m]);
 		gff = 0;
 		got = op->ours(a, b, c, m, &gff);
@@ -651,7 +696,7 @@ static void check(struct op *op, u64 a, u64 b, u64 c)
 			report(op, m, a, b, c, got, gff, want[m], wff[m]);
 		}
 	}
-	fesetround(FE_TONEAREST);
+	set_mode(RV_RM_RNE);
 	if (!op->wide && !to_int(op))
 		return;
 	gff = 0;
@@ -670,9 +715,9 @@ static void check(struct op *op, u64 a, u64 b, u64 c)
 				mid = ((long double)F(want[0]) + F(away)) / 2;
 			else
 				mid = ((long double)D(want[0]) + D(away)) / 2;
-			hclear();
+			wclear();
 			w = op->wide(a, b, c);
-			rmm = !(hflags() & RV_FF_NX) && w == mid;
+			rmm = !(wflags() & RV_FF_NX) && w == mid;
 			if (rmm) {
 				want[0] = away;
 				op->ties++;
@@ -709,12 +754,12 @@ static void run(struct op *op, unsigned long nrand)
 	}
 }
 
-/* ---- the micro-benchmark ---- */
+/* ---- the micro-benchmark, in this thread's CPU time (a busy host) ---- */
 static double now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
@@ -729,7 +774,7 @@ static void bench(void)
 
 	for (i = 0; i < N; i++)
 		v[i] = BD((1.0 + (double)(rnd() >> 12) / 0x1p52) * ((rnd() & 1) ? 3.0 : -0.75));
-	printf("bench (ns per binary64 operation, %d each):", N * ROUNDS);
+	printf("bench (CPU ns per binary64 operation, %d each):", N * ROUNDS);
 	for (w = 0; w < 5; w++) {
 		double t0 = now_ns(), t1;
 		u64 acc = 0;

@@ -16,6 +16,9 @@
 #      layers         the core's files include only headers of the floors
 #                     below their own (tools/scripts/layers.sh, with its
 #                     self-test: an upward include is caught)
+#      host-tests     the model's parts built for the host, tested there
+#                     (make -C tests/host check: fp-test, the soft float
+#                     against the host's SSE)
 #   4. dkms           DKMS build + install in a throwaway tree, the installed
 #                     tree kept for 8.
 #   5. nouveau        the nvsvm-patched nouveau.ko (tools/nouveau/build.sh:
@@ -200,6 +203,7 @@ fi
 if [[ -z $only ]]; then
 	step checkpatch "$scripts/style.sh" || true
 	step layers "$scripts/layers.sh" --self-test || true
+	step host-tests make -C "$top/tests/host" check || true
 fi
 if [[ -z $only || $only == dkms ]]; then
 	step dkms "$scripts/dkms-check.sh" --keep "$out/dkms-install" "$kver" && dkms_ok=1
