@@ -388,8 +388,8 @@ static const struct rvst_case rvst_cases[] = {
 	  .tval = CSR(7, T0, 0xcd9, 1) },
 	{ "csr", { CSR(2, T0, 0x300, 0) }, {}, {}, T_ILL,
 	  .tval = CSR(2, T0, 0x300, 0) },
-	{ "csr", { CSR(2, T0, 0xcda, 0) }, {}, {}, T_ILL,
-	  .tval = CSR(2, T0, 0xcda, 0) },
+	{ "csr", { CSR(2, T0, 0xcdc, 0) }, {}, {}, T_ILL,
+	  .tval = CSR(2, T0, 0xcdc, 0) },
 	/* LR/SC */
 	{ "lr_sc", { AMO(2, 3, T0, A1, 0), AMO(3, 3, T1, A1, A2) },
 	  { { X(A1), G }, { X(A2), 42 } },
