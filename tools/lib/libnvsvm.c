@@ -342,8 +342,8 @@ void nvsvm_launch_init(struct nvsvm_launch *l, uint32_t handle,
 		.param = nvsvm_ptr(param),
 		.param_size = param_size,
 		.work_dim = 1,
-		.global_size = { global_size, 1, 1 },
-		.local_size = { local_size, 1, 1 },
+		.global_size = { global_size },	/* unused dimensions zero */
+		.local_size = { local_size },
 		.priv_mem = NVSVM_LAUNCH_DEFAULT_PRIV,
 		.timeout_ms = NVSVM_LAUNCH_DEFAULT_TIMEOUT_MS,
 	};

@@ -194,8 +194,9 @@ struct nvsvm_op nvsvm_op_sum(uint64_t addr, uint64_t len);
 /*
  * Programs (NVSVM_IOCTL_LAUNCH): an image built by tools/gpu/build-kernel.sh
  * over an NDRange. nvsvm_launch_init() fills @l for a 1-dimensional launch
- * of @global_size work-items in groups of @local_size, with defaults for
- * the rest (any GPC, no local memory, NVSVM_LAUNCH_DEFAULT_PRIV bytes of
+ * of @global_size work-items in groups of @local_size (the sizes of the
+ * unused dimensions zero, as LAUNCH requires), with defaults for the rest
+ * (any GPC, no local memory, NVSVM_LAUNCH_DEFAULT_PRIV bytes of
  * private memory, NVSVM_LAUNCH_DEFAULT_TIMEOUT_MS, the default budget);
  * the caller changes what it wants and calls nvsvm_launch().
  */
