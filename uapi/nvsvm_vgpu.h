@@ -64,6 +64,7 @@ struct nvsvm_op {
 
 #define NVSVM_EXEC_MAX_OPS	4096
 #define NVSVM_GPC_ANY		0xffffffffU
+#define NVSVM_GPC_ALL		0xfffffffeU	/* LAUNCH: every GPC */
 
 /*
  * struct nvsvm_exec.flags. A program runs as one warp, its operations in
@@ -203,7 +204,8 @@ enum nvsvm_launch_trap {
 /**
  * struct nvsvm_launch - run a program over an NDRange and wait for it
  * @handle: (in) channel
- * @gpc: (in) GPC to run on, or NVSVM_GPC_ANY
+ * @gpc: (in) GPC to run on, NVSVM_GPC_ANY (one, round robin), or
+ *	NVSVM_GPC_ALL: the work-groups spread over every GPC
  * @image: (in) user pointer to the program image
  * @image_size: (in) bytes, a multiple of 4, 4 to NVSVM_LAUNCH_MAX_IMAGE
  * @entry: (in) byte offset of the entry point in the image, a multiple of 4

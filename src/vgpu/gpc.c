@@ -28,6 +28,7 @@ enum vgpu_xop {
 	VGPU_XOP_ATOMIC,	/* atomic add val to the u64, old value in val */
 	VGPU_XOP_ADD,		/* non-atomic add val to the u64 */
 	VGPU_XOP_SUM,		/* add every u64 to val */
+	VGPU_XOP_RV,		/* a program's load, store or atomic: rv */
 };
 
 /*
@@ -41,6 +42,7 @@ struct vgpu_xfer {
 	enum vgpu_xop op;
 	void *buf;
 	u64 val;
+	struct rv_mem *rv;
 };
 
 static void vgpu_xfer_sparse(struct vgpu_xfer *t, u32 len)
@@ -49,6 +51,141 @@ static void vgpu_xfer_sparse(struct vgpu_xfer *t, u32 len)
 		memset(t->buf, 0, len);
 	else if (t->op == VGPU_XOP_ATOMIC)
 		t->val = 0;
+	else if (t->op == VGPU_XOP_RV)
+		t->rv->val = 0;
+}
+
+static bool vgpu_xop_is_rmw(const struct vgpu_xfer *t)
+{
+	return t->op == VGPU_XOP_ATOMIC ||
+	       (t->op == VGPU_XOP_RV && t->rv->kind == RV_AMO);
+}
+
+/* Sign-extend the low @size bytes of @v. */
+static s64 vgpu_sext(u64 v, u32 size)
+{
+	u32 sh = 64 - 8 * size;
+
+	return (s64)(v << sh) >> sh;
+}
+
+/*
+ * The value an atomic leaves in a word of @size bytes that held @old;
+ * false when it leaves the word alone (a CAS whose compare failed).
+ */
+static bool vgpu_amo_new(const struct rv_mem *m, u64 old, u64 *new)
+{
+	u64 mask = m->size == 8 ? ~0ULL : BIT_ULL(8 * m->size) - 1;
+	u64 a = old & mask, b = m->val & mask;
+
+	switch (m->amo) {
+	case RV_AMO_SWAP:
+		*new = b;
+		break;
+	case RV_AMO_ADD:
+		*new = a + b;
+		break;
+	case RV_AMO_XOR:
+		*new = a ^ b;
+		break;
+	case RV_AMO_AND:
+		*new = a & b;
+		break;
+	case RV_AMO_OR:
+		*new = a | b;
+		break;
+	case RV_AMO_MIN:
+		*new = vgpu_sext(a, m->size) < vgpu_sext(b, m->size) ? a : b;
+		break;
+	case RV_AMO_MAX:
+		*new = vgpu_sext(a, m->size) > vgpu_sext(b, m->size) ? a : b;
+		break;
+	case RV_AMO_MINU:
+		*new = min(a, b);
+		break;
+	case RV_AMO_MAXU:
+		*new = max(a, b);
+		break;
+	case RV_AMO_CAS:
+		if (a != (m->cmp & mask))
+			return false;
+		*new = b;
+		break;
+	default:
+		return false;
+	}
+	*new &= mask;
+	return true;
+}
+
+/*
+ * A program's atomic on a word the GPU reaches coherently (video memory,
+ * or system memory over a link coherent for atomics): a compare-and-swap
+ * loop, so every operation of rv.h is exact against the CPU and the other
+ * GPCs. Only 4- and 8-byte words (rv.c traps on the others).
+ */
+static u64 vgpu_amo_exact(const struct rv_mem *m, void *p)
+{
+	u64 old, new;
+
+	if (m->size == 4) {
+		u32 *q = p, o = READ_ONCE(*q);
+
+		for (;;) {
+			if (!vgpu_amo_new(m, o, &new))
+				return o;
+			old = cmpxchg(q, o, (u32)new);
+			if (old == o)
+				return o;
+			o = old;
+		}
+	} else {
+		u64 *q = p, o = READ_ONCE(*q);
+
+		for (;;) {
+			if (!vgpu_amo_new(m, o, &new))
+				return o;
+			old = cmpxchg64(q, o, new);
+			if (old == o)
+				return o;
+			o = old;
+		}
+	}
+}
+
+/* A program's load or store of 1, 2, 4 or 8 naturally aligned bytes. */
+static void vgpu_xfer_rv(struct rv_mem *m, void *p)
+{
+	if (m->kind == RV_AMO) {
+		m->val = vgpu_amo_exact(m, p);
+		return;
+	}
+	switch (m->size) {
+	case 1:
+		if (m->kind == RV_LOAD)
+			m->val = READ_ONCE(*(u8 *)p);
+		else
+			WRITE_ONCE(*(u8 *)p, m->val);
+		break;
+	case 2:
+		if (m->kind == RV_LOAD)
+			m->val = READ_ONCE(*(u16 *)p);
+		else
+			WRITE_ONCE(*(u16 *)p, m->val);
+		break;
+	case 4:
+		if (m->kind == RV_LOAD)
+			m->val = READ_ONCE(*(u32 *)p);
+		else
+			WRITE_ONCE(*(u32 *)p, m->val);
+		break;
+	default:
+		if (m->kind == RV_LOAD)
+			m->val = READ_ONCE(*(u64 *)p);
+		else
+			WRITE_ONCE(*(u64 *)p, m->val);
+		break;
+	}
 }
 
 static void vgpu_xfer_mem(struct vgpu_xfer *t, void *p, u32 len)
@@ -77,6 +214,9 @@ static void vgpu_xfer_mem(struct vgpu_xfer *t, void *p, u32 len)
 		for (i = 0; i < len / 8; i++)
 			t->val += READ_ONCE(q[i]);
 		break;
+	case VGPU_XOP_RV:
+		vgpu_xfer_rv(t->rv, p);
+		break;
 	}
 }
 
@@ -101,13 +241,22 @@ static bool vgpu_xop_streams(enum vgpu_xop op)
  * returns, so the driver can make the page the GPU's alone (exclusive
  * access) for as long as it maps it with atomics.
  */
-static void vgpu_atomic_pcie(struct vgpu *vgpu, u64 *q, struct vgpu_xfer *t)
+static void vgpu_atomic_pcie(struct vgpu *vgpu, void *p, struct vgpu_xfer *t)
 {
 	s64 inv = atomic64_read(&vgpu->ctr.invalidates);
-	u64 old, until;
+	struct rv_mem *m = t->op == VGPU_XOP_RV ? t->rv : NULL;
+	u64 *q = p, old, new, until;
+	bool write = true;
 
 	spin_lock(&vgpu->atomic_lock);
-	old = READ_ONCE(*q);
+	if (m && m->size == 4)
+		old = READ_ONCE(*(u32 *)p);
+	else
+		old = READ_ONCE(*q);
+	if (m)
+		write = vgpu_amo_new(m, old, &new);
+	else
+		new = old + t->val;
 	WRITE_ONCE(vgpu->rmw_word, q);
 	udelay(min_t(u32, READ_ONCE(vgpu_atomic_window_us),
 		     VGPU_MAX_ATOMIC_WINDOW_US));
@@ -117,10 +266,16 @@ static void vgpu_atomic_pcie(struct vgpu *vgpu, u64 *q, struct vgpu_xfer *t)
 	       atomic64_read(&vgpu->ctr.invalidates) == inv &&
 	       ktime_get_ns() < until)
 		cpu_relax();
-	WRITE_ONCE(*q, old + t->val);
+	if (write && m && m->size == 4)
+		WRITE_ONCE(*(u32 *)p, (u32)new);
+	else if (write)
+		WRITE_ONCE(*q, new);
 	WRITE_ONCE(vgpu->rmw_word, NULL);
 	spin_unlock(&vgpu->atomic_lock);
-	t->val = old;
+	if (m)
+		m->val = old;
+	else
+		t->val = old;
 	atomic64_inc(&vgpu->ctr.sysmem_rmws);
 }
 
@@ -147,7 +302,7 @@ static u64 vgpu_xfer_run(struct vgpu *vgpu, const struct vgpu_xlat *x,
 		} else {
 			void *p = kmap_local_page(page);
 
-			if (t->op == VGPU_XOP_ATOMIC && x->mem == VGPU_MEM_SYS &&
+			if (vgpu_xop_is_rmw(t) && x->mem == VGPU_MEM_SYS &&
 			    vgpu->sysmem_pcie)
 				vgpu_atomic_pcie(vgpu, p + offset_in_page(pa), t);
 			else
@@ -169,8 +324,17 @@ static u64 vgpu_xfer_run(struct vgpu *vgpu, const struct vgpu_xlat *x,
 	}
 }
 
-/* The channel entered the error state: its programs stop. */
-static bool vgpu_prog_stopped(struct vgpu_prog *prog)
+/**
+ * vgpu_prog_stopped() - must a program stop?
+ * @prog: the program
+ *
+ * It was aborted, or its channel entered the error state; its status says
+ * why from now on.
+ *
+ * Context: the GPC thread.
+ * Return: true when it must stop.
+ */
+bool vgpu_prog_stopped(struct vgpu_prog *prog)
 {
 	int abort = READ_ONCE(prog->abort);
 
@@ -396,8 +560,13 @@ static s64 vgpu_op_step(struct vgpu_warp *w, struct nvsvm_op *op)
 	}
 }
 
-/* Warp slot @slot: its TPC, and the client id of its SM. */
-static void vgpu_warp_place(struct vgpu *vgpu, struct vgpu_warp *w, u32 slot)
+/**
+ * vgpu_warp_place() - put a warp in a warp slot of its GPC
+ * @vgpu: the GPU
+ * @w: the warp
+ * @slot: the slot; the warp's TPC, and the client id of its SM, follow
+ */
+void vgpu_warp_place(struct vgpu *vgpu, struct vgpu_warp *w, u32 slot)
 {
 	u32 sm = (slot / vgpu->tpcs) % vgpu->sms;
 
@@ -432,6 +601,68 @@ static bool vgpu_warp_next_op(struct vgpu_warp *w)
 	return w->op < prog->nops;
 }
 
+/**
+ * vgpu_warp_resume() - may a warp issue, after its stall if it had one?
+ * @w: the warp
+ *
+ * A warp whose stall a replay, a cancel or its program's end released
+ * leaves it here (its fault entry written, its lockdown count dropped).
+ *
+ * Context: the GPC thread.
+ * Return: 1 when it may issue, 0 when it stays stalled, -1 when it stops:
+ * its access was cancelled (the program failed with it) or its program
+ * stopped.
+ */
+int vgpu_warp_resume(struct vgpu_warp *w)
+{
+	struct vgpu_prog *prog = w->prog;
+	int stall = READ_ONCE(w->stall);
+
+	if (stall != VGPU_STALL_NONE) {
+		if (stall == VGPU_STALL_WAIT && !vgpu_prog_stopped(prog))
+			return 0;
+		/* Replayed, cancelled, or its program stopped. */
+		vgpu_fault_release(w);
+		if (stall == VGPU_STALL_CANCEL) {
+			if (prog->status == NVSVM_EXEC_OK)
+				prog->fault_pc = w->stall_pc;
+			vgpu_prog_fail(prog, w->stall_va, w->stall_access,
+				       NVSVM_EXEC_FAULT);
+			return -1;
+		}
+	}
+	return vgpu_prog_stopped(prog) ? -1 : 1;
+}
+
+/**
+ * vgpu_warp_access() - a program's global load, store or atomic
+ * @w: the warp of the work-item making it (@w->hart)
+ * @m: the access (rv.h); its result is written there
+ *
+ * Through the warp's micro-TLB and the page tables, as an operation's
+ * access is: a miss records a fault and stalls the warp.
+ *
+ * Context: the GPC thread.
+ * Return: > 0 done, 0 stalled, < 0 the program stops (status set).
+ */
+s64 vgpu_warp_access(struct vgpu_warp *w, struct rv_mem *m)
+{
+	struct vgpu_xfer t = { .op = VGPU_XOP_RV, .rv = m };
+	u32 access = m->kind == RV_LOAD ? NVSVM_ACCESS_READ :
+		     m->kind == RV_STORE ? NVSVM_ACCESS_WRITE :
+		     NVSVM_ACCESS_ATOMIC;
+	struct vgpu_prog *prog = w->prog;
+	bool ok = prog->status == NVSVM_EXEC_OK;
+	s64 ret;
+
+	ret = vgpu_access(w, m->va, m->size, access, &t);
+	if (ret == 0)
+		w->stall_pc = w->hart->pc;
+	else if (ret < 0 && ok && prog->status != NVSVM_EXEC_OK)
+		prog->fault_pc = w->hart->pc;
+	return ret;
+}
+
 /*
  * Run warp @w one step, if it can. Returns true when it did something
  * (another round may do more), false when it waits (stalled, or its slot
@@ -441,22 +672,12 @@ static bool vgpu_warp_run(struct vgpu_warp *w)
 {
 	struct vgpu_prog *prog = w->prog;
 	struct vgpu_gpc *gpc = w->gpc;
-	int stall = READ_ONCE(w->stall);
 	s64 ret;
 
-	if (stall != VGPU_STALL_NONE) {
-		if (stall == VGPU_STALL_WAIT && !vgpu_prog_stopped(prog))
-			return false;
-		/* Replayed, cancelled, or its program stopped. */
-		vgpu_fault_release(w);
-		if (stall == VGPU_STALL_CANCEL) {
-			vgpu_prog_fail(prog, w->stall_va, w->stall_access,
-				       NVSVM_EXEC_FAULT);
-			vgpu_warp_finish(w);
-			return true;
-		}
-	}
-	if (vgpu_prog_stopped(prog)) {
+	switch (vgpu_warp_resume(w)) {
+	case 0:
+		return false;
+	case -1:
 		vgpu_warp_finish(w);
 		return true;
 	}
@@ -499,6 +720,10 @@ static void vgpu_prog_start(struct vgpu_gpc *gpc, struct vgpu_prog *prog)
 	vgpu_ctx_load(vgpu, &prog->ctx, prog->vchan->inst);
 	prog->status = NVSVM_EXEC_OK;
 	prog->live = prog->nwarps;
+	if (prog->launch) {
+		vgpu_launch_start(gpc, prog);
+		return;
+	}
 	for (i = 0; i < prog->nwarps; i++) {
 		struct vgpu_warp *w = &prog->warps[i];
 
@@ -543,7 +768,9 @@ static bool vgpu_gpc_round(struct vgpu_gpc *gpc)
 	u32 i;
 
 	list_for_each_entry_safe(prog, tmp, &gpc->running, node) {
-		for (i = 0; i < prog->nwarps; i++)
+		if (prog->launch && vgpu_launch_round(prog))
+			busy = true;
+		for (i = 0; !prog->launch && i < prog->nwarps; i++)
 			if (!prog->warps[i].done &&
 			    vgpu_warp_run(&prog->warps[i]))
 				busy = true;
@@ -629,8 +856,10 @@ int vgpu_prog_submit(struct vgpu_chan *vchan, struct vgpu_prog *prog, u32 gpc)
 		gpc = (u32)atomic_inc_return(&vgpu->rr) % vgpu->gpc_count;
 	g = &vgpu->gpcs[gpc];
 
-	prog->nwarps = prog->flags & NVSVM_EXEC_WARPS ?
-		       min(prog->nops, vgpu->slots) : 1;
+	/* A launch has its warps counted already (launch.c). */
+	if (!prog->launch)
+		prog->nwarps = prog->flags & NVSVM_EXEC_WARPS ?
+			       min(prog->nops, vgpu->slots) : 1;
 	prog->warps = kvcalloc(prog->nwarps, sizeof(*prog->warps),
 			       GFP_KERNEL_ACCOUNT);
 	if (!prog->warps)
@@ -645,6 +874,7 @@ int vgpu_prog_submit(struct vgpu_chan *vchan, struct vgpu_prog *prog, u32 gpc)
 	prog->status = NVSVM_EXEC_OK;
 	prog->fault_addr = 0;
 	prog->fault_access = 0;
+	prog->fault_pc = 0;
 
 	spin_lock(&vgpu->sched_lock);
 	if (vchan->dead) {

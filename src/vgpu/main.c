@@ -97,6 +97,7 @@ static const struct nvsvm_gpu_ops vgpu_ops = {
 /* The virtual GP100's own ioctl (uapi/nvsvm_vgpu.h). */
 static const struct nvsvm_gpu_ioctl vgpu_ioctls[] = {
 	{ .cmd = NVSVM_IOCTL_EXEC, .func = vgpu_ioctl_exec },
+	{ .cmd = NVSVM_IOCTL_LAUNCH, .func = vgpu_ioctl_launch },
 };
 
 static struct dentry *vgpu_debugfs_root;
@@ -139,7 +140,7 @@ static void vgpu_debugfs_init(struct vgpu *vgpu)
 		VGPU_CTR(cancels), VGPU_CTR(invalidates), VGPU_CTR(overflows),
 		VGPU_CTR(copies), VGPU_CTR(refaults), VGPU_CTR(early_gets),
 		VGPU_CTR(valid_uncleared), VGPU_CTR(cancel_misses),
-		VGPU_CTR(sysmem_rmws),
+		VGPU_CTR(sysmem_rmws), VGPU_CTR(insns),
 #undef VGPU_CTR
 	};
 	char name[16];

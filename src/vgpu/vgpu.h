@@ -29,6 +29,7 @@
 
 #include "nvsvm_gpu.h"
 #include "uapi/nvsvm_vgpu.h"
+#include "rv.h"
 
 /* BAR0 registers (docs/gp100.md). */
 #define VGPU_PMC_BOOT_0			0x000000
@@ -135,6 +136,7 @@ enum vgpu_mem {
  *	their GPC, client and PDB (a cancel aimed at the wrong target)
  * @sysmem_rmws: atomics on system memory done as a read, a window and a
  *	write (sysmem_atomics=pcie), not atomic against the CPU
+ * @insns: instructions retired by the work-items of LAUNCH programs
  */
 struct vgpu_counters {
 	atomic64_t accesses;
@@ -152,6 +154,7 @@ struct vgpu_counters {
 	atomic64_t valid_uncleared;
 	atomic64_t cancel_misses;
 	atomic64_t sysmem_rmws;
+	atomic64_t insns;
 };
 
 /**
@@ -214,6 +217,8 @@ enum vgpu_stall {
 
 struct vgpu;
 struct vgpu_prog;
+struct vgpu_wg;
+struct vgpu_launch;
 
 /**
  * struct vgpu_utlb - the micro-TLB of one TPC (gpc->lock)
@@ -265,6 +270,10 @@ struct vgpu_utlb {
  * @fb_addr: the fault buffer address when it was taken
  * @fb_seq: vgpu->put_reads when it was taken
  * @fb_words: its contents, info word (with VALID) last
+ * @wg: LAUNCH: the work-group slot the warp belongs to
+ * @lane0: LAUNCH: its first work-item in the group
+ * @hart: LAUNCH: the work-item whose instruction runs now
+ * @stall_pc: LAUNCH: pc of the stalled access's instruction
  */
 struct vgpu_warp {
 	struct vgpu_gpc *gpc;
@@ -293,6 +302,10 @@ struct vgpu_warp {
 	u64 fb_addr;
 	u32 fb_seq;
 	u32 fb_words[VGPU_FAULT_ENTRY_SIZE / 4];
+	struct vgpu_wg *wg;
+	u32 lane0;
+	struct rv_hart *hart;
+	u64 stall_pc;
 };
 
 /**
@@ -383,6 +396,9 @@ enum vgpu_prog_state {
  * @status: enum nvsvm_exec_status
  * @fault_addr: address of the failed access
  * @fault_access: NVSVM_ACCESS_* of the failed access
+ * @fault_pc: LAUNCH: pc of the failed access or trap
+ * @launch: LAUNCH: the compiled program run over an NDRange (launch.c);
+ *	NULL for a program of operations
  * @done: completed when the GPC no longer touches the program
  */
 struct vgpu_prog {
@@ -404,6 +420,8 @@ struct vgpu_prog {
 	u32 status;
 	u64 fault_addr;
 	u32 fault_access;
+	u64 fault_pc;
+	struct vgpu_launch *launch;
 	struct completion done;
 };
 
@@ -574,6 +592,16 @@ void vgpu_prog_abort(struct vgpu_prog *prog, u32 status);
 void vgpu_prog_reap(struct vgpu_prog *prog);
 void vgpu_chan_set_error(struct vgpu_chan *vchan);
 void vgpu_prog_fail(struct vgpu_prog *prog, u64 va, u32 access, u32 status);
+bool vgpu_prog_stopped(struct vgpu_prog *prog);
+void vgpu_warp_place(struct vgpu *vgpu, struct vgpu_warp *w, u32 slot);
+int vgpu_warp_resume(struct vgpu_warp *w);
+s64 vgpu_warp_access(struct vgpu_warp *w, struct rv_mem *m);
+
+/* launch.c */
+long vgpu_ioctl_launch(struct nvsvm_gpu *gpu, struct nvsvm_file *nf,
+		       void __user *uarg);
+void vgpu_launch_start(struct vgpu_gpc *gpc, struct vgpu_prog *prog);
+bool vgpu_launch_round(struct vgpu_prog *prog);
 
 /* exec.c */
 int vgpu_chan_init(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan);
