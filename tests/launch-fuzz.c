@@ -138,6 +138,10 @@ static int fuzz_launch(struct fx *f, struct fuzz *z, unsigned int n)
 		KTAP_FAIL_MSG("launch %u: status %s (%u)", n,
 			      nvsvm_status_name(l.status), l.status);
 	z->counts[l.status]++;
+	if (l.status == NVSVM_EXEC_TIMEOUT)	/* allowed, but worth a look */
+		ktap_note("launch %u (%u words, entry %u): TIMEOUT after %llu instructions",
+			  n, z->nwords, z->entry,
+			  (unsigned long long)l.insns);
 	return KTAP_PASS;
 }
 
