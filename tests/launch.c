@@ -406,6 +406,35 @@ TEST_F(chan, trap_fetch_misaligned_pc)
 }
 
 /*
+ * A global load above the GPU's VA limit (49 bits) that is not in a window:
+ * nothing can map it, so the launch ends FAULT (cancelled) at that exact
+ * address, READ, at the load's pc, within its 5 s timeout. Found by
+ * launch-fuzz (seed 0x5eed, random_images launch 33: lbu at a7 - 296 =
+ * 0xfffffffffffffed8 with a7 zero), which ended TIMEOUT with 0
+ * instructions retired.
+ */
+static int load_above_limit(struct fx *f, uint64_t va)
+{
+	struct trap_args a = { .buf = va };
+	struct nvsvm_launch l;
+
+	nvsvm_launch_init(&l, 0, IMG(traps), GPU_TRAPS_LOAD_AT, &a, sizeof(a),
+			  1, 1);
+	l.timeout_ms = 5000;
+	CHECK(launch_status(f, &l, NVSVM_EXEC_FAULT));
+	CHK_EQ(l.fault_addr, va);
+	CHK_EQ(l.fault_access, NVSVM_ACCESS_READ);
+	CHK_EQ(l.fault_pc, NVSVM_GPU_IMAGE_BASE + GPU_TRAPS_MARK_LOAD_AT);
+	return KTAP_PASS;
+}
+
+TEST_F(chan, fault_above_va_limit)
+{
+	ASSERT_PASS(load_above_limit(&self->fx, 1ULL << 56));
+	ASSERT_PASS(load_above_limit(&self->fx, 0xfffffffffffffed8ULL));
+}
+
+/*
  * The budget counts per work-item: with insn_budget 1000, 64 work-items of
  * a program that ends in about ten instructions all run to their end.
  */

@@ -78,3 +78,12 @@ NVGPU_KERNEL(fetch, struct trap_args)
 	__asm__ volatile(MARK(fetch) "jr %0"
 			 : : "r"(NVSVM_GPU_IMAGE_BASE + 2) : "memory");
 }
+
+/* An 8-byte load from buf, whatever it is (a global address). */
+NVGPU_KERNEL(load_at, struct trap_args)
+{
+	uint64_t v;
+
+	__asm__ volatile(MARK(load_at) "ld %0, 0(%1)"
+			 : "=r"(v) : "r"(args->buf) : "memory");
+}
