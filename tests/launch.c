@@ -408,11 +408,14 @@ TEST_F(chan, trap_fetch_misaligned_pc)
 /*
  * A global load above the GPU's VA limit (49 bits) that is not in a window:
  * nothing can map it, so the launch ends FAULT (cancelled) at that exact
- * address, READ, at the load's pc, within its 5 s timeout. Found by
+ * address, READ, at the load's pc, within its 5 s timeout. Every address
+ * is tried (EXPECT), so that a failure names each one that failed. Found by
  * launch-fuzz (seed 0x5eed, random_images launch 33: lbu at a7 - 296 =
  * 0xfffffffffffffed8 with a7 zero), which ended TIMEOUT with 0
  * instructions retired.
  */
+#define EXPECT_PASS(x)	EXPECT_EQ(KTAP_PASS, (x))
+
 static int load_above_limit(struct fx *f, uint64_t va)
 {
 	struct trap_args a = { .buf = va };
@@ -430,8 +433,11 @@ static int load_above_limit(struct fx *f, uint64_t va)
 
 TEST_F(chan, fault_above_va_limit)
 {
-	ASSERT_PASS(load_above_limit(&self->fx, 1ULL << 56));
-	ASSERT_PASS(load_above_limit(&self->fx, 0xfffffffffffffed8ULL));
+	EXPECT_PASS(load_above_limit(&self->fx, 1ULL << 56));
+	EXPECT_PASS(load_above_limit(&self->fx, 0x8000000000000000ULL));
+	/* The last page but one, and the last page of the 64-bit space. */
+	EXPECT_PASS(load_above_limit(&self->fx, 0xffffffffffffe008ULL));
+	EXPECT_PASS(load_above_limit(&self->fx, 0xfffffffffffffed8ULL));
 }
 
 /*
