@@ -149,6 +149,9 @@ params() {
 	# GPU atomics on system memory as a means to test something else:
 	# exact on a coherent link (docs/architecture.md, GPU atomics).
 	behaviour|faults|security) echo sysmem_atomics=coherent ;;
+	# Compiled programs with atomics (histogram, reduce) checked on data;
+	# tests/launch's atomic_cancelled_without_cap runs without it.
+	launch) echo sysmem_atomics=coherent ;;
 	multi) echo count=2 ;;	# two GPUs mirroring one process
 	esac
 }

@@ -16,7 +16,7 @@
  *                 (NVSVM_EXEC_WARPS), each a FILL or SUM of 1/WARPS of
  *                 its share, as a GPU kernel touches a buffer (default 256;
  *                 1: one warp per GPC, the storm before vgpu-scale)
- *   -w WORKLOADS  letters of the workloads to run (default abcdefghp)
+ *   -w WORKLOADS  letters of the workloads to run (default abcdefghkp)
  *   -t MHZ        the TSC's frequency (x86-64; see now()), default: measured
  *   -P            no peer, even when /dev/hmm_dmirror0 exists
  *
@@ -41,6 +41,12 @@
  *   h  a and b on THP-backed memory (MADV_HUGEPAGE, 2 MiB aligned), with
  *      h.a/x, h.b/x as a/x, and h.b.cpu: h.b over the CPU's memset of
  *      fresh THP-backed memory
+ *   k  compiled programs (NVSVM_IOCTL_LAUNCH, tests/gpu/): touch (one
+ *      store per page of a fresh 16 MiB), saxpy and ddot (arithmetic on
+ *      mapped memory) and chase (a malloc'd list); per program the
+ *      interpreter's instructions per second (k.NAME) and, as notes, the
+ *      vgpu's faults and replays and the core's batches during it (once,
+ *      not per size)
  *   p  a CPU/GPU ping-pong on 16 pages (MIGRATE to VRAM, GPU FILL, CPU
  *      read and write), rounds per second with thrashing detection on
  *      against off (nvsvm.thrashing_enable), interleaved (once, not per
@@ -77,6 +83,10 @@
 #include <unistd.h>
 
 #include "libnvsvm.h"
+#include "gpu/gpu_args.h"	/* tests/gpu/: the programs' argument blocks */
+#include "chase.h"		/* build/tests/gpu/: the images */
+#include "float.h"
+#include "touch.h"
 
 #ifdef TEST_HMM_UAPI
 #include TEST_HMM_UAPI		/* lib/test_hmm_uapi.h of the kernel tree */
@@ -881,20 +891,172 @@ static void ping_pong(void)
 	result("p.off-64K", "ours", median(off, B.reps), "rounds/s");
 }
 
+/*
+ * k: run one launch of @l (1-dimensional, groups of 64) on channel 0 and
+ * print its instructions per second and the fault counters it moved.
+ */
+static void kernel_run(const char *name, struct nvsvm_launch *l)
+{
+	uint64_t f0 = vgpu_stat_get("faults"), r0 = vgpu_stat_get("replays");
+	uint64_t b0 = stat_get("batches");
+	double t;
+	int ret;
+
+	l->handle = B.chan[0];
+	t = now();
+	ret = nvsvm_launch(B.fd, l);
+	t = now() - t;
+	if (ret)
+		die("%s: LAUNCH: %s", name, strerror(-ret));
+	if (l->status != NVSVM_EXEC_OK)
+		die("%s: status %s (trap %s at pc %#llx, address %#llx)", name,
+		    nvsvm_status_name(l->status), nvsvm_trap_name(l->trap),
+		    (unsigned long long)l->fault_pc,
+		    (unsigned long long)l->fault_addr);
+	printf("# %s: %llu instructions in %.3f s, %llu work-groups; vgpu faults +%llu, replays +%llu; core batches +%llu\n",
+	       name, (unsigned long long)l->insns, t,
+	       (unsigned long long)l->groups_done,
+	       (unsigned long long)(vgpu_stat_get("faults") - f0),
+	       (unsigned long long)(vgpu_stat_get("replays") - r0),
+	       (unsigned long long)(stat_get("batches") - b0));
+	result(name, "ours", l->insns / t, "insn/s");
+}
+
+#define K_PAGES		4096	/* touch: 16 MiB */
+#define K_SAXPY		(64 * 1024)
+#define K_DOT_N		512
+#define K_DOT_K		512
+#define K_LISTS		64
+#define K_NODES		256
+
+static void kernels(void)
+{
+	struct nvsvm_launch l;
+	unsigned int i, j;
+	size_t len;
+	void *base;
+
+	{	/* touch: one store per page of fresh memory, all faults */
+		uint64_t *p = anon(K_PAGES * PAGE, PAGE, false, &base,
+				   &len);
+		struct touch_args a = {
+			.base = (uintptr_t)p, .stride = PAGE, .pattern = 0xbe7c,
+		};
+
+		nvsvm_launch_init(&l, 0, gpu_touch_image, GPU_TOUCH_SIZE,
+				  GPU_TOUCH_TOUCH, &a, sizeof(a), K_PAGES, 64);
+		kernel_run("k.touch-16M", &l);
+		for (i = 0; i < K_PAGES; i++)
+			if (p[i * WORDS] != (a.pattern ^ i))
+				die("k.touch: page %u holds %#llx", i,
+				    (unsigned long long)p[i * WORDS]);
+		unmap(base, len);
+	}
+	{	/* saxpy, single precision, checked bit for bit */
+		float *x = malloc(K_SAXPY * 4), *y = malloc(K_SAXPY * 4);
+		struct saxpy_args a = {
+			.x = (uintptr_t)x, .y = (uintptr_t)y, .a = 1.5f,
+		};
+
+		if (!x || !y)
+			die("k.saxpy: out of memory");
+		for (i = 0; i < K_SAXPY; i++) {
+			x[i] = i * 0.25f;
+			y[i] = 1.0f / (i + 1);
+		}
+		nvsvm_launch_init(&l, 0, gpu_float_image, GPU_FLOAT_SIZE,
+				  GPU_FLOAT_SAXPY, &a, sizeof(a), K_SAXPY, 64);
+		kernel_run("k.saxpy-0M", &l);
+		for (i = 0; i < K_SAXPY; i++) {
+			float want = a.a * x[i] + 1.0f / (i + 1);
+
+			if (memcmp(&want, &y[i], 4))
+				die("k.saxpy: y[%u] = %a, expected %a", i,
+				    y[i], want);
+		}
+		free(x);
+		free(y);
+	}
+	{	/* ddot: K_DOT_N dot products of K_DOT_K doubles */
+		double *u = malloc(K_DOT_N * K_DOT_K * 8);
+		double *v = malloc(K_DOT_K * 8), *dot = calloc(K_DOT_N, 8);
+		struct ddot_args a = {
+			.u = (uintptr_t)u, .v = (uintptr_t)v,
+			.dot = (uintptr_t)dot, .n = K_DOT_K,
+		};
+
+		if (!u || !v || !dot)
+			die("k.ddot: out of memory");
+		for (i = 0; i < K_DOT_N * K_DOT_K; i++)
+			u[i] = 1.0 / (i + 3);
+		for (j = 0; j < K_DOT_K; j++)
+			v[j] = j * 0.5 - 7;
+		nvsvm_launch_init(&l, 0, gpu_float_image, GPU_FLOAT_SIZE,
+				  GPU_FLOAT_DDOT, &a, sizeof(a), K_DOT_N, 64);
+		kernel_run("k.ddot-0M", &l);
+		for (i = 0; i < K_DOT_N; i++) {
+			double want = 0;
+
+			for (j = 0; j < K_DOT_K; j++)
+				want += u[i * K_DOT_K + j] * v[j];
+			if (memcmp(&want, &dot[i], 8))
+				die("k.ddot: dot[%u] = %a, expected %a", i,
+				    dot[i], want);
+		}
+		free(u);
+		free(v);
+		free(dot);
+	}
+	{	/* chase: K_LISTS lists of K_NODES malloc'd nodes */
+		static struct gpu_node *nodes[K_LISTS * K_NODES];
+		uint64_t heads[K_LISTS], sums[K_LISTS], counts[K_LISTS];
+		struct chase_args a = {
+			.heads = (uintptr_t)heads, .sums = (uintptr_t)sums,
+			.counts = (uintptr_t)counts,
+		};
+
+		for (i = 0; i < K_LISTS * K_NODES; i++) {
+			nodes[i] = malloc(sizeof(*nodes[i]));
+			if (!nodes[i])
+				die("k.chase: out of memory");
+			nodes[i]->val = i;
+		}
+		for (i = 0; i < K_LISTS * K_NODES; i++)	/* interleaved */
+			nodes[i]->next = i + K_LISTS < K_LISTS * K_NODES ?
+				(uintptr_t)nodes[i + K_LISTS] : 0;
+		for (i = 0; i < K_LISTS; i++)
+			heads[i] = (uintptr_t)nodes[i];
+		nvsvm_launch_init(&l, 0, gpu_chase_image, GPU_CHASE_SIZE,
+				  GPU_CHASE_CHASE, &a, sizeof(a), K_LISTS, 64);
+		kernel_run("k.chase-0M", &l);
+		for (i = 0; i < K_LISTS; i++)
+			if (counts[i] != K_NODES ||
+			    sums[i] != (uint64_t)K_NODES * i +
+				       (uint64_t)K_LISTS * K_NODES *
+				       (K_NODES - 1) / 2)
+				die("k.chase: list %u: %llu nodes, sum %llu", i,
+				    (unsigned long long)counts[i],
+				    (unsigned long long)sums[i]);
+		for (i = 0; i < K_LISTS * K_NODES; i++)
+			free(nodes[i]);
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-W WARPS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
-		"Workloads (default abcdefghp): a first-touch read, b first-touch\n"
+		"Workloads (default abcdefghkp): a first-touch read, b first-touch\n"
 		"write (and f, its fault counters), c MAP (and g, page-table\n"
 		"bytes), d munmap slowdown, e munmap of 1 GiB with one page mapped,\n"
-		"h a and b on THP, p CPU/GPU ping-pong, thrashing detection on\n"
+		"h a and b on THP, k compiled programs (LAUNCH), p CPU/GPU\n"
+		"ping-pong, thrashing detection on\n"
 		"against off. The peer is " PEER_DEV " (lib/test_hmm.ko).\n",
 		prog);
 }
 
 int main(int argc, char **argv)
 {
-	const char *work = "abcdefghp";
+	const char *work = "abcdefghkp";
 	struct nvsvm_get_info info;
 	unsigned int gpcs = 0, i;
 	bool no_peer = false;
@@ -991,6 +1153,8 @@ int main(int argc, char **argv)
 	}
 	if (strchr(work, 'e'))
 		munmap_ratio("e", 1024, 1, false);
+	if (strchr(work, 'k'))
+		kernels();
 	if (strchr(work, 'p')) {
 		if (info.caps & NVSVM_CAP_DEVICE_PRIVATE)
 			ping_pong();

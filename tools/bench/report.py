@@ -62,6 +62,14 @@ GOALS = {
     "h.a/x": ("h.a over the same SUM again, mapped", None, None),
     "h.b/x": ("h.b over the same FILL again, mapped", None, None),
     "h.b.cpu": ("h.b over the CPU's memset of fresh THP memory", None, None),
+    "k.touch": ("compiled program: one store per page of fresh 16 MiB, the"
+                " interpreter's insn/s (faults in the notes)", None, None),
+    "k.saxpy": ("compiled program: saxpy of 64 Ki floats, insn/s", None,
+                None),
+    "k.ddot": ("compiled program: 512 dot products of 512 doubles, insn/s",
+               None, None),
+    "k.chase": ("compiled program: 64 malloc'd lists of 256 nodes, insn/s",
+                None, None),
     "p.on": ("CPU/GPU ping-pong rounds/s, thrashing detection on (ratio: to"
              " off)", "ours-off", None),
     "p.off": ("same ping-pong, detection off", None, None),

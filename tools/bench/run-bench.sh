@@ -19,7 +19,7 @@
 #                     [--prefetch PERCENT] [--no-profile] [--timeout SECONDS]
 #                     [--profile-work LETTERS] [--profile-size MIB]
 # Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
-# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghp),
+# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghkp),
 # NVSVM_BENCH_PREFETCH (nvsvm.prefetch_threshold for the run, default the
 # module's), NVSVM_BENCH_PROFILE (1, the default, adds the function-profile
 # pass), NVSVM_BENCH_PROFILE_WORK and NVSVM_BENCH_PROFILE_SIZE (what that
@@ -92,7 +92,7 @@ else
 	step "host TSC frequency unknown: the guest calibrates it against its own clock"
 fi
 
-[[ -z $work || $work =~ ^[a-hp]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
+[[ -z $work || $work =~ ^[a-hkp]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
 [[ -z $prefetch || $prefetch =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --prefetch $prefetch" >&2; exit 2; }
 [[ $profile_work =~ ^[a-hp]+$ ]] || { echo "run-bench.sh: bad --profile-work $profile_work" >&2; exit 2; }
 [[ $profile_size =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --profile-size $profile_size" >&2; exit 2; }

@@ -320,10 +320,54 @@ const char *nvsvm_status_name(uint32_t status)
 		[NVSVM_EXEC_FATAL] = "FATAL",
 		[NVSVM_EXEC_TIMEOUT] = "TIMEOUT",
 		[NVSVM_EXEC_CHANNEL_ERROR] = "CHANNEL_ERROR",
+		[NVSVM_EXEC_TRAP] = "TRAP",
 	};
 
 	if (status < sizeof(names) / sizeof(names[0]))
 		return names[status];
+	return "?";
+}
+
+void nvsvm_launch_init(struct nvsvm_launch *l, uint32_t handle,
+		       const void *image, uint32_t image_size, uint32_t entry,
+		       const void *param, uint32_t param_size,
+		       uint64_t global_size, uint32_t local_size)
+{
+	*l = (struct nvsvm_launch){
+		.handle = handle,
+		.gpc = NVSVM_GPC_ANY,
+		.image = nvsvm_ptr(image),
+		.image_size = image_size,
+		.entry = entry,
+		.param = nvsvm_ptr(param),
+		.param_size = param_size,
+		.work_dim = 1,
+		.global_size = { global_size },	/* unused dimensions zero */
+		.local_size = { local_size },
+		.priv_mem = NVSVM_LAUNCH_DEFAULT_PRIV,
+		.timeout_ms = NVSVM_LAUNCH_DEFAULT_TIMEOUT_MS,
+	};
+}
+
+int nvsvm_launch(int fd, struct nvsvm_launch *l)
+{
+	return nvsvm_ioctl(fd, NVSVM_IOCTL_LAUNCH, l);
+}
+
+const char *nvsvm_trap_name(uint32_t trap)
+{
+	static const char *const names[] = {
+		[NVSVM_TRAP_NONE] = "NONE",
+		[NVSVM_TRAP_ILLEGAL] = "ILLEGAL",
+		[NVSVM_TRAP_FETCH] = "FETCH",
+		[NVSVM_TRAP_MISALIGNED] = "MISALIGNED",
+		[NVSVM_TRAP_WINDOW] = "WINDOW",
+		[NVSVM_TRAP_BREAK] = "BREAK",
+		[NVSVM_TRAP_BUDGET] = "BUDGET",
+	};
+
+	if (trap < sizeof(names) / sizeof(names[0]))
+		return names[trap];
 	return "?";
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * libnvsvm: a thin C wrapper around the nvsvm ioctls (uapi/nvsvm.h, and
- * the virtual GP100's EXEC of uapi/nvsvm_vgpu.h).
+ * the virtual GP100's EXEC and LAUNCH of uapi/nvsvm_vgpu.h).
  *
  * Every function returns 0 (or, for nvsvm_open, a file descriptor) on
  * success and a negative errno value on failure; errno itself is left as
@@ -190,6 +190,38 @@ struct nvsvm_op nvsvm_op_chase(uint64_t head, uint64_t max_nodes,
 			       uint64_t increment, uint32_t off_next,
 			       uint32_t off_data);
 struct nvsvm_op nvsvm_op_sum(uint64_t addr, uint64_t len);
+
+/*
+ * Programs (NVSVM_IOCTL_LAUNCH): an image built by tools/gpu/build-kernel.sh
+ * over an NDRange. nvsvm_launch_init() fills @l for a 1-dimensional launch
+ * of @global_size work-items in groups of @local_size (the sizes of the
+ * unused dimensions zero, as LAUNCH requires), with defaults for the rest
+ * (any GPC, no local memory, NVSVM_LAUNCH_DEFAULT_PRIV bytes of
+ * private memory, NVSVM_LAUNCH_DEFAULT_TIMEOUT_MS, the default budget);
+ * the caller changes what it wants and calls nvsvm_launch().
+ */
+#define NVSVM_LAUNCH_DEFAULT_PRIV	4096
+#define NVSVM_LAUNCH_DEFAULT_TIMEOUT_MS	60000
+
+void nvsvm_launch_init(struct nvsvm_launch *l, uint32_t handle,
+		       const void *image, uint32_t image_size, uint32_t entry,
+		       const void *param, uint32_t param_size,
+		       uint64_t global_size, uint32_t local_size);
+
+/**
+ * nvsvm_launch() - run the program @l describes and wait for it
+ *
+ * A program that ran is not an error of this call even when it faulted or
+ * trapped: it returns 0, and @l's out fields (status, trap, fault_*,
+ * insns, groups_done) tell.
+ * Return: 0; -EINVAL (a bad field); -E2BIG (a work-group too large for the
+ * model); -ENOENT (no such channel); -EFAULT (bad image or param pointer);
+ * -ENOTTY (no NVSVM_CAP_EXEC, or a module without LAUNCH); -EPERM.
+ */
+int nvsvm_launch(int fd, struct nvsvm_launch *l);
+
+/* Name of an enum nvsvm_launch_trap value, for messages. */
+const char *nvsvm_trap_name(uint32_t trap);
 
 /* Name of an enum nvsvm_exec_status / NVSVM_ACCESS_* value, for messages. */
 const char *nvsvm_status_name(uint32_t status);
