@@ -138,14 +138,15 @@ void nvsvm_svmm_put(struct nvsvm_svmm *svmm)
  * nvsvm_svmm_managed() - is [start, end) mirrored?
  * @svmm: area
  * @start: first address
- * @end: end, exclusive, above @start
+ * @end: end, exclusive; a range that wraps is not mirrored
  *
  * Return: true when the range is below the mirror's limit and does not
  * touch the unmanaged window.
  */
 bool nvsvm_svmm_managed(struct nvsvm_svmm *svmm, u64 start, u64 end)
 {
-	if (end > svmm->limit)
+	/* A range that wraps (the last page of the 64-bit space) is none. */
+	if (end <= start || end > svmm->limit)
 		return false;
 	return end <= svmm->unmanaged_start || start >= svmm->unmanaged_end;
 }
