@@ -215,6 +215,70 @@ TEST_F(chan, sigkill_ends_endless_launch)
 		ASSERT_EQ(0x5a ^ i, out[i]);
 }
 
+struct cpu_adder {
+	uint64_t *counter;
+	volatile int stop;
+	uint64_t adds;
+};
+
+static void *cpu_adder(void *arg)
+{
+	struct cpu_adder *c = arg;
+
+	while (!c->stop) {
+		__atomic_fetch_add(c->counter, 1, __ATOMIC_SEQ_CST);
+		c->adds++;
+	}
+	return NULL;
+}
+
+#define ATOMIC_WINDOW_PARAM "/sys/module/nvsvm_vgpu/parameters/sysmem_atomic_window_us"
+
+/*
+ * A program's atomics and the CPU's on one word of malloc'd memory: where
+ * GET_INFO promises NVSVM_CAP_SYSMEM_ATOMICS, none is lost. On PCIe the
+ * model's atomic on system memory is a read, a window and a write
+ * (sysmem_atomics=pcie, the window widened to 200 us here): only the
+ * driver's exclusive access keeps the CPU out of the window. The CPU adds
+ * from before the launch to after it.
+ */
+TEST_F(chan, program_and_cpu_atomics_exact)
+{
+	uint64_t *counter = anon(PAGE);
+	struct cpu_adder c = { .counter = counter };
+	struct adds_args a = { .counter = nvsvm_ptr(counter), .count = 16 };
+	const unsigned int items = 64;
+	unsigned int old = 0;
+	struct nvsvm_launch l;
+	pthread_t t;
+	int ret;
+
+	NEED_VGPU();
+	NEED_CAP(NVSVM_CAP_SYSMEM_ATOMICS);
+	ASSERT_MAP(counter);
+	*counter = 0;
+	ASSERT_EQ(0, set_param(ATOMIC_WINDOW_PARAM, 200, &old));
+	ASSERT_EQ(0, pthread_create(&t, NULL, cpu_adder, &c));
+	while (__atomic_load_n(counter, __ATOMIC_RELAXED) < 1000)
+		;
+	nvsvm_launch_init(&l, self->fx.chan, IMG(edges), GPU_EDGES_ADDS, &a,
+			  sizeof(a), items, 32);
+	ret = launch_run(&self->fx, &l);
+	c.stop = 1;
+	pthread_join(t, NULL);
+	set_param(ATOMIC_WINDOW_PARAM, old, NULL);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(NVSVM_EXEC_OK, l.status) {
+		TH_LOG("status %s at %#llx (%s)", nvsvm_status_name(l.status),
+		       (unsigned long long)l.fault_addr,
+		       nvsvm_access_name(l.fault_access));
+	}
+	TH_LOG("CPU adds %llu, GPU adds %u, counter %llu",
+	       (unsigned long long)c.adds, items * 16,
+	       (unsigned long long)*counter);
+	ASSERT_EQ(c.adds + items * 16, *counter);
+}
+
 static uint64_t cg_u64(const char *file, const char *key)
 {
 	static char buf[8192];

@@ -118,9 +118,9 @@ TEST_F(chan, chase_malloc_list)
 
 /*
  * Histogram: 4096 work-items in groups of 128, 7 bins; exact counts. GPU
- * atomics on malloc'd memory need NVSVM_CAP_SYSMEM_ATOMICS (tests/run.sh
- * loads the model with sysmem_atomics=coherent for this program);
- * atomic_cancelled_without_cap checks the other side.
+ * atomics on malloc'd memory need NVSVM_CAP_SYSMEM_ATOMICS (on PCIe, the
+ * driver's exclusive access); atomic_cancelled_without_cap checks the
+ * other side.
  */
 TEST_F(chan, histogram_atomics)
 {

@@ -149,9 +149,10 @@ params() {
 	# GPU atomics on system memory as a means to test something else:
 	# exact on a coherent link (docs/architecture.md, GPU atomics).
 	behaviour|faults|security) echo sysmem_atomics=coherent ;;
-	# Compiled programs with atomics (histogram, reduce) checked on data;
-	# tests/launch's atomic_cancelled_without_cap runs without it.
-	launch) echo sysmem_atomics=coherent ;;
+	# Not tests/launch: its programs' atomics on malloc'd memory go
+	# through the driver's exclusive access where the kernel has it
+	# (NVSVM_CAP_SYSMEM_ATOMICS: histogram, reduce), and are cancelled
+	# where it has not (atomic_cancelled_without_cap): PCIe as it is.
 	multi) echo count=2 ;;	# two GPUs mirroring one process
 	esac
 }

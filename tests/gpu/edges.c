@@ -39,3 +39,13 @@ NVGPU_KERNEL(spin, struct spin_args)
 		;
 	((uint64_t *)args->out)[i] = *(volatile uint64_t *)args->release + i;
 }
+
+/* Each work-item adds 1 to *counter, count times, atomically. */
+NVGPU_KERNEL(adds, struct adds_args)
+{
+	uint64_t i;
+
+	for (i = 0; i < args->count; i++)
+		__atomic_fetch_add((uint64_t *)args->counter, 1,
+				   __ATOMIC_SEQ_CST);
+}

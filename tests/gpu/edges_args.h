@@ -16,4 +16,9 @@ struct spin_args {
 	__u64 out;	/* __u64[global size]: *release + global id */
 };
 
+struct adds_args {
+	__u64 counter;	/* __u64 * */
+	__u64 count;	/* adds per work-item */
+};
+
 #endif /* NVSVM_TESTS_GPU_EDGES_ARGS_H */
