@@ -655,7 +655,16 @@ s64 vgpu_warp_access(struct vgpu_warp *w, struct rv_mem *m)
 	bool ok = prog->status == NVSVM_EXEC_OK;
 	s64 ret;
 
+	/*
+	 * aq/rl: full barriers around the atomic, whatever carries it out
+	 * (over PCIe, a read and a write under the L2's lock, which orders
+	 * nothing by itself).
+	 */
+	if (m->kind == RV_AMO && (m->order & RV_ORDER_RL))
+		smp_mb(); /* release: what the hart did before, before it */
 	ret = vgpu_access(w, m->va, m->size, access, &t);
+	if (m->kind == RV_AMO && (m->order & RV_ORDER_AQ))
+		smp_mb(); /* acquire: what it does after, after it */
 	if (ret == 0)
 		w->stall_pc = w->hart->pc;
 	else if (ret < 0 && ok && prog->status != NVSVM_EXEC_OK)
