@@ -214,7 +214,8 @@ enum nvsvm_launch_trap {
  * @param: (in) user pointer to the argument block
  * @param_size: (in) its bytes, 0 to NVSVM_LAUNCH_MAX_PARAM
  * @work_dim: (in) 1 to 3
- * @global_offset: (in) added to every global id
+ * @global_offset: (in) added to every global id; in the dimensions at or
+ *	above @work_dim, @global_offset, @global_size and @local_size are zero
  * @global_size: (in) work-items in each dimension used, at least 1; with
  *	@global_offset, below 1 << 48. The last work-group of a dimension
  *	may be smaller than @local_size (OpenCL 2.0's non-uniform groups).
