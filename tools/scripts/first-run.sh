@@ -11,7 +11,9 @@
 #   1. `make check` with an apt-get that fails: it must stop at once with
 #      one line saying what failed and what to do, and exit non-zero;
 #   2. `make check`'s set-up (tools/scripts/check.sh --only setup: deps,
-#      the kernel build directory, the first module build) must pass;
+#      the kernel build directory, the first module build) must pass, and
+#      the toolchain of the SMs' programs (clang-14, lld-14, llvm-14, whose
+#      files live in /usr/lib/llvm-14, hidden too) must then build one;
 #   3. `make demo` must pass, print the demo, and not the kernel's log.
 #
 # Each prints a KTAP-style line; exit status 0 when all three passed.
@@ -22,7 +24,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-hidden=(/lib/modules /usr/src /boot "${NVSVM_CACHE:-/var/cache/nvsvm}")
+hidden=(/lib/modules /usr/src /boot /usr/lib/llvm-14 "${NVSVM_CACHE:-/var/cache/nvsvm}")
 
 if [[ ${1:-} != --inside ]]; then
 	if ((EUID != 0)); then
@@ -125,6 +127,18 @@ if ((status == 0)) && grep -q '^ok host/deps' "$work/setup.log" &&
 else
 	notok "first-run/check-setup # exit $status, log:"
 	logtail "$work/setup.log"
+fi
+# The programs' toolchain came with that install, and builds a program.
+status=0
+"$tree/tools/gpu/build-kernel.sh" "$tree/tests/gpu/touch.c" "$work/gpu" \
+	>"$work/gpu.log" 2>&1 || status=$?
+if ((status == 0)) && [[ -s $work/gpu/touch.h ]] &&
+	grep -q 'install.* clang-14 lld-14 llvm-14' "$work/apt.log"; then
+	ok "first-run/gpu-toolchain installed by deps, builds tests/gpu/touch.c"
+else
+	notok "first-run/gpu-toolchain # exit $status, log:"
+	logtail "$work/gpu.log"
+	sed 's/^/#   /' "$work/apt.log"
 fi
 
 # 3. make demo from the bare machine again.
