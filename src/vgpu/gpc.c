@@ -61,63 +61,6 @@ static bool vgpu_xop_is_rmw(const struct vgpu_xfer *t)
 	       (t->op == VGPU_XOP_RV && t->rv->kind == RV_AMO);
 }
 
-/* Sign-extend the low @size bytes of @v. */
-static s64 vgpu_sext(u64 v, u32 size)
-{
-	u32 sh = 64 - 8 * size;
-
-	return (s64)(v << sh) >> sh;
-}
-
-/*
- * The value an atomic leaves in a word of @size bytes that held @old;
- * false when it leaves the word alone (a CAS whose compare failed).
- */
-static bool vgpu_amo_new(const struct rv_mem *m, u64 old, u64 *new)
-{
-	u64 mask = m->size == 8 ? ~0ULL : BIT_ULL(8 * m->size) - 1;
-	u64 a = old & mask, b = m->val & mask;
-
-	switch (m->amo) {
-	case RV_AMO_SWAP:
-		*new = b;
-		break;
-	case RV_AMO_ADD:
-		*new = a + b;
-		break;
-	case RV_AMO_XOR:
-		*new = a ^ b;
-		break;
-	case RV_AMO_AND:
-		*new = a & b;
-		break;
-	case RV_AMO_OR:
-		*new = a | b;
-		break;
-	case RV_AMO_MIN:
-		*new = vgpu_sext(a, m->size) < vgpu_sext(b, m->size) ? a : b;
-		break;
-	case RV_AMO_MAX:
-		*new = vgpu_sext(a, m->size) > vgpu_sext(b, m->size) ? a : b;
-		break;
-	case RV_AMO_MINU:
-		*new = min(a, b);
-		break;
-	case RV_AMO_MAXU:
-		*new = max(a, b);
-		break;
-	case RV_AMO_CAS:
-		if (a != (m->cmp & mask))
-			return false;
-		*new = b;
-		break;
-	default:
-		return false;
-	}
-	*new &= mask;
-	return true;
-}
-
 /*
  * A program's atomic on a word the GPU reaches coherently (video memory,
  * or system memory over a link coherent for atomics): a compare-and-swap
@@ -132,7 +75,7 @@ static u64 vgpu_amo_exact(const struct rv_mem *m, void *p)
 		u32 *q = p, o = READ_ONCE(*q);
 
 		for (;;) {
-			if (!vgpu_amo_new(m, o, &new))
+			if (!rv_amo_new(m, o, &new))
 				return o;
 			old = cmpxchg(q, o, (u32)new);
 			if (old == o)
@@ -143,7 +86,7 @@ static u64 vgpu_amo_exact(const struct rv_mem *m, void *p)
 		u64 *q = p, o = READ_ONCE(*q);
 
 		for (;;) {
-			if (!vgpu_amo_new(m, o, &new))
+			if (!rv_amo_new(m, o, &new))
 				return o;
 			old = cmpxchg64(q, o, new);
 			if (old == o)
@@ -254,7 +197,7 @@ static void vgpu_atomic_pcie(struct vgpu *vgpu, void *p, struct vgpu_xfer *t)
 	else
 		old = READ_ONCE(*q);
 	if (m)
-		write = vgpu_amo_new(m, old, &new);
+		write = rv_amo_new(m, old, &new);
 	else
 		new = old + t->val;
 	WRITE_ONCE(vgpu->rmw_word, q);

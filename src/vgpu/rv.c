@@ -740,6 +740,32 @@ static u64 rv_amo_apply(u32 op, u32 size, u64 old, u64 val)
 	}
 }
 
+/**
+ * rv_amo_new() - the value an atomic leaves in the word it works on
+ * @m: the access (RV_AMO): its operation, size, operand and compare value
+ * @old: what the word held, zero-extended from @m->size bytes
+ * @new: (out) what it holds after the atomic, zero-extended
+ *
+ * The one definition of the AMOs, for the windows here and for global
+ * memory in the model (gpc.c), whichever way it carries them out.
+ *
+ * Return: false when the atomic leaves the word alone (an SC whose
+ * compare failed).
+ */
+bool rv_amo_new(const struct rv_mem *m, u64 old, u64 *new)
+{
+	u64 mask = m->size == 8 ? ~0ULL : (1ULL << (8 * m->size)) - 1;
+
+	if (m->amo == RV_AMO_CAS) {
+		if ((old & mask) != (m->cmp & mask))
+			return false;
+		*new = m->val & mask;
+		return true;
+	}
+	*new = rv_amo_apply(m->amo, m->size, old & mask, m->val & mask) & mask;
+	return true;
+}
+
 /*
  * Perform a load, store or AMO (@m: va, size, kind, amo, val, cmp) for the
  * hart's current instruction. Return: -1 to go on (@m->val holds the
@@ -749,7 +775,7 @@ static int rv_access(struct rv_hart *h, const struct rv_group *g,
 		     struct rv_mem *m, struct rv_trap *trap)
 {
 	u8 *p = NULL;
-	u64 old;
+	u64 old, new;
 	int r;
 
 	r = rv_where(h, g, m->va, m->size, m->kind != RV_LOAD, &p, trap);
@@ -771,13 +797,8 @@ static int rv_access(struct rv_hart *h, const struct rv_group *g,
 	}
 	/* a plain read-modify-write: the window is this thread's alone */
 	old = rv_host_load(p, m->size);
-	if (m->amo == RV_AMO_CAS) {
-		if (old == m->cmp)
-			rv_host_store(p, m->size, m->val);
-	} else {
-		rv_host_store(p, m->size, rv_amo_apply(m->amo, m->size, old,
-						       m->val));
-	}
+	if (rv_amo_new(m, old, &new))
+		rv_host_store(p, m->size, new);
 	m->val = old;
 	return -1;
 }

@@ -167,6 +167,8 @@ struct rv_trap {
 	u64 tval;
 };
 
+bool rv_amo_new(const struct rv_mem *m, u64 old, u64 *new);
+
 /**
  * rv_prog_load() - check and decode a program image
  * @image: the image, linked to run at NVSVM_GPU_IMAGE_BASE
