@@ -25,6 +25,9 @@
 # NVSVM_TEST_TIMEOUT: seconds one program may run (default 600).
 
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+# The OpenCL ICD's compile server, on the host (tools/vm/run.sh --opencl).
+[ -r /etc/nvsvm-cl-remote ] && NVSVM_CL_REMOTE=$(cat /etc/nvsvm-cl-remote) &&
+	export NVSVM_CL_REMOTE
 results=${NVSVM_RESULTS:-/dev/null}
 timeout_s=${NVSVM_TEST_TIMEOUT:-600}
 tmp=$(mktemp -d)

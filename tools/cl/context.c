@@ -4,6 +4,7 @@
  * unmanaged window and its buffers) and command queues (a channel each,
  * and nv_q_exec(), which runs EXEC programs on it).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -546,6 +547,59 @@ cl_int nv_q_exec(cl_command_queue q, struct nvsvm_op *ops, size_t n)
 		}
 		done += chunk;
 	}
+out:
+	pthread_mutex_unlock(&q->lock);
+	return err;
+}
+
+/*
+ * Run the program @l describes (its handle is set here) on @q's channel:
+ * CL_SUCCESS, or CL_OUT_OF_RESOURCES when the GPU cancelled an access, a
+ * work-item trapped or the launch timed out (the channel is replaced, as
+ * after a failed EXEC), or the ioctl's error.
+ */
+cl_int nv_q_launch(cl_command_queue q, struct nvsvm_launch *l)
+{
+	cl_int err = CL_SUCCESS;
+	char msg[200];
+	int ret;
+
+	pthread_mutex_lock(&q->lock);
+	if (!q->chan) {
+		ret = nvsvm_chan_create(q->cdev->fd, NVSVM_CHAN_JOIN_AREA,
+					&q->chan);
+		if (ret) {
+			q->chan = 0;
+			err = nv_errno_to_cl(ret);
+			goto out;
+		}
+	}
+	l->handle = q->chan;
+	ret = nvsvm_launch(q->cdev->fd, l);
+	if (ret) {
+		/* E2BIG: a work-group's state does not fit the device. */
+		err = ret == -E2BIG ? CL_OUT_OF_RESOURCES : nv_errno_to_cl(ret);
+		goto out;
+	}
+	if (l->status == NVSVM_EXEC_OK)
+		goto out;
+	if (l->status == NVSVM_EXEC_TRAP)
+		snprintf(msg, sizeof(msg),
+			 "nvsvm: kernel trapped: %s at pc 0x%llx (0x%llx)",
+			 nvsvm_trap_name(l->trap),
+			 (unsigned long long)l->fault_pc,
+			 (unsigned long long)l->fault_addr);
+	else
+		snprintf(msg, sizeof(msg),
+			 "nvsvm: kernel failed on the GPU: %s, %s access at 0x%llx, pc 0x%llx",
+			 nvsvm_status_name(l->status),
+			 nvsvm_access_name(l->fault_access),
+			 (unsigned long long)l->fault_addr,
+			 (unsigned long long)l->fault_pc);
+	ctx_notify(q->ctx, msg);
+	nvsvm_chan_destroy(q->cdev->fd, q->chan);
+	q->chan = 0;
+	err = CL_OUT_OF_RESOURCES;
 out:
 	pthread_mutex_unlock(&q->lock);
 	return err;

@@ -176,7 +176,9 @@ static void cmd_free(struct nv_cmd *d)
 	if (d->kind == NV_CMD_MIGRATE_MEMS)
 		for (i = 0; i < d->u.migrate.n; i++)
 			nv_ReleaseMemObject(d->u.migrate.mems[i]);
-	if (d->kind == NV_CMD_KERNEL)
+	if (d->kind == NV_CMD_KERNEL && d->u.kernel.call)
+		nv_kcall_put(d->u.kernel.call);
+	else if (d->kind == NV_CMD_KERNEL)
 		for (i = 0; i < d->u.kernel.bi->nargs; i++)
 			if (a[i].mem)
 				nv_ReleaseMemObject(a[i].mem);
@@ -199,7 +201,7 @@ static size_t cmd_own_size(const struct nv_cmd *d)
 	case NV_CMD_SVM_FREE:
 		return d->u.free.n * sizeof(void *);
 	case NV_CMD_KERNEL:
-		return sizeof(struct nv_arg) * NV_MAX_ARGS;
+		return d->u.kernel.call ? 0 : sizeof(struct nv_arg) * NV_MAX_ARGS;
 	default:
 		return 0;
 	}
@@ -257,6 +259,11 @@ static cl_int cmd_keep(struct nv_cmd *d)
 		d->u.free.ptrs = memcpy(p, d->u.free.ptrs, n);
 		break;
 	case NV_CMD_KERNEL:
+		if (d->u.kernel.call) {
+			/* Its own copy of the arguments already. */
+			nv_kcall_get(d->u.kernel.call);
+			break;
+		}
 		args = memcpy(p, d->u.kernel.args, n);
 		for (i = 0; i < d->u.kernel.bi->nargs; i++)
 			if (args[i].mem)
@@ -698,6 +705,8 @@ static cl_int cmd_run(struct nv_cmd *c)
 				nv_SVMFree(q->ctx, c->u.free.ptrs[i]);
 		return CL_COMPLETE;
 	case NV_CMD_KERNEL:
+		if (c->u.kernel.call)
+			return nv_run_kcall(q, c->u.kernel.call);
 		return nv_run_builtin(q, c->u.kernel.bi, c->u.kernel.args,
 				      c->u.kernel.items);
 	default:

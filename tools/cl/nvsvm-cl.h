@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "libnvsvm.h"
+#include "nvcl.h"
 
 #define NV_MAX_DEVICES	8
 #define NV_MAX_ARGS	6
@@ -142,9 +143,18 @@ struct _cl_program {
 	struct nv_obj obj;
 	cl_context ctx;
 	bool builtin;
-	char *names;			/* built-in kernels, ';' separated */
+	char *names;			/* its kernels, ';' separated */
 	char *source;			/* clCreateProgramWithSource */
 	cl_build_status build;
+	/* Compiled programs (compile.c), under lock: */
+	pthread_mutex_t lock;
+	char *options;			/* of the last build, compile or link */
+	char *log;
+	void *bin_data;			/* CL_PROGRAM_BINARIES */
+	size_t bin_size;
+	struct nvcl_bin bin;		/* bin_data parsed; type 0: none */
+	bool nonuniform;		/* OpenCL C 3.0: non-uniform groups */
+	int kernels;			/* kernel objects alive */
 };
 
 enum nv_arg_kind { NV_ARG_PTR, NV_ARG_PTR_OPT, NV_ARG_ULONG, NV_ARG_UINT };
@@ -168,11 +178,31 @@ struct nv_arg {
 	cl_mem mem;			/* the buffer, set with clSetKernelArg */
 };
 
+/* An argument of a compiled kernel: whether set, its buffer, local bytes. */
+struct nv_karg {
+	bool set;
+	cl_mem mem;
+	uint32_t local;
+};
+
 struct _cl_kernel {
 	struct nv_obj obj;
 	cl_program prog;
-	const struct nv_builtin *bi;
+	const struct nv_builtin *bi;	/* NULL: a compiled kernel, ck */
 	struct nv_arg args[NV_MAX_ARGS];
+	const struct nvcl_kernel *ck;
+	uint8_t *param;			/* ck's PARAM block */
+	struct nv_karg *cargs;
+};
+
+/* One launch of a compiled kernel: what the command keeps. */
+struct nv_kcall {
+	int refs;
+	cl_program prog;		/* retained: its image */
+	struct nvsvm_launch l;
+	uint8_t *param;
+	cl_uint nmems;
+	cl_mem *mems;			/* retained */
 };
 
 /* A clSetEventCallback not called yet. */
@@ -246,9 +276,10 @@ struct nv_cmd {
 			void *data;
 		} free;
 		struct {
-			const struct nv_builtin *bi;
+			const struct nv_builtin *bi;	/* or call */
 			const struct nv_arg *args;
 			size_t items;
+			struct nv_kcall *call;
 		} kernel;
 	} u;
 	/* Deferred: */
@@ -356,6 +387,8 @@ struct nv_ctx_dev *nv_ctx_dev(cl_context ctx, cl_device_id d);
  * command the GPU failed (CL_OUT_OF_RESOURCES for a cancelled access).
  */
 cl_int nv_q_exec(cl_command_queue q, struct nvsvm_op *ops, size_t n);
+/* Run the program @l on @q's channel (see nv_q_exec() for the errors). */
+cl_int nv_q_launch(cl_command_queue q, struct nvsvm_launch *l);
 /* clReleaseContext and clReleaseCommandQueue. */
 cl_int nv_ReleaseContext(cl_context ctx);
 cl_int nv_ReleaseCommandQueue(cl_command_queue q);
@@ -405,6 +438,12 @@ void nv_migrate_svm(cl_command_queue q, cl_uint n, const void **ptrs,
 /* The built-in kernels, and their names ';'-separated. */
 extern const struct nv_builtin nv_builtins[NV_NBUILTINS];
 extern const char nv_builtin_names[];
+/* Whether clBuildProgram can compile (CL_DEVICE_COMPILER_AVAILABLE). */
+bool nv_compiler_available(void);
+/* Run a compiled kernel's launch; take and drop a reference on it. */
+cl_int nv_run_kcall(cl_command_queue q, struct nv_kcall *call);
+void nv_kcall_get(struct nv_kcall *call);
+void nv_kcall_put(struct nv_kcall *call);
 /* Run the built-in @bi with arguments @a over @items work-items on @q. */
 cl_int nv_run_builtin(cl_command_queue q, const struct nv_builtin *bi,
 		      const struct nv_arg *a, size_t items);

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * libnvsvm-cl: programs (built-in kernels only: the compiler entries
- * answer as a device without one) and kernels: arguments, queries and
- * clEnqueueNDRangeKernel, which runs a built-in as EXEC operations.
+ * libnvsvm-cl: programs (built-in kernels, and OpenCL C compiled by
+ * compile.c) and kernels: arguments, queries and clEnqueueNDRangeKernel,
+ * which runs a built-in as EXEC operations and a compiled kernel as one
+ * NVSVM_IOCTL_LAUNCH.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nvsvm-cl.h"
+
+#define NV_PRIV_MEM		(8U << 10)	/* bytes of stack per work-item */
+#define NV_LAUNCH_TIMEOUT_MS	600000
 
 const char nv_builtin_names[] =
 	"nvsvm_fill;nvsvm_copy;nvsvm_sum;nvsvm_chase;nvsvm_atomic_add";
@@ -44,7 +48,7 @@ const struct nv_builtin nv_builtins[NV_NBUILTINS] = {
 		{ NV_ARG_PTR_OPT, "old", "ulong*" } } },
 };
 
-/* ---- Programs: built-in kernels only ---- */
+/* ---- Programs ---- */
 
 static const struct nv_builtin *builtin_find(const char *name, size_t len)
 {
@@ -55,6 +59,11 @@ static const struct nv_builtin *builtin_find(const char *name, size_t len)
 		    !strncmp(nv_builtins[i].name, name, len))
 			return &nv_builtins[i];
 	return NULL;
+}
+
+bool nv_compiler_available(void)
+{
+	return nvcl_available();
 }
 
 static cl_int check_ctx_devices(cl_context ctx, cl_uint n,
@@ -77,9 +86,25 @@ static cl_program program_new(cl_context ctx, cl_int *errcode_ret)
 	if (!p)
 		return nv_fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
 	nv_obj_init(p, NV_PROGRAM);
+	pthread_mutex_init(&p->lock, NULL);
 	p->ctx = ctx;
 	nv_ref(ctx);
 	return p;
+}
+
+static void program_free(cl_program p)
+{
+	cl_context ctx = p->ctx;
+
+	free(p->names);
+	free(p->source);
+	free(p->options);
+	free(p->log);
+	free(p->bin_data);
+	nvcl_bin_free(&p->bin);
+	pthread_mutex_destroy(&p->lock);
+	nv_obj_free(p);
+	nv_ReleaseContext(ctx);
 }
 
 static cl_program nv_CreateProgramWithBuiltInKernels(cl_context ctx,
@@ -115,15 +140,13 @@ static cl_program nv_CreateProgramWithBuiltInKernels(cl_context ctx,
 	p->build = CL_BUILD_SUCCESS;
 	p->names = strdup(names);
 	if (!p->names) {
-		nv_ReleaseContext(ctx);
-		nv_obj_free(p);
+		program_free(p);
 		return nv_fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
 	}
 	nv_set_err(errcode_ret, CL_SUCCESS);
 	return p;
 }
 
-/* Kept, so that clBuildProgram can say there is no compiler. */
 static cl_program nv_CreateProgramWithSource(cl_context ctx, cl_uint n,
 					     const char **strings,
 					     const size_t *lengths,
@@ -147,8 +170,7 @@ static cl_program nv_CreateProgramWithSource(cl_context ctx, cl_uint n,
 	p->build = CL_BUILD_NONE;
 	p->source = malloc(total + 1);
 	if (!p->source) {
-		nv_ReleaseContext(ctx);
-		nv_obj_free(p);
+		program_free(p);
 		return nv_fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
 	}
 	for (total = 0, i = 0; i < n; i++) {
@@ -161,6 +183,48 @@ static cl_program nv_CreateProgramWithSource(cl_context ctx, cl_uint n,
 	return p;
 }
 
+/*
+ * Take the binary @data (of nvcl_run() or the user) as @p's: parsed, its
+ * kernels' names listed. Under p->lock, or before @p is shared.
+ */
+static cl_int program_set_bin(cl_program p, const void *data, size_t size)
+{
+	struct nvcl_bin b;
+	size_t len = 1;
+	uint32_t i;
+	char *copy, *names;
+
+	if (nvcl_bin_parse(data, size, &b))
+		return CL_INVALID_BINARY;
+	copy = malloc(size);
+	for (i = 0; i < b.nkernels; i++)
+		len += strlen(b.kernels[i].name) + 1;
+	names = calloc(1, len);
+	if (!copy || !names) {
+		free(copy);
+		free(names);
+		nvcl_bin_free(&b);
+		return CL_OUT_OF_HOST_MEMORY;
+	}
+	for (i = 0; i < b.nkernels; i++) {
+		if (i)
+			strcat(names, ";");
+		strcat(names, b.kernels[i].name);
+	}
+	memcpy(copy, data, size);
+	free(p->bin_data);
+	nvcl_bin_free(&p->bin);
+	free(p->names);
+	p->bin_data = copy;
+	p->bin_size = size;
+	p->bin = b;
+	p->names = names;
+	/* OpenCL C 3.0 (2.0) lets the last group of a dimension be smaller. */
+	p->nonuniform = b.options && strstr(b.options, "-cl-std=CL3.0") &&
+			!strstr(b.options, "-cl-uniform-work-group-size");
+	return CL_SUCCESS;
+}
+
 static cl_int nv_RetainProgram(cl_program p)
 {
 	if (!nv_valid(p, NV_PROGRAM))
@@ -171,17 +235,67 @@ static cl_int nv_RetainProgram(cl_program p)
 
 static cl_int nv_ReleaseProgram(cl_program p)
 {
-	cl_context ctx;
-
 	if (!nv_valid(p, NV_PROGRAM))
 		return CL_INVALID_PROGRAM;
-	if (!nv_unref(p))
+	if (nv_unref(p))
+		program_free(p);
+	return CL_SUCCESS;
+}
+
+static cl_int status_to_cl(uint32_t st, cl_int failed, cl_int bad_opts)
+{
+	switch (st) {
+	case NVCL_OK:
 		return CL_SUCCESS;
-	ctx = p->ctx;
-	free(p->names);
-	free(p->source);
-	nv_obj_free(p);
-	return nv_ReleaseContext(ctx);
+	case NVCL_BAD_OPTIONS:
+		return bad_opts;
+	case NVCL_NO_COMPILER:
+		return CL_COMPILER_NOT_AVAILABLE;
+	case NVCL_NO_MEMORY:
+		return CL_OUT_OF_HOST_MEMORY;
+	default:
+		return failed;
+	}
+}
+
+/*
+ * Run @job for @p and keep its outcome (log, options, binary, status).
+ * @p->lock held.
+ */
+static cl_int program_job(cl_program p, struct nvcl_job *job, cl_int failed,
+			  cl_int bad_opts)
+{
+	struct nvcl_result res;
+	cl_int err;
+
+	p->build = CL_BUILD_IN_PROGRESS;
+	nvcl_run(job, &res);
+	err = status_to_cl(res.status, failed, bad_opts);
+	if (!err)
+		err = program_set_bin(p, res.bin, res.bin_size);
+	free(p->log);
+	p->log = res.log;
+	res.log = NULL;
+	free(p->options);
+	p->options = strdup(job->options ? job->options : "");
+	p->build = err ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
+	nvcl_result_free(&res);
+	return err;
+}
+
+/* What the program is now: its binary's type, or none. */
+static cl_program_binary_type program_type(cl_program p)
+{
+	switch (p->bin.type) {
+	case NVCL_BIN_OBJECT:
+		return CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+	case NVCL_BIN_LIBRARY:
+		return CL_PROGRAM_BINARY_TYPE_LIBRARY;
+	case NVCL_BIN_EXEC:
+		return CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+	default:
+		return CL_PROGRAM_BINARY_TYPE_NONE;
+	}
 }
 
 static cl_int nv_BuildProgram(cl_program p, cl_uint n,
@@ -189,9 +303,10 @@ static cl_int nv_BuildProgram(cl_program p, cl_uint n,
 			      void (CL_CALLBACK *notify)(cl_program, void *),
 			      void *data)
 {
+	struct nvcl_input in = { 0 };
+	struct nvcl_job job = { 0 };
 	cl_int err;
 
-	(void)options;
 	if (!nv_valid(p, NV_PROGRAM))
 		return CL_INVALID_PROGRAM;
 	if (!notify && data)
@@ -202,10 +317,50 @@ static cl_int nv_BuildProgram(cl_program p, cl_uint n,
 	/* A program of built-in kernels is not built. */
 	if (p->builtin)
 		return CL_INVALID_OPERATION;
-	p->build = CL_BUILD_ERROR;
+	pthread_mutex_lock(&p->lock);
+	if (__atomic_load_n(&p->kernels, __ATOMIC_RELAXED) ||
+	    p->build == CL_BUILD_IN_PROGRESS) {
+		pthread_mutex_unlock(&p->lock);
+		return CL_INVALID_OPERATION;
+	}
+	job.options = (char *)(options ? options : "");
+	if (p->source) {
+		job.mode = NVCL_BUILD;
+		in.name = "input.cl";
+		in.data = p->source;
+		in.size = strlen(p->source);
+	} else if (p->bin.type == NVCL_BIN_EXEC) {
+		/* A binary already linked: nothing to do. */
+		p->build = CL_BUILD_SUCCESS;
+		free(p->options);
+		p->options = strdup(job.options);
+		goto done;
+	} else if (p->bin.type) {
+		job.mode = NVCL_LINK;
+		in.name = "input.ll";
+		in.data = p->bin.ir;
+		in.size = p->bin.ir_size;
+		/* The options of a build are compile options: none to link. */
+		job.options = "";
+	} else {
+		pthread_mutex_unlock(&p->lock);
+		return CL_INVALID_BINARY;
+	}
+	job.inputs = &in;
+	job.ninputs = 1;
+	err = program_job(p, &job, CL_BUILD_PROGRAM_FAILURE,
+			  CL_INVALID_BUILD_OPTIONS);
+	if (!err && p->bin.type != NVCL_BIN_EXEC)
+		err = CL_BUILD_PROGRAM_FAILURE;
+	if (job.mode == NVCL_LINK && !err) {
+		free(p->options);
+		p->options = strdup(options ? options : "");
+	}
+done:
+	pthread_mutex_unlock(&p->lock);
 	if (notify)
 		notify(p, data);
-	return CL_COMPILER_NOT_AVAILABLE;
+	return err;
 }
 
 static cl_int nv_CompileProgram(cl_program p, cl_uint n,
@@ -215,11 +370,56 @@ static cl_int nv_CompileProgram(cl_program p, cl_uint n,
 				void (CL_CALLBACK *notify)(cl_program, void *),
 				void *data)
 {
-	(void)n; (void)devs; (void)options; (void)nh; (void)headers;
-	(void)names; (void)notify; (void)data;
+	struct nvcl_input in = { 0 }, *hs = NULL;
+	struct nvcl_job job = { 0 };
+	cl_uint i;
+	cl_int err;
+
 	if (!nv_valid(p, NV_PROGRAM))
 		return CL_INVALID_PROGRAM;
-	return p->builtin ? CL_INVALID_OPERATION : CL_COMPILER_NOT_AVAILABLE;
+	if ((!notify && data) || (nh && (!headers || !names)) ||
+	    (!nh && (headers || names)))
+		return CL_INVALID_VALUE;
+	err = check_ctx_devices(p->ctx, n, devs);
+	if (err)
+		return err;
+	for (i = 0; i < nh; i++)
+		if (!nv_valid(headers[i], NV_PROGRAM) || !headers[i]->source ||
+		    !names[i])
+			return CL_INVALID_VALUE;
+	if (p->builtin || !p->source)
+		return CL_INVALID_OPERATION;
+	hs = calloc(nh ? nh : 1, sizeof(*hs));
+	if (!hs)
+		return CL_OUT_OF_HOST_MEMORY;
+	for (i = 0; i < nh; i++) {
+		hs[i].name = (char *)names[i];
+		hs[i].data = headers[i]->source;
+		hs[i].size = strlen(headers[i]->source);
+	}
+	pthread_mutex_lock(&p->lock);
+	if (__atomic_load_n(&p->kernels, __ATOMIC_RELAXED) ||
+	    p->build == CL_BUILD_IN_PROGRESS) {
+		pthread_mutex_unlock(&p->lock);
+		free(hs);
+		return CL_INVALID_OPERATION;
+	}
+	job.mode = NVCL_COMPILE;
+	job.options = (char *)(options ? options : "");
+	in.name = "input.cl";
+	in.data = p->source;
+	in.size = strlen(p->source);
+	job.inputs = &in;
+	job.ninputs = 1;
+	job.headers = hs;
+	job.nheaders = nh;
+	err = program_job(p, &job, CL_COMPILE_PROGRAM_FAILURE,
+			  CL_INVALID_COMPILER_OPTIONS);
+	pthread_mutex_unlock(&p->lock);
+	free(hs);
+	if (notify)
+		notify(p, data);
+	return err;
 }
 
 static cl_program nv_LinkProgram(cl_context ctx, cl_uint n,
@@ -228,11 +428,65 @@ static cl_program nv_LinkProgram(cl_context ctx, cl_uint n,
 				 void (CL_CALLBACK *notify)(cl_program, void *),
 				 void *data, cl_int *errcode_ret)
 {
-	(void)n; (void)devs; (void)options; (void)np; (void)progs;
-	(void)notify; (void)data;
+	struct nvcl_job job = { 0 };
+	struct nvcl_input *in;
+	cl_program p;
+	cl_uint i;
+	cl_int err;
+
 	if (!nv_valid(ctx, NV_CONTEXT))
 		return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
-	return nv_fail(errcode_ret, CL_LINKER_NOT_AVAILABLE);
+	if ((!notify && data) || !np || !progs)
+		return nv_fail(errcode_ret, CL_INVALID_VALUE);
+	err = check_ctx_devices(ctx, n, devs);
+	if (err)
+		return nv_fail(errcode_ret, err);
+	for (i = 0; i < np; i++) {
+		if (!nv_valid(progs[i], NV_PROGRAM) || progs[i]->ctx != ctx)
+			return nv_fail(errcode_ret, CL_INVALID_PROGRAM);
+		if (progs[i]->bin.type != NVCL_BIN_OBJECT &&
+		    progs[i]->bin.type != NVCL_BIN_LIBRARY)
+			return nv_fail(errcode_ret, CL_INVALID_OPERATION);
+	}
+	in = calloc(np, sizeof(*in));
+	p = in ? program_new(ctx, errcode_ret) : NULL;
+	if (!p) {
+		free(in);
+		return nv_fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+	}
+	for (i = 0; i < np; i++) {
+		pthread_mutex_lock(&progs[i]->lock);
+		in[i].name = "input.ll";
+		in[i].size = progs[i]->bin.ir_size;
+		in[i].data = malloc(in[i].size + 1);
+		if (in[i].data)
+			memcpy(in[i].data, progs[i]->bin.ir, in[i].size);
+		pthread_mutex_unlock(&progs[i]->lock);
+		if (!in[i].data)
+			err = CL_OUT_OF_HOST_MEMORY;
+	}
+	if (!err) {
+		job.mode = NVCL_LINK;
+		job.options = (char *)(options ? options : "");
+		job.inputs = in;
+		job.ninputs = np;
+		pthread_mutex_lock(&p->lock);
+		err = program_job(p, &job, CL_LINK_PROGRAM_FAILURE,
+				  CL_INVALID_LINKER_OPTIONS);
+		pthread_mutex_unlock(&p->lock);
+	}
+	for (i = 0; i < np; i++)
+		free(in[i].data);
+	free(in);
+	if (notify)
+		notify(p, data);
+	if (err == CL_INVALID_LINKER_OPTIONS || err == CL_OUT_OF_HOST_MEMORY) {
+		nv_ReleaseProgram(p);
+		return nv_fail(errcode_ret, err);
+	}
+	/* A failed link still gives a program, for its log. */
+	nv_set_err(errcode_ret, err);
+	return p;
 }
 
 static cl_program nv_CreateProgramWithBinary(cl_context ctx, cl_uint n,
@@ -241,18 +495,48 @@ static cl_program nv_CreateProgramWithBinary(cl_context ctx, cl_uint n,
 					     const unsigned char **bins,
 					     cl_int *status, cl_int *errcode_ret)
 {
+	struct nvcl_bin b;
+	cl_program p;
 	cl_uint i;
 	cl_int err;
 
-	(void)lengths; (void)bins;
 	if (!nv_valid(ctx, NV_CONTEXT))
 		return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
 	err = check_ctx_devices(ctx, n, devs);
 	if (err || !n)
 		return nv_fail(errcode_ret, err ? err : CL_INVALID_VALUE);
-	for (i = 0; status && i < n; i++)
-		status[i] = CL_INVALID_BINARY;
-	return nv_fail(errcode_ret, CL_INVALID_BINARY);
+	if (!lengths || !bins)
+		return nv_fail(errcode_ret, CL_INVALID_VALUE);
+	for (i = 0; i < n; i++)
+		if (!lengths[i] || !bins[i])
+			return nv_fail(errcode_ret, CL_INVALID_VALUE);
+	err = CL_SUCCESS;
+	for (i = 0; i < n; i++) {
+		cl_int e = CL_SUCCESS;
+
+		if (nvcl_bin_parse(bins[i], lengths[i], &b))
+			e = CL_INVALID_BINARY;
+		else
+			nvcl_bin_free(&b);
+		if (status)
+			status[i] = e;
+		if (e)
+			err = e;
+	}
+	if (err)
+		return nv_fail(errcode_ret, err);
+	p = program_new(ctx, errcode_ret);
+	if (!p)
+		return NULL;
+	/* One binary serves every device (they are the same GPU). */
+	err = program_set_bin(p, bins[0], lengths[0]);
+	if (err) {
+		program_free(p);
+		return nv_fail(errcode_ret, err);
+	}
+	p->build = CL_BUILD_NONE;
+	nv_set_err(errcode_ret, CL_SUCCESS);
+	return p;
 }
 
 static cl_int nv_UnloadCompiler(void)
@@ -265,13 +549,11 @@ static cl_int nv_UnloadPlatformCompiler(cl_platform_id platform)
 	return platform == &nv_platform ? CL_SUCCESS : CL_INVALID_PLATFORM;
 }
 
-static cl_uint program_kernels(cl_program p, char *names, size_t size)
+static cl_uint program_kernels(cl_program p)
 {
 	const char *s = p->names ? p->names : "";
 	cl_uint n = 0;
 
-	if (names)
-		snprintf(names, size, "%s", s);
 	while (*s) {
 		n++;
 		s = strchr(s, ';');
@@ -282,41 +564,63 @@ static cl_uint program_kernels(cl_program p, char *names, size_t size)
 	return n;
 }
 
+/* Whether @p has kernels one can create: built-in, or an executable. */
+static bool program_executable(cl_program p)
+{
+	return p->builtin ||
+	       (p->bin.type == NVCL_BIN_EXEC && p->build == CL_BUILD_SUCCESS);
+}
+
 static cl_int nv_GetProgramInfo(cl_program p, cl_program_info param,
 				size_t size, void *value, size_t *size_ret)
 {
 	cl_device_id devs[NV_MAX_DEVICES];
-	size_t zeros[NV_MAX_DEVICES] = { 0 };
-	cl_uint i;
+	size_t sizes[NV_MAX_DEVICES];
+	unsigned char **out = value;
+	cl_int err = CL_SUCCESS;
+	cl_uint i, nd;
 
 	if (!nv_valid(p, NV_PROGRAM))
 		return CL_INVALID_PROGRAM;
+	nd = p->ctx->ndevs;
 	switch (param) {
 	case CL_PROGRAM_REFERENCE_COUNT:
 		PUT(cl_uint, (cl_uint)p->obj.refs);
 	case CL_PROGRAM_CONTEXT:
 		PUT(cl_context, p->ctx);
 	case CL_PROGRAM_NUM_DEVICES:
-		PUT(cl_uint, p->ctx->ndevs);
+		PUT(cl_uint, nd);
 	case CL_PROGRAM_DEVICES:
-		for (i = 0; i < p->ctx->ndevs; i++)
+		for (i = 0; i < nd; i++)
 			devs[i] = p->ctx->devs[i].dev;
-		return nv_put(devs, p->ctx->ndevs * sizeof(devs[0]), size,
-			      value, size_ret);
+		return nv_put(devs, nd * sizeof(devs[0]), size, value,
+			      size_ret);
 	case CL_PROGRAM_SOURCE:
 		PUT_STR(p->source ? p->source : "");
 	case CL_PROGRAM_BINARY_SIZES:
-		return nv_put(zeros, p->ctx->ndevs * sizeof(zeros[0]), size,
-			      value, size_ret);
-	case CL_PROGRAM_BINARIES:
-		return nv_put(NULL, p->ctx->ndevs * sizeof(void *), size, NULL,
+		pthread_mutex_lock(&p->lock);
+		for (i = 0; i < nd; i++)
+			sizes[i] = p->bin_size;
+		pthread_mutex_unlock(&p->lock);
+		return nv_put(sizes, nd * sizeof(sizes[0]), size, value,
 			      size_ret);
+	case CL_PROGRAM_BINARIES:
+		if (value && size < nd * sizeof(void *))
+			return CL_INVALID_VALUE;
+		if (size_ret)
+			*size_ret = nd * sizeof(void *);
+		pthread_mutex_lock(&p->lock);
+		for (i = 0; value && i < nd; i++)
+			if (out[i] && p->bin_size)
+				memcpy(out[i], p->bin_data, p->bin_size);
+		pthread_mutex_unlock(&p->lock);
+		return err;
 	case CL_PROGRAM_NUM_KERNELS:
-		if (!p->builtin)
+		if (!program_executable(p))
 			return CL_INVALID_PROGRAM_EXECUTABLE;
-		PUT(size_t, program_kernels(p, NULL, 0));
+		PUT(size_t, program_kernels(p));
 	case CL_PROGRAM_KERNEL_NAMES:
-		if (!p->builtin)
+		if (!program_executable(p))
 			return CL_INVALID_PROGRAM_EXECUTABLE;
 		PUT_STR(p->names);
 	case CL_PROGRAM_IL:
@@ -333,6 +637,8 @@ static cl_int nv_GetProgramBuildInfo(cl_program p, cl_device_id d,
 				     cl_program_build_info param, size_t size,
 				     void *value, size_t *size_ret)
 {
+	cl_int err;
+
 	if (!nv_valid(p, NV_PROGRAM))
 		return CL_INVALID_PROGRAM;
 	if (!nv_valid(d, NV_DEVICE) || !nv_ctx_dev(p->ctx, d))
@@ -341,12 +647,21 @@ static cl_int nv_GetProgramBuildInfo(cl_program p, cl_device_id d,
 	case CL_PROGRAM_BUILD_STATUS:
 		PUT(cl_build_status, p->build);
 	case CL_PROGRAM_BUILD_OPTIONS:
-		PUT_STR("");
+		pthread_mutex_lock(&p->lock);
+		err = nv_put(p->options ? p->options : "",
+			     strlen(p->options ? p->options : "") + 1, size,
+			     value, size_ret);
+		pthread_mutex_unlock(&p->lock);
+		return err;
 	case CL_PROGRAM_BUILD_LOG:
-		PUT_STR(p->build == CL_BUILD_ERROR ?
-			"nvsvm: no OpenCL C compiler; use the built-in kernels" : "");
+		pthread_mutex_lock(&p->lock);
+		err = nv_put(p->log ? p->log : "",
+			     strlen(p->log ? p->log : "") + 1, size, value,
+			     size_ret);
+		pthread_mutex_unlock(&p->lock);
+		return err;
 	case CL_PROGRAM_BINARY_TYPE:
-		PUT(cl_program_binary_type, CL_PROGRAM_BINARY_TYPE_NONE);
+		PUT(cl_program_binary_type, program_type(p));
 	case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE:
 		PUT(size_t, 0);
 	default:
@@ -372,58 +687,102 @@ static bool program_has(cl_program p, const struct nv_builtin *bi)
 }
 
 static cl_kernel kernel_new(cl_program p, const struct nv_builtin *bi,
-			    cl_int *errcode_ret)
+			    const struct nvcl_kernel *ck, cl_int *errcode_ret)
 {
 	cl_kernel k = calloc(1, sizeof(*k));
 
+	if (k && ck) {
+		k->param = calloc(1, ck->param_size ? ck->param_size : 1);
+		k->cargs = calloc(ck->nargs ? ck->nargs : 1, sizeof(*k->cargs));
+		if (!k->param || !k->cargs) {
+			free(k->param);
+			free(k->cargs);
+			free(k);
+			k = NULL;
+		}
+	}
 	if (!k)
 		return nv_fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
 	nv_obj_init(k, NV_KERNEL);
 	k->prog = p;
 	k->bi = bi;
+	k->ck = ck;
 	nv_ref(p);
+	__atomic_add_fetch(&p->kernels, 1, __ATOMIC_RELAXED);
 	nv_set_err(errcode_ret, CL_SUCCESS);
 	return k;
+}
+
+static const struct nvcl_kernel *compiled_find(cl_program p, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->bin.nkernels; i++)
+		if (!strcmp(p->bin.kernels[i].name, name))
+			return &p->bin.kernels[i];
+	return NULL;
 }
 
 static cl_kernel nv_CreateKernel(cl_program p, const char *name,
 				 cl_int *errcode_ret)
 {
+	const struct nvcl_kernel *ck;
 	const struct nv_builtin *bi;
 
 	if (!nv_valid(p, NV_PROGRAM))
 		return nv_fail(errcode_ret, CL_INVALID_PROGRAM);
 	if (!name)
 		return nv_fail(errcode_ret, CL_INVALID_VALUE);
-	if (!p->builtin)
+	if (!program_executable(p))
 		return nv_fail(errcode_ret, CL_INVALID_PROGRAM_EXECUTABLE);
+	if (!p->builtin) {
+		ck = compiled_find(p, name);
+		if (!ck)
+			return nv_fail(errcode_ret, CL_INVALID_KERNEL_NAME);
+		return kernel_new(p, NULL, ck, errcode_ret);
+	}
 	bi = builtin_find(name, strlen(name));
 	if (!bi || !program_has(p, bi))
 		return nv_fail(errcode_ret, CL_INVALID_KERNEL_NAME);
-	return kernel_new(p, bi, errcode_ret);
+	return kernel_new(p, bi, NULL, errcode_ret);
 }
+
+static cl_int nv_ReleaseKernel(cl_kernel k);
 
 static cl_int nv_CreateKernelsInProgram(cl_program p, cl_uint n,
 					cl_kernel *kernels, cl_uint *n_ret)
 {
-	cl_uint count, i;
-	unsigned int j;
-	cl_int err;
+	cl_uint count, i = 0, j;
+	cl_int err = CL_SUCCESS;
 
 	if (!nv_valid(p, NV_PROGRAM))
 		return CL_INVALID_PROGRAM;
-	if (!p->builtin)
+	if (!program_executable(p))
 		return CL_INVALID_PROGRAM_EXECUTABLE;
-	count = program_kernels(p, NULL, 0);
+	count = program_kernels(p);
 	if (kernels && n < count)
 		return CL_INVALID_VALUE;
-	for (i = 0, j = 0; kernels && j < ARRAY_SIZE(nv_builtins); j++) {
-		if (!program_has(p, &nv_builtins[j]))
-			continue;
-		kernels[i] = kernel_new(p, &nv_builtins[j], &err);
-		if (!kernels[i])
-			return err;
-		i++;
+	if (p->builtin) {
+		for (j = 0; kernels && j < ARRAY_SIZE(nv_builtins); j++) {
+			if (!program_has(p, &nv_builtins[j]))
+				continue;
+			kernels[i] = kernel_new(p, &nv_builtins[j], NULL, &err);
+			if (!kernels[i])
+				break;
+			i++;
+		}
+	} else {
+		for (i = 0; kernels && i < p->bin.nkernels; i++) {
+			kernels[i] = kernel_new(p, NULL, &p->bin.kernels[i],
+						&err);
+			if (!kernels[i])
+				break;
+		}
+	}
+	if (err) {
+		while (i--)
+			nv_ReleaseKernel(kernels[i]);
+		return err;
 	}
 	if (n_ret)
 		*n_ret = count;
@@ -447,7 +806,10 @@ static cl_int nv_ReleaseKernel(cl_kernel k)
 	if (!nv_unref(k))
 		return CL_SUCCESS;
 	p = k->prog;
+	free(k->param);
+	free(k->cargs);
 	nv_obj_free(k);
+	__atomic_sub_fetch(&p->kernels, 1, __ATOMIC_RELAXED);
 	return nv_ReleaseProgram(p);
 }
 
@@ -457,15 +819,73 @@ static cl_kernel nv_CloneKernel(cl_kernel k, cl_int *errcode_ret)
 
 	if (!nv_valid(k, NV_KERNEL))
 		return nv_fail(errcode_ret, CL_INVALID_KERNEL);
-	c = kernel_new(k->prog, k->bi, errcode_ret);
-	if (c)
-		memcpy(c->args, k->args, sizeof(c->args));
+	c = kernel_new(k->prog, k->bi, k->ck, errcode_ret);
+	if (!c)
+		return NULL;
+	memcpy(c->args, k->args, sizeof(c->args));
+	if (k->ck) {
+		memcpy(c->param, k->param, k->ck->param_size);
+		memcpy(c->cargs, k->cargs, k->ck->nargs * sizeof(*c->cargs));
+	}
 	return c;
+}
+
+static cl_uint kernel_nargs(cl_kernel k)
+{
+	return k->ck ? k->ck->nargs : k->bi->nargs;
 }
 
 static bool is_ptr(const struct nv_arg_desc *a)
 {
 	return a->kind == NV_ARG_PTR || a->kind == NV_ARG_PTR_OPT;
+}
+
+/* clSetKernelArg of a compiled kernel. */
+static cl_int set_compiled_arg(cl_kernel k, cl_uint index, size_t size,
+			       const void *value)
+{
+	const struct nvcl_arg *a = &k->ck->args[index];
+	struct nv_karg *c = &k->cargs[index];
+	uint64_t ptr = 0;
+	cl_mem m = NULL;
+
+	switch (a->kind) {
+	case NVCL_ARG_LOCAL:
+		if (value)
+			return CL_INVALID_ARG_VALUE;
+		if (!size || size > NVSVM_LAUNCH_MAX_LOCAL)
+			return CL_INVALID_ARG_SIZE;
+		c->local = (uint32_t)size;
+		break;
+	case NVCL_ARG_GLOBAL:
+	case NVCL_ARG_CONSTANT:
+		if (size != sizeof(cl_mem))
+			return CL_INVALID_ARG_SIZE;
+		if (value)
+			m = *(const cl_mem *)value;
+		if (m && (!nv_valid(m, NV_MEM) || m->ctx != k->prog->ctx))
+			return CL_INVALID_MEM_OBJECT;
+		ptr = m ? nvsvm_ptr(m->data) : 0;
+		memcpy(k->param + a->offset, &ptr, sizeof(ptr));
+		c->mem = m;
+		break;
+	case NVCL_ARG_VALUE:
+		if (!value)
+			return CL_INVALID_ARG_VALUE;
+		/* A 3-vector: 3 or 4 elements' worth (cl_int3 is 16 bytes). */
+		if (size != a->size &&
+		    !(strchr(a->type_name, '3') && size == a->size / 4 * 3))
+			return CL_INVALID_ARG_SIZE;
+		memset(k->param + a->offset, 0, a->size);
+		memcpy(k->param + a->offset, value, size);
+		break;
+	default:
+		/* Images, samplers, pipes: the device has none. */
+		return a->addr_q == 0x119B ? CL_INVALID_MEM_OBJECT :
+					     CL_INVALID_SAMPLER;
+	}
+	c->set = true;
+	return CL_SUCCESS;
 }
 
 static cl_int nv_SetKernelArg(cl_kernel k, cl_uint index, size_t size,
@@ -476,8 +896,10 @@ static cl_int nv_SetKernelArg(cl_kernel k, cl_uint index, size_t size,
 
 	if (!nv_valid(k, NV_KERNEL))
 		return CL_INVALID_KERNEL;
-	if (index >= k->bi->nargs)
+	if (index >= kernel_nargs(k))
 		return CL_INVALID_ARG_INDEX;
+	if (k->ck)
+		return set_compiled_arg(k, index, size, value);
 	a = &k->bi->args[index];
 	if (is_ptr(a)) {
 		/* A buffer object, or NULL for no buffer. */
@@ -510,13 +932,25 @@ static cl_int nv_SetKernelArg(cl_kernel k, cl_uint index, size_t size,
 static cl_int nv_SetKernelArgSVMPointer(cl_kernel k, cl_uint index,
 					const void *value)
 {
+	uint64_t ptr = nvsvm_ptr(value);
+
 	if (!nv_valid(k, NV_KERNEL))
 		return CL_INVALID_KERNEL;
-	if (index >= k->bi->nargs)
+	if (index >= kernel_nargs(k))
 		return CL_INVALID_ARG_INDEX;
+	if (k->ck) {
+		const struct nvcl_arg *a = &k->ck->args[index];
+
+		if (a->kind != NVCL_ARG_GLOBAL && a->kind != NVCL_ARG_CONSTANT)
+			return CL_INVALID_ARG_VALUE;
+		memcpy(k->param + a->offset, &ptr, sizeof(ptr));
+		k->cargs[index].mem = NULL;
+		k->cargs[index].set = true;
+		return CL_SUCCESS;
+	}
 	if (!is_ptr(&k->bi->args[index]))
 		return CL_INVALID_ARG_VALUE;
-	k->args[index].value = nvsvm_ptr(value);
+	k->args[index].value = ptr;
 	k->args[index].mem = NULL;
 	k->args[index].set = true;
 	return CL_SUCCESS;
@@ -547,9 +981,9 @@ static cl_int nv_GetKernelInfo(cl_kernel k, cl_kernel_info param, size_t size,
 		return CL_INVALID_KERNEL;
 	switch (param) {
 	case CL_KERNEL_FUNCTION_NAME:
-		PUT_STR(k->bi->name);
+		PUT_STR(k->ck ? k->ck->name : k->bi->name);
 	case CL_KERNEL_NUM_ARGS:
-		PUT(cl_uint, k->bi->nargs);
+		PUT(cl_uint, kernel_nargs(k));
 	case CL_KERNEL_REFERENCE_COUNT:
 		PUT(cl_uint, (cl_uint)k->obj.refs);
 	case CL_KERNEL_CONTEXT:
@@ -557,7 +991,7 @@ static cl_int nv_GetKernelInfo(cl_kernel k, cl_kernel_info param, size_t size,
 	case CL_KERNEL_PROGRAM:
 		PUT(cl_program, k->prog);
 	case CL_KERNEL_ATTRIBUTES:
-		PUT_STR("");
+		PUT_STR(k->ck ? k->ck->attrs : "");
 	default:
 		return CL_INVALID_VALUE;
 	}
@@ -571,8 +1005,26 @@ static cl_int nv_GetKernelArgInfo(cl_kernel k, cl_uint index,
 
 	if (!nv_valid(k, NV_KERNEL))
 		return CL_INVALID_KERNEL;
-	if (index >= k->bi->nargs)
+	if (index >= kernel_nargs(k))
 		return CL_INVALID_ARG_INDEX;
+	if (k->ck) {
+		const struct nvcl_arg *c = &k->ck->args[index];
+
+		switch (param) {
+		case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+			PUT(cl_kernel_arg_address_qualifier, c->addr_q);
+		case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+			PUT(cl_kernel_arg_access_qualifier, c->access_q);
+		case CL_KERNEL_ARG_TYPE_NAME:
+			PUT_STR(c->type_name);
+		case CL_KERNEL_ARG_TYPE_QUALIFIER:
+			PUT(cl_kernel_arg_type_qualifier, c->type_q);
+		case CL_KERNEL_ARG_NAME:
+			PUT_STR(c->name);
+		default:
+			return CL_INVALID_VALUE;
+		}
+	}
 	a = &k->bi->args[index];
 	switch (param) {
 	case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
@@ -592,6 +1044,30 @@ static cl_int nv_GetKernelArgInfo(cl_kernel k, cl_uint index,
 	}
 }
 
+/* Bytes of local memory @k uses with its arguments as set. */
+static uint64_t kernel_local(cl_kernel k)
+{
+	uint64_t total = k->prog->bin.local_static;
+	uint32_t i;
+
+	for (i = 0; i < k->ck->nargs; i++)
+		if (k->ck->args[i].kind == NVCL_ARG_LOCAL)
+			total = ((total + 15) & ~15ULL) + k->cargs[i].local;
+	return (total + 15) & ~15ULL;
+}
+
+/* The most work-items of a group: the device's, or reqd_work_group_size. */
+static size_t kernel_wg_max(cl_kernel k)
+{
+	const uint32_t *r = k->ck ? k->ck->reqd : NULL;
+
+	if (!k->ck)
+		return 1;
+	if (r[0])
+		return (size_t)r[0] * r[1] * r[2];
+	return NVSVM_LAUNCH_MAX_GROUP;
+}
+
 static cl_int nv_GetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
 					cl_kernel_work_group_info param,
 					size_t size, void *value,
@@ -599,24 +1075,34 @@ static cl_int nv_GetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
 {
 	size_t zero[3] = { 0, 0, 0 };
 	size_t global[3] = { NVSVM_EXEC_MAX_OPS * 1024, 1, 1 };
+	uint32_t i;
 
 	if (!nv_valid(k, NV_KERNEL))
 		return CL_INVALID_KERNEL;
 	if (d && (!nv_valid(d, NV_DEVICE) || !nv_ctx_dev(k->prog->ctx, d)))
 		return CL_INVALID_DEVICE;
+	if (!d && k->prog->ctx->ndevs > 1)
+		return CL_INVALID_DEVICE;
 	switch (param) {
 	case CL_KERNEL_WORK_GROUP_SIZE:
+		PUT(size_t, kernel_wg_max(k));
 	case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-		PUT(size_t, 1);
+		PUT(size_t, k->ck ? 32 : 1);	/* a warp */
 	case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
+		for (i = 0; k->ck && i < 3; i++)
+			zero[i] = k->ck->reqd[i];
 		return nv_put(zero, sizeof(zero), size, value, size_ret);
 	case CL_KERNEL_GLOBAL_WORK_SIZE:
+		/* Only for built-in kernels (and custom devices). */
+		if (k->ck)
+			return CL_INVALID_VALUE;
 		if (!k->bi->per_item)
 			global[0] = 1;
 		return nv_put(global, sizeof(global), size, value, size_ret);
 	case CL_KERNEL_LOCAL_MEM_SIZE:
+		PUT(cl_ulong, k->ck ? kernel_local(k) : 0);
 	case CL_KERNEL_PRIVATE_MEM_SIZE:
-		PUT(cl_ulong, 0);
+		PUT(cl_ulong, k->ck ? NV_PRIV_MEM : 0);
 	default:
 		return CL_INVALID_VALUE;
 	}
@@ -710,6 +1196,173 @@ static cl_int check_builtin_args(cl_kernel k)
 	return CL_SUCCESS;
 }
 
+/* ---- Compiled kernels: NVSVM_IOCTL_LAUNCH ---- */
+
+void nv_kcall_get(struct nv_kcall *call)
+{
+	__atomic_add_fetch(&call->refs, 1, __ATOMIC_RELAXED);
+}
+
+void nv_kcall_put(struct nv_kcall *call)
+{
+	cl_uint i;
+
+	if (__atomic_sub_fetch(&call->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	for (i = 0; i < call->nmems; i++)
+		nv_ReleaseMemObject(call->mems[i]);
+	nv_ReleaseProgram(call->prog);
+	free(call->mems);
+	free(call->param);
+	free(call);
+}
+
+cl_int nv_run_kcall(cl_command_queue q, struct nv_kcall *call)
+{
+	struct nvsvm_launch l = call->l;
+
+	return nv_q_launch(q, &l);
+}
+
+/* The largest divisor of @n that is at most @max. */
+static size_t divisor(size_t n, size_t max)
+{
+	size_t d;
+
+	for (d = max < n ? max : n; d > 1; d--)
+		if (n % d == 0)
+			return d;
+	return 1;
+}
+
+/*
+ * The work-group size: @local as given (checked against the device, the
+ * kernel and, for OpenCL C before 3.0, the global size), or one chosen.
+ */
+static cl_int pick_local(cl_kernel k, cl_uint dim, const size_t *global,
+			 const size_t *local, uint64_t *out)
+{
+	const uint32_t *r = k->ck->reqd;
+	size_t items = 1, left = NVSVM_LAUNCH_MAX_GROUP;
+	static const size_t max_dim[3] = { 1024, 1024, 64 };
+	cl_uint i;
+
+	for (i = 0; i < dim; i++) {
+		if (local) {
+			if (!local[i] || local[i] > max_dim[i])
+				return CL_INVALID_WORK_ITEM_SIZE;
+			if ((r[0] && local[i] != r[i]) ||
+			    (!k->prog->nonuniform && global[i] % local[i]))
+				return CL_INVALID_WORK_GROUP_SIZE;
+			out[i] = local[i];
+		} else if (r[0]) {
+			if (!k->prog->nonuniform && global[i] % r[i])
+				return CL_INVALID_WORK_GROUP_SIZE;
+			out[i] = r[i];
+		} else {
+			/* 64 in the first dimension, what divides the rest. */
+			out[i] = divisor(global[i], i ? left : 64);
+			if (out[i] > max_dim[i])
+				out[i] = divisor(global[i], max_dim[i]);
+		}
+		items *= out[i];
+		left = NVSVM_LAUNCH_MAX_GROUP / items;
+	}
+	for (; r[0] && i < 3; i++)
+		if (r[i] != 1)
+			return CL_INVALID_WORK_GROUP_SIZE;
+	if (items > kernel_wg_max(k))
+		return CL_INVALID_WORK_GROUP_SIZE;
+	return CL_SUCCESS;
+}
+
+static cl_int enqueue_compiled(struct nv_cmd *c, cl_kernel k, cl_uint dim,
+			       const size_t *offset, const size_t *global,
+			       const size_t *local, cl_event *event)
+{
+	const struct nvcl_kernel *ck = k->ck;
+	struct nv_kcall *call;
+	uint64_t lsize[3] = { 0 }, loc, off;
+	cl_uint i, j;
+	cl_int err;
+
+	for (i = 0; i < dim; i++) {
+		if (!global[i]) {
+			/* OpenCL 2.1: nothing to run, only the event. */
+			return nv_cmd_submit(c, CL_COMMAND_NDRANGE_KERNEL,
+					     CL_FALSE, event);
+		}
+		if ((offset && offset[i] >= (1ULL << 48)) ||
+		    global[i] >= (1ULL << 48) - (offset ? offset[i] : 0))
+			return offset ? CL_INVALID_GLOBAL_OFFSET :
+					CL_INVALID_GLOBAL_WORK_SIZE;
+	}
+	for (i = 0; i < ck->nargs; i++)
+		if (!k->cargs[i].set)
+			return CL_INVALID_KERNEL_ARGS;
+	err = pick_local(k, dim, global, local, lsize);
+	if (err)
+		return err;
+	loc = kernel_local(k);
+	if (loc > NVSVM_LAUNCH_MAX_LOCAL)
+		return CL_OUT_OF_RESOURCES;
+	call = calloc(1, sizeof(*call));
+	if (!call)
+		return CL_OUT_OF_HOST_MEMORY;
+	call->refs = 1;
+	call->param = malloc(ck->param_size ? ck->param_size : 1);
+	call->mems = calloc(ck->nargs ? ck->nargs : 1, sizeof(cl_mem));
+	if (!call->param || !call->mems) {
+		free(call->param);
+		free(call->mems);
+		free(call);
+		return CL_OUT_OF_HOST_MEMORY;
+	}
+	memcpy(call->param, k->param, ck->param_size);
+	/* The local arguments: addresses of the LOCAL window, in order. */
+	off = k->prog->bin.local_static;
+	for (i = 0; i < ck->nargs; i++) {
+		uint64_t addr;
+
+		if (ck->args[i].kind == NVCL_ARG_LOCAL) {
+			off = (off + 15) & ~15ULL;
+			addr = NVSVM_GPU_LOCAL_BASE + off;
+			memcpy(call->param + ck->args[i].offset, &addr, 8);
+			off += k->cargs[i].local;
+		} else if (k->cargs[i].mem) {
+			call->mems[call->nmems++] = k->cargs[i].mem;
+			nv_ref(k->cargs[i].mem);
+		}
+	}
+	call->prog = k->prog;
+	nv_ref(k->prog);
+	call->l = (struct nvsvm_launch){
+		.gpc = NVSVM_GPC_ALL,
+		.image = nvsvm_ptr(k->prog->bin.image),
+		.image_size = k->prog->bin.image_size,
+		.entry = ck->entry,
+		.param = nvsvm_ptr(call->param),
+		.param_size = ck->param_size,
+		.work_dim = dim,
+		.local_mem = (uint32_t)loc,
+		.priv_mem = NV_PRIV_MEM,
+		.timeout_ms = NV_LAUNCH_TIMEOUT_MS,
+	};
+	for (j = 0; j < dim; j++) {
+		call->l.global_offset[j] = offset ? offset[j] : 0;
+		call->l.global_size[j] = global[j];
+		call->l.local_size[j] = lsize[j];
+	}
+	c->kind = NV_CMD_KERNEL;
+	c->u.kernel.bi = NULL;
+	c->u.kernel.args = NULL;
+	c->u.kernel.items = 0;
+	c->u.kernel.call = call;
+	err = nv_cmd_submit(c, CL_COMMAND_NDRANGE_KERNEL, CL_FALSE, event);
+	nv_kcall_put(call);
+	return err;
+}
+
 static cl_int nv_EnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
 				      cl_uint dim, const size_t *offset,
 				      const size_t *global, const size_t *local,
@@ -731,6 +1384,9 @@ static cl_int nv_EnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
 		return CL_INVALID_WORK_DIMENSION;
 	if (!global)
 		return CL_INVALID_GLOBAL_WORK_SIZE;
+	if (k->ck)
+		return enqueue_compiled(&c, k, dim, offset, global, local,
+					event);
 	for (i = 0; i < dim; i++) {
 		if (offset && offset[i])
 			return CL_INVALID_GLOBAL_OFFSET;
@@ -751,6 +1407,7 @@ static cl_int nv_EnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
 	c.u.kernel.bi = k->bi;
 	c.u.kernel.args = k->args;
 	c.u.kernel.items = items;
+	c.u.kernel.call = NULL;
 	return nv_cmd_submit(&c, CL_COMMAND_NDRANGE_KERNEL, CL_FALSE, event);
 }
 

@@ -109,6 +109,9 @@ if [[ -n $opencl ]]; then
 	mkdir -p "$root/etc/OpenCL/vendors" "$root/usr/lib"
 	cp -L "$opencl/libnvsvm-cl.so.1" "$root/usr/lib/"
 	echo /usr/lib/libnvsvm-cl.so.1 >"$root/etc/OpenCL/vendors/nvsvm.icd"
+	# Its compiler: the host's compile server on the fourth serial port
+	# (tools/vm/run.sh); tests/run.sh exports NVSVM_CL_REMOTE from this.
+	echo /dev/ttyS3 >"$root/etc/nvsvm-cl-remote"
 	cp -L "$clinfo" "$root/usr/bin/clinfo"
 	copy_libs "$clinfo" "$opencl/libnvsvm-cl.so.1"
 fi

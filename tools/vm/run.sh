@@ -109,6 +109,25 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2,sockets=2,cores=1,threads=1 -m 2G 
 	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-serial "file:$console" -serial "file:$results")
 ((quiet)) && qemu+=(-serial "file:$output")
+# The OpenCL ICD in the VM has no clang: its compile jobs go over ttyS3 to
+# nvsvm-clc --serve on the host (tools/cl/compile.c), started here.
+clc_pid=
+if [[ -n $opencl ]]; then
+	clc_sock=$workdir/clc.sock
+	rm -f "$clc_sock"
+	"$opencl/nvsvm-clc" --serve "$clc_sock" >"$workdir/clc.log" 2>&1 &
+	clc_pid=$!
+	for _ in $(seq 50); do
+		[[ -S $clc_sock ]] && break
+		sleep 0.1
+	done
+	qemu+=(-chardev "socket,id=clc,path=$clc_sock,reconnect=1"
+		-device isa-serial,chardev=clc,index=3)
+fi
+stop_clc() {
+	[[ -z $clc_pid ]] || kill "$clc_pid" 2>/dev/null || true
+}
+trap stop_clc EXIT
 ((quiet)) || echo "# $name: ${qemu[*]}"
 
 # Follow a growing file on an open descriptor, handing complete lines to

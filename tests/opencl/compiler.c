@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compiler: OpenCL C through the ICD's compiler (tools/cl/compile.c) onto
+ * the virtual GP100's SMs (NVSVM_IOCTL_LAUNCH), as an application sees it.
+ * In the test VM the compiler runs on the host (the compile server of
+ * tools/vm/run.sh); the calls are the same. Every kernel works on plain
+ * malloc'd memory (fine-grained system SVM) unless a case says otherwise,
+ * and every result is checked against the CPU's.
+ *
+ * Skips (exit 4) without /etc/OpenCL/vendors/nvsvm.icd, or when the device
+ * reports no compiler.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define ICD_FILE	"/etc/OpenCL/vendors/nvsvm.icd"
+
+FIXTURE(cc) {
+	cl_device_id dev;
+	cl_context ctx;
+	cl_command_queue q;
+};
+
+static cl_device_id nvsvm_device(void)
+{
+	cl_platform_id ids[8];
+	cl_device_id dev = NULL;
+	cl_uint n = 0, i;
+	char name[64];
+
+	if (clGetPlatformIDs(8, ids, &n))
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!clGetPlatformInfo(ids[i], CL_PLATFORM_NAME, sizeof(name),
+				       name, NULL) && !strcmp(name, "nvsvm") &&
+		    !clGetDeviceIDs(ids[i], CL_DEVICE_TYPE_ALL, 1, &dev, NULL))
+			return dev;
+	return NULL;
+}
+
+FIXTURE_SETUP(cc)
+{
+	cl_int err;
+
+	self->dev = nvsvm_device();
+	ASSERT_NE(NULL, self->dev);
+	self->ctx = clCreateContext(NULL, 1, &self->dev, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	self->q = clCreateCommandQueueWithProperties(self->ctx, self->dev,
+						     NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+}
+
+FIXTURE_TEARDOWN(cc)
+{
+	if (self->q)
+		clReleaseCommandQueue(self->q);
+	if (self->ctx)
+		clReleaseContext(self->ctx);
+}
+
+/* Build @src with @opts; the log is printed when it fails. */
+static cl_program build(struct __test_metadata *_metadata, cl_context ctx,
+			cl_device_id dev, const char *src, const char *opts)
+{
+	cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, NULL);
+	char log[4096] = "";
+	cl_int err;
+
+	EXPECT_NE(NULL, p);
+	err = clBuildProgram(p, 1, &dev, opts, NULL, NULL);
+	if (err) {
+		clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof(log),
+				      log, NULL);
+		TH_LOG("build: %d\n%s", err, log);
+	}
+	EXPECT_EQ(CL_SUCCESS, err);
+	return p;
+}
+
+static cl_int run1(cl_command_queue q, cl_kernel k, size_t global,
+		   const size_t *local)
+{
+	cl_int err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, local, 0,
+					    NULL, NULL);
+
+	return err ? err : clFinish(q);
+}
+
+static const char vadd_src[] =
+	"__kernel void vadd(__global const float *a, __global const float *b,\n"
+	"		   __global float *c, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		c[i] = a[i] * 2.0f + b[i];\n"
+	"}\n";
+
+static void vadd_check(struct __test_metadata *_metadata, cl_command_queue q,
+		       cl_kernel k, int n)
+{
+	float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
+	float *c = malloc(n * sizeof(float));
+	size_t global = (n + 63) / 64 * 64;
+	int i, bad = 0;
+
+	ASSERT_TRUE(a && b && c);
+	for (i = 0; i < n; i++) {
+		a[i] = (float)i * 0.5f;
+		b[i] = (float)(n - i);
+		c[i] = -1.0f;
+	}
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, a));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 1, b));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 2, c));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(int), &n));
+	ASSERT_EQ(CL_SUCCESS, run1(q, k, global, NULL));
+	for (i = 0; i < n; i++)
+		bad += c[i] != a[i] * 2.0f + b[i];
+	EXPECT_EQ(0, bad);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* A kernel of OpenCL C source on malloc'd memory, the device says so. */
+TEST_F(cc, build_and_run_on_malloc)
+{
+	cl_bool avail = CL_FALSE;
+	cl_program p;
+	cl_kernel k;
+	cl_build_status st;
+	cl_program_binary_type bt;
+
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev,
+			CL_DEVICE_COMPILER_AVAILABLE, sizeof(avail), &avail,
+			NULL));
+	EXPECT_EQ(CL_TRUE, avail);
+	p = build(_metadata, self->ctx, self->dev, vadd_src, NULL);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(p, self->dev,
+			CL_PROGRAM_BUILD_STATUS, sizeof(st), &st, NULL));
+	EXPECT_EQ(CL_BUILD_SUCCESS, st);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(p, self->dev,
+			CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_EXECUTABLE, bt);
+	k = clCreateKernel(p, "vadd", NULL);
+	ASSERT_NE(NULL, k);
+	vadd_check(_metadata, self->q, k, 1000);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/* CL_PROGRAM_BINARIES back through clCreateProgramWithBinary. */
+TEST_F(cc, binary_round_trip)
+{
+	cl_program p = build(_metadata, self->ctx, self->dev, vadd_src, NULL);
+	cl_int st = 1, err;
+	unsigned char *bin;
+	cl_program q2;
+	size_t size = 0;
+	cl_kernel k;
+
+	ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES,
+					       sizeof(size), &size, NULL));
+	ASSERT_GT(size, 16);
+	bin = malloc(size);
+	ASSERT_NE(NULL, bin);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(p, CL_PROGRAM_BINARIES,
+					       sizeof(bin), &bin, NULL));
+	clReleaseProgram(p);
+	q2 = clCreateProgramWithBinary(self->ctx, 1, &self->dev, &size,
+				       (const unsigned char **)&bin, &st,
+				       &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_SUCCESS, st);
+	ASSERT_EQ(CL_SUCCESS, clBuildProgram(q2, 1, &self->dev, NULL, NULL,
+					     NULL));
+	k = clCreateKernel(q2, "vadd", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	vadd_check(_metadata, self->q, k, 333);
+	clReleaseKernel(k);
+	clReleaseProgram(q2);
+
+	/* A damaged binary is refused, with the per-device status. */
+	bin[size / 2] ^= 0xff;
+	bin[0] ^= 0xff;
+	q2 = clCreateProgramWithBinary(self->ctx, 1, &self->dev, &size,
+				       (const unsigned char **)&bin, &st,
+				       &err);
+	EXPECT_EQ(NULL, q2);
+	EXPECT_EQ(CL_INVALID_BINARY, err);
+	EXPECT_EQ(CL_INVALID_BINARY, st);
+	size = 7;
+	q2 = clCreateProgramWithBinary(self->ctx, 1, &self->dev, &size,
+				       (const unsigned char **)&bin, &st,
+				       &err);
+	EXPECT_EQ(CL_INVALID_BINARY, err);
+	free(bin);
+}
+
+/* clGetKernelArgInfo: what the source says of each argument. */
+TEST_F(cc, kernel_arg_info)
+{
+	static const char src[] =
+		"typedef struct { int a; float b; } pair_t;\n"
+		"__kernel void info(__global const float4 *restrict in,\n"
+		"		   __local int *scratch, __constant uint *tab,\n"
+		"		   volatile __global int *flag, pair_t pr, uchar c)\n"
+		"{ if (get_global_id(0) == 0) { *flag = tab[0] + pr.a + c +"
+		"  (int)in[0].x; scratch[0] = 0; } }\n";
+	static const struct {
+		cl_kernel_arg_address_qualifier aq;
+		cl_kernel_arg_type_qualifier tq;
+		const char *type, *name;
+	} want[] = {
+		{ CL_KERNEL_ARG_ADDRESS_GLOBAL,
+		  CL_KERNEL_ARG_TYPE_CONST | CL_KERNEL_ARG_TYPE_RESTRICT,
+		  "float4*", "in" },
+		{ CL_KERNEL_ARG_ADDRESS_LOCAL, 0, "int*", "scratch" },
+		{ CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_TYPE_CONST,
+		  "uint*", "tab" },
+		{ CL_KERNEL_ARG_ADDRESS_GLOBAL, CL_KERNEL_ARG_TYPE_VOLATILE,
+		  "int*", "flag" },
+		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, 0, "pair_t", "pr" },
+		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, 0, "uchar", "c" },
+	};
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "info", NULL);
+	cl_kernel_arg_address_qualifier aq;
+	cl_kernel_arg_type_qualifier tq;
+	char s[64];
+	cl_uint n = 0, i;
+
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_NUM_ARGS,
+					      sizeof(n), &n, NULL));
+	ASSERT_EQ(6, n);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, i,
+				CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq),
+				&aq, NULL));
+		EXPECT_EQ(want[i].aq, aq);
+		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, i,
+				CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(tq), &tq,
+				NULL));
+		EXPECT_EQ(want[i].tq, tq);
+		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, i,
+				CL_KERNEL_ARG_TYPE_NAME, sizeof(s), s, NULL));
+		EXPECT_STREQ(want[i].type, s);
+		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, i,
+				CL_KERNEL_ARG_NAME, sizeof(s), s, NULL));
+		EXPECT_STREQ(want[i].name, s);
+	}
+	EXPECT_EQ(CL_INVALID_ARG_INDEX, clGetKernelArgInfo(k, 6,
+			CL_KERNEL_ARG_NAME, sizeof(s), s, NULL));
+	/* Argument sizes are the types'. */
+	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 5, 4, &n));
+	EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 1, 64, &n));
+	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 1, 0, NULL));
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/*
+ * Local memory: a __local array of the kernel and a __local argument,
+ * shared by a work-group across barriers; each group sums its items.
+ */
+TEST_F(cc, local_memory_and_barriers)
+{
+	static const char src[] =
+		"__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+		"void gsum(__global const int *in, __global int *out,\n"
+		"	   __local int *tmp)\n"
+		"{\n"
+		"	__local int first[64];\n"
+		"	int l = get_local_id(0);\n"
+		"	first[l] = in[get_global_id(0)];\n"
+		"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"	tmp[l] = first[63 - l];\n"
+		"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"	for (int s = 32; s > 0; s >>= 1) {\n"
+		"		if (l < s)\n"
+		"			tmp[l] += tmp[l + s];\n"
+		"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"	}\n"
+		"	if (l == 0)\n"
+		"		out[get_group_id(0)] = tmp[0];\n"
+		"}\n";
+	enum { GROUPS = 20, N = GROUPS * 64 };
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "gsum", NULL);
+	int *in = malloc(N * sizeof(int)), out[GROUPS];
+	size_t reqd[3], local = 32;
+	int g, i, want;
+
+	ASSERT_NE(NULL, k);
+	ASSERT_NE(NULL, in);
+	for (i = 0; i < N; i++)
+		in[i] = i * 7 - 3000;
+	ASSERT_EQ(CL_SUCCESS, clGetKernelWorkGroupInfo(k, self->dev,
+			CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof(reqd), reqd,
+			NULL));
+	EXPECT_EQ(64, reqd[0]);
+	EXPECT_EQ(1, reqd[1]);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, in));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 1, out));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, 64 * sizeof(int), NULL));
+	/* Not the size the kernel requires. */
+	EXPECT_EQ(CL_INVALID_WORK_GROUP_SIZE, run1(self->q, k, N, &local));
+	memset(out, 0, sizeof(out));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, N, NULL));
+	for (g = 0; g < GROUPS; g++) {
+		for (want = 0, i = 0; i < 64; i++)
+			want += in[g * 64 + i];
+		EXPECT_EQ(want, out[g]);
+	}
+	free(in);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/* Three dimensions, a global offset, and the work-item functions. */
+TEST_F(cc, ndrange_3d_with_offset)
+{
+	static const char src[] =
+		"__kernel void ids(__global uint *out)\n"
+		"{\n"
+		"	size_t x = get_global_id(0) - get_global_offset(0);\n"
+		"	size_t y = get_global_id(1) - get_global_offset(1);\n"
+		"	size_t z = get_global_id(2) - get_global_offset(2);\n"
+		"	size_t i = (z * get_global_size(1) + y) * get_global_size(0) + x;\n"
+		"	out[i] = get_global_id(0) | get_global_id(1) << 8 |\n"
+		"		 get_global_id(2) << 16 | get_work_dim() << 24 |\n"
+		"		 (get_local_id(0) + get_local_size(0) * get_group_id(0) ==\n"
+		"		  x) << 28 |\n"
+		"		 (get_num_groups(1) == get_global_size(1) / get_local_size(1)) << 29;\n"
+		"}\n";
+	size_t off[3] = { 3, 5, 7 }, global[3] = { 8, 6, 4 };
+	size_t local[3] = { 4, 3, 2 };
+	uint32_t out[8 * 6 * 4];
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "ids", NULL);
+	size_t x, y, z;
+	int bad = 0;
+
+	ASSERT_NE(NULL, k);
+	memset(out, 0xff, sizeof(out));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, out));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(self->q, k, 3, off,
+			global, local, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clFinish(self->q));
+	for (z = 0; z < 4; z++)
+		for (y = 0; y < 6; y++)
+			for (x = 0; x < 8; x++)
+				bad += out[(z * 6 + y) * 8 + x] !=
+				       ((x + 3) | (y + 5) << 8 |
+					(z + 7) << 16 | 3u << 24 | 1u << 28 |
+					1u << 29);
+	EXPECT_EQ(0, bad);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/* Arguments by value: a struct, vectors, a 3-vector, small integers. */
+TEST_F(cc, struct_and_vector_arguments)
+{
+	static const char src[] =
+		"typedef struct { char c; long l; float f; } S;\n"
+		"__kernel void vals(__global long *out, S s, float4 v, int3 w,\n"
+		"		   short h, long8 d)\n"
+		"{\n"
+		"	out[0] = s.c; out[1] = s.l; out[2] = (long)(s.f * 4);\n"
+		"	out[3] = (long)(v.x + v.y * 10 + v.z * 100 + v.w * 1000);\n"
+		"	out[4] = w.x + w.y * 10 + w.z * 100; out[5] = h;\n"
+		"	out[6] = d.s0 + d.s7;\n"
+		"}\n";
+	struct { cl_char c; cl_long l; cl_float f; } s = { -5, 1LL << 40, 2.25f };
+	cl_float4 v = { { 1, 2, 3, 4 } };
+	cl_int3 w = { { 7, 8, 9 } };
+	cl_short h = -1234;
+	cl_long8 d = { { 1, 0, 0, 0, 0, 0, 0, 3 } };
+	cl_program p = build(_metadata, self->ctx, self->dev, src,
+			     "-cl-std=CL1.2");
+	cl_kernel k = clCreateKernel(p, "vals", NULL);
+	int64_t out[7] = { 0 };
+
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, out));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(s), &s));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(v), &v));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(w), &w));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 4, sizeof(h), &h));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 5, sizeof(d), &d));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 1, NULL));
+	EXPECT_EQ(-5, out[0]);
+	EXPECT_EQ(1LL << 40, out[1]);
+	EXPECT_EQ(9, out[2]);
+	EXPECT_EQ(4321, out[3]);
+	EXPECT_EQ(987, out[4]);
+	EXPECT_EQ(-1234, out[5]);
+	EXPECT_EQ(4, out[6]);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/* What a build refuses, and how it says so. */
+TEST_F(cc, build_errors)
+{
+	const char *bad = "__kernel void f(__global int *p) { p[0] = undefined_thing; }\n";
+	cl_program p = clCreateProgramWithSource(self->ctx, 1, &bad, NULL, NULL);
+	cl_build_status st;
+	char log[4096] = "";
+	cl_int err;
+	cl_kernel k;
+
+	ASSERT_NE(NULL, p);
+	k = clCreateKernel(p, "f", &err);
+	EXPECT_EQ(NULL, k);
+	EXPECT_EQ(CL_INVALID_PROGRAM_EXECUTABLE, err);
+	EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE,
+		  clBuildProgram(p, 1, &self->dev, NULL, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(p, self->dev,
+			CL_PROGRAM_BUILD_STATUS, sizeof(st), &st, NULL));
+	EXPECT_EQ(CL_BUILD_ERROR, st);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(p, self->dev,
+			CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL));
+	EXPECT_NE(NULL, strstr(log, "undefined_thing"));
+	EXPECT_EQ(CL_INVALID_BUILD_OPTIONS,
+		  clBuildProgram(p, 1, &self->dev, "-fno-such-thing", NULL,
+				 NULL));
+	EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE,
+		  clBuildProgram(p, 1, &self->dev, "-cl-std=CL2.0", NULL,
+				 NULL));
+	clReleaseProgram(p);
+
+	/* A built program with a kernel alive is not built again. */
+	p = build(_metadata, self->ctx, self->dev, vadd_src, "-D X=1 -cl-mad-enable");
+	k = clCreateKernel(p, "nope", &err);
+	EXPECT_EQ(CL_INVALID_KERNEL_NAME, err);
+	k = clCreateKernel(p, "vadd", &err);
+	ASSERT_NE(NULL, k);
+	EXPECT_EQ(CL_INVALID_OPERATION,
+		  clBuildProgram(p, 1, &self->dev, NULL, NULL, NULL));
+	/* Arguments not set. */
+	EXPECT_EQ(CL_INVALID_KERNEL_ARGS, run1(self->q, k, 64, NULL));
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/* clCompileProgram with an embedded header, then clLinkProgram of two. */
+TEST_F(cc, compile_and_link)
+{
+	const char *hdr = "#define SCALE 3\nint scale(int x);\n";
+	const char *lib = "#include \"sc.h\"\nint scale(int x) { return x * SCALE; }\n";
+	const char *main_src = "#include \"sc.h\"\n"
+		"__kernel void k(__global int *o) { o[get_global_id(0)] = scale((int)get_global_id(0)); }\n";
+	cl_program h = clCreateProgramWithSource(self->ctx, 1, &hdr, NULL, NULL);
+	cl_program a = clCreateProgramWithSource(self->ctx, 1, &lib, NULL, NULL);
+	cl_program b = clCreateProgramWithSource(self->ctx, 1, &main_src, NULL,
+						 NULL);
+	const char *names[] = { "sc.h" };
+	cl_program objs[2], libp, exe;
+	cl_program_binary_type bt;
+	int out[16], i;
+	cl_kernel k;
+	cl_int err;
+
+	ASSERT_TRUE(h && a && b);
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(a, 1, &self->dev, NULL, 1, &h,
+					       names, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(b, 1, &self->dev, NULL, 1, &h,
+					       names, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(a, self->dev,
+			CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, bt);
+	/* A library of one, then the executable of both. */
+	libp = clLinkProgram(self->ctx, 1, &self->dev, "-create-library", 1,
+			     &a, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(libp, self->dev,
+			CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_LIBRARY, bt);
+	objs[0] = b;
+	objs[1] = libp;
+	exe = clLinkProgram(self->ctx, 1, &self->dev, NULL, 2, objs, NULL,
+			    NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	k = clCreateKernel(exe, "k", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, out));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 16, NULL));
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(3 * i, out[i]);
+	/* Linking objects that miss a function fails, with a log. */
+	clReleaseProgram(exe);
+	exe = clLinkProgram(self->ctx, 1, &self->dev, NULL, 1, &b, NULL, NULL,
+			    &err);
+	EXPECT_EQ(CL_LINK_PROGRAM_FAILURE, err);
+	if (exe)
+		clReleaseProgram(exe);
+	clReleaseKernel(k);
+	clReleaseProgram(libp);
+	clReleaseProgram(a);
+	clReleaseProgram(b);
+	clReleaseProgram(h);
+}
+
+/*
+ * A kernel that touches memory the process does not have: its event
+ * fails (the GPU cancelled the access), the queue goes on.
+ */
+TEST_F(cc, bad_access_fails_the_event)
+{
+	static const char src[] =
+		"__kernel void poke(__global int *p) { p[get_global_id(0)] = 1; }\n";
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "poke", NULL);
+	size_t global = 4;
+	cl_int st = 0;
+	cl_event ev;
+	void *gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int ok[4] = { 0 };
+
+	ASSERT_NE(NULL, k);
+	ASSERT_NE(MAP_FAILED, gone);
+	ASSERT_EQ(0, munmap(gone, 4096));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, gone));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(self->q, k, 1, NULL,
+			&global, NULL, 0, NULL, &ev));
+	ASSERT_EQ(CL_SUCCESS, clGetEventInfo(ev,
+			CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st,
+			NULL));
+	EXPECT_EQ(CL_OUT_OF_RESOURCES, st);
+	clReleaseEvent(ev);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, ok));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 4, NULL));
+	EXPECT_EQ(1, ok[0] & ok[1] & ok[2] & ok[3]);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/*
+ * Buffers as arguments (clSetKernelArg with a cl_mem), and atomics on
+ * them: exact where the device has atomics on system memory
+ * (CL_DEVICE_SVM_ATOMICS: a link coherent for atomics); on a Pascal over
+ * PCIe, which has none, the GPU refuses the atomic and the kernel's event
+ * fails instead of counting wrong.
+ */
+TEST_F(cc, buffers_and_atomics)
+{
+	static const char src[] =
+		"__kernel void count(__global const int *v, __global int *n)\n"
+		"{ if (v[get_global_id(0)] & 1) atomic_inc(n); }\n";
+	enum { N = 4096 };
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "count", NULL);
+	int *host = malloc(N * sizeof(int)), n = 0, want = 0, i;
+	cl_device_svm_capabilities caps = 0;
+	size_t global = N;
+	cl_int st = 1;
+	cl_event ev;
+	cl_mem v, c;
+
+	ASSERT_TRUE(k && host);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev,
+			CL_DEVICE_SVM_CAPABILITIES, sizeof(caps), &caps, NULL));
+	for (i = 0; i < N; i++) {
+		host[i] = (i * 2654435761u) >> 7;
+		want += host[i] & 1;
+	}
+	v = clCreateBuffer(self->ctx, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY,
+			   N * sizeof(int), host, NULL);
+	c = clCreateBuffer(self->ctx, CL_MEM_COPY_HOST_PTR, sizeof(int), &n,
+			   NULL);
+	ASSERT_TRUE(v && c);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(v), &v));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(c), &c));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(self->q, k, 1, NULL,
+			&global, NULL, 0, NULL, &ev));
+	/* Its error, if it failed, is the event's status below. */
+	clWaitForEvents(1, &ev);
+	ASSERT_EQ(CL_SUCCESS, clGetEventInfo(ev,
+			CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st,
+			NULL));
+	clReleaseEvent(ev);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(self->q, c, CL_TRUE, 0,
+			sizeof(int), &n, 0, NULL, NULL));
+	TH_LOG("SVM atomics %s: kernel status %d, count %d of %d",
+	       caps & CL_DEVICE_SVM_ATOMICS ? "reported" : "not reported",
+	       st, n, want);
+	if (caps & CL_DEVICE_SVM_ATOMICS) {
+		EXPECT_EQ(CL_COMPLETE, st);
+		EXPECT_EQ(want, n);
+	} else {
+		EXPECT_EQ(CL_OUT_OF_RESOURCES, st);
+	}
+	clReleaseMemObject(v);
+	clReleaseMemObject(c);
+	free(host);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+int main(int argc, char **argv)
+{
+	cl_bool avail = CL_FALSE;
+	cl_device_id dev;
+
+	if (access(ICD_FILE, R_OK))
+		ksft_exit_skip("no %s in this VM (run.sh --opencl)\n", ICD_FILE);
+	dev = nvsvm_device();
+	if (dev && (clGetDeviceInfo(dev, CL_DEVICE_COMPILER_AVAILABLE,
+				    sizeof(avail), &avail, NULL) || !avail))
+		ksft_exit_skip("the nvsvm device has no compiler\n");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return test_harness_run(argc, argv);
+}

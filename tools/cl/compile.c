@@ -1,0 +1,1800 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * nvcl: the OpenCL C compiler (see nvcl.h for the pipeline). Runs Debian's
+ * clang-14, llvm-link-14 and ld.lld-14 in a temporary directory, reads the
+ * linked ELF itself, and writes the program binary. Where there is no
+ * clang (the test VM), the job goes over a serial port to a compile server
+ * on the host, which runs the same code (nvsvm-clc --serve).
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "nvsvm_vgpu.h"
+#include "nvcl.h"
+
+extern char **environ;
+
+#define MAX_FRAME	(64U << 20)
+#define SERVER_WAIT_MS	300000		/* a compile on a loaded host */
+#define IDLE_MS		10000		/* silence inside one frame */
+
+/* ---- Byte buffers: the binary format and the compile server's frames ---- */
+
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct wbuf *w, const void *d, size_t n)
+{
+	if (w->oom)
+		return;
+	if (w->len + n > w->cap) {
+		size_t cap = w->cap ? w->cap : 256;
+		uint8_t *p;
+
+		while (cap < w->len + n)
+			cap *= 2;
+		p = realloc(w->p, cap);
+		if (!p) {
+			w->oom = true;
+			return;
+		}
+		w->p = p;
+		w->cap = cap;
+	}
+	memcpy(w->p + w->len, d, n);
+	w->len += n;
+}
+
+static void put32(struct wbuf *w, uint32_t v)
+{
+	put(w, &v, 4);
+}
+
+static void put_blob(struct wbuf *w, const void *d, size_t n)
+{
+	put32(w, (uint32_t)n);
+	put(w, d, n);
+}
+
+static void put_str(struct wbuf *w, const char *s)
+{
+	put_blob(w, s ? s : "", s ? strlen(s) : 0);
+}
+
+struct rbuf {
+	const uint8_t *p;
+	size_t len, off;
+	bool bad;
+};
+
+static const void *get(struct rbuf *r, size_t n)
+{
+	const void *d = r->p + r->off;
+
+	if (r->bad || n > r->len - r->off) {
+		r->bad = true;
+		return NULL;
+	}
+	r->off += n;
+	return d;
+}
+
+static uint32_t get32(struct rbuf *r)
+{
+	const void *d = get(r, 4);
+	uint32_t v = 0;
+
+	if (d)
+		memcpy(&v, d, 4);
+	return v;
+}
+
+/* A blob, copied and NUL-terminated (strings and data alike). */
+static void *get_blob(struct rbuf *r, uint32_t *n_ret)
+{
+	uint32_t n = get32(r);
+	const void *d = get(r, n);
+	char *c;
+
+	if (!d)
+		return NULL;
+	c = malloc((size_t)n + 1);
+	if (!c) {
+		r->bad = true;
+		return NULL;
+	}
+	memcpy(c, d, n);
+	c[n] = 0;
+	if (n_ret)
+		*n_ret = n;
+	return c;
+}
+
+/* ---- Program binaries ---- */
+
+static void bin_write(const struct nvcl_bin *b, struct wbuf *w)
+{
+	uint32_t i, j;
+
+	put(w, NVCL_MAGIC, 8);
+	put32(w, b->type);
+	put_str(w, b->options);
+	put_blob(w, b->image, b->image_size);
+	put32(w, b->local_static);
+	put_blob(w, b->ir, b->ir_size);
+	put32(w, b->nkernels);
+	for (i = 0; i < b->nkernels; i++) {
+		const struct nvcl_kernel *k = &b->kernels[i];
+
+		put_str(w, k->name);
+		put_str(w, k->attrs);
+		put32(w, k->entry);
+		put32(w, k->param_size);
+		put(w, k->reqd, sizeof(k->reqd));
+		put32(w, k->nargs);
+		for (j = 0; j < k->nargs; j++) {
+			const struct nvcl_arg *a = &k->args[j];
+
+			put(w, a, 6 * sizeof(uint32_t));
+			put_str(w, a->type_name);
+			put_str(w, a->name);
+		}
+	}
+}
+
+void nvcl_bin_free(struct nvcl_bin *b)
+{
+	uint32_t i, j;
+
+	for (i = 0; b->kernels && i < b->nkernels; i++) {
+		struct nvcl_kernel *k = &b->kernels[i];
+
+		for (j = 0; k->args && j < k->nargs; j++) {
+			free(k->args[j].type_name);
+			free(k->args[j].name);
+		}
+		free(k->args);
+		free(k->name);
+		free(k->attrs);
+	}
+	free(b->kernels);
+	free(b->options);
+	free(b->image);
+	free(b->ir);
+	memset(b, 0, sizeof(*b));
+}
+
+int nvcl_bin_parse(const void *data, size_t size, struct nvcl_bin *b)
+{
+	struct rbuf r = { data, size, 0, false };
+	const void *magic = get(&r, 8);
+	uint32_t i, j;
+
+	memset(b, 0, sizeof(*b));
+	if (!magic || memcmp(magic, NVCL_MAGIC, 8))
+		return -1;
+	b->type = get32(&r);
+	b->options = get_blob(&r, NULL);
+	b->image = get_blob(&r, &b->image_size);
+	b->local_static = get32(&r);
+	b->ir = get_blob(&r, &b->ir_size);
+	b->nkernels = get32(&r);
+	if (r.bad || b->type < NVCL_BIN_OBJECT || b->type > NVCL_BIN_EXEC ||
+	    b->nkernels > 4096 || b->image_size > NVSVM_LAUNCH_MAX_IMAGE)
+		goto bad;
+	b->kernels = calloc(b->nkernels ? b->nkernels : 1, sizeof(*b->kernels));
+	if (!b->kernels)
+		goto bad;
+	for (i = 0; i < b->nkernels && !r.bad; i++) {
+		struct nvcl_kernel *k = &b->kernels[i];
+		const void *d;
+
+		k->name = get_blob(&r, NULL);
+		k->attrs = get_blob(&r, NULL);
+		k->entry = get32(&r);
+		k->param_size = get32(&r);
+		d = get(&r, sizeof(k->reqd));
+		if (d)
+			memcpy(k->reqd, d, sizeof(k->reqd));
+		k->nargs = get32(&r);
+		if (r.bad || k->nargs > NVSVM_LAUNCH_MAX_PARAM ||
+		    k->param_size > NVSVM_LAUNCH_MAX_PARAM ||
+		    k->entry % 4 || k->entry >= b->image_size)
+			goto bad;
+		k->args = calloc(k->nargs ? k->nargs : 1, sizeof(*k->args));
+		if (!k->args)
+			goto bad;
+		for (j = 0; j < k->nargs && !r.bad; j++) {
+			struct nvcl_arg *a = &k->args[j];
+
+			d = get(&r, 6 * sizeof(uint32_t));
+			if (d)
+				memcpy(a, d, 6 * sizeof(uint32_t));
+			a->type_name = get_blob(&r, NULL);
+			a->name = get_blob(&r, NULL);
+			if (a->kind > NVCL_ARG_OTHER ||
+			    a->offset > k->param_size ||
+			    a->size > k->param_size - a->offset)
+				r.bad = true;
+		}
+	}
+	if (!r.bad && r.off == size)
+		return 0;
+bad:
+	nvcl_bin_free(b);
+	return -1;
+}
+
+/* ---- Logs ---- */
+
+struct job_ctx {
+	char dir[256];
+	char lib[PATH_MAX];		/* nvclc.bc */
+	struct wbuf log;
+};
+
+static void jlog(struct job_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void jlog(struct job_ctx *c, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(&c->log, line, (size_t)n < sizeof(line) ? (size_t)n :
+			sizeof(line) - 1);
+}
+
+/* ---- Files of the job's directory ---- */
+
+static void path(const struct job_ctx *c, char *p, const char *name)
+{
+	snprintf(p, PATH_MAX, "%s/%s", c->dir, name);
+}
+
+static int write_file(const char *p, const void *d, size_t n)
+{
+	FILE *f = fopen(p, "wb");
+	int ret = 0;
+
+	if (!f)
+		return -1;
+	if (n && fwrite(d, 1, n, f) != n)
+		ret = -1;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+static char *read_file(const char *p, size_t *n_ret)
+{
+	FILE *f = fopen(p, "rb");
+	char *d = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0) {
+		d = malloc((size_t)n + 1);
+		if (d && fread(d, 1, (size_t)n, f) != (size_t)n) {
+			free(d);
+			d = NULL;
+		} else if (d) {
+			d[n] = 0;
+			if (n_ret)
+				*n_ret = (size_t)n;
+		}
+	}
+	fclose(f);
+	return d;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	remove(p);
+	return 0;
+}
+
+/* ---- Tools ---- */
+
+static const char *tool(const char *env, const char *name)
+{
+	const char *t = getenv(env);
+
+	return t && *t ? t : name;
+}
+
+static bool in_path(const char *name)
+{
+	const char *p = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	while (p && *p) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, name);
+		if (access(buf, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+#define CLANG	tool("NVSVM_CL_CLANG", "clang-14")
+#define LLINK	tool("NVSVM_CL_LLVM_LINK", "llvm-link-14")
+#define LLD	tool("NVSVM_CL_LLD", "ld.lld-14")
+
+/* Run @argv with stdout and stderr into the log; its exit status. */
+static int run(struct job_ctx *c, char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	char logp[PATH_MAX];
+	size_t n = 0;
+	char *out;
+	pid_t pid;
+	int st = -1;
+
+	path(c, logp, "tool.log");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, logp,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	/* In the job's directory: the log names "input.cl:3:5". */
+	posix_spawn_file_actions_addchdir_np(&fa, c->dir);
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)) {
+		jlog(c, "nvsvm: cannot run %s: %s\n", argv[0], strerror(errno));
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	out = read_file(logp, &n);
+	if (out) {
+		/* The log names the job's files as the user gave them. */
+		put(&c->log, out, n);
+		free(out);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Where nvclc.bc is: $NVSVM_CL_LIBDIR, beside this library or program. */
+static bool find_lib(struct job_ctx *c)
+{
+	char self[PATH_MAX], dir[PATH_MAX];
+	const char *env = getenv("NVSVM_CL_LIBDIR");
+	Dl_info info;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(c->lib, sizeof(c->lib), "%s/nvclc.bc", env);
+		return access(c->lib, R_OK) == 0;
+	}
+	if (dladdr((void *)find_lib, &info) && info.dli_fname &&
+	    realpath(info.dli_fname, self)) {
+		snprintf(dir, sizeof(dir), "%s", self);
+		snprintf(c->lib, sizeof(c->lib), "%s/nvsvm-cl/nvclc.bc",
+			 dirname(dir));
+		if (access(c->lib, R_OK) == 0)
+			return true;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		snprintf(c->lib, sizeof(c->lib), "%s/nvsvm-cl/nvclc.bc",
+			 dirname(self));
+		if (access(c->lib, R_OK) == 0)
+			return true;
+	}
+#ifdef NVCL_LIBDIR
+	snprintf(c->lib, sizeof(c->lib), "%s/nvclc.bc", NVCL_LIBDIR);
+	return access(c->lib, R_OK) == 0;
+#else
+	return false;
+#endif
+}
+
+static bool local_available(void)
+{
+	struct job_ctx c;
+
+	return in_path(CLANG) && in_path(LLINK) && in_path(LLD) &&
+	       find_lib(&c);
+}
+
+bool nvcl_available(void)
+{
+	const char *r = getenv("NVSVM_CL_REMOTE");
+
+	return local_available() || (r && *r && access(r, R_OK | W_OK) == 0);
+}
+
+/* ---- Options ---- */
+
+struct opts {
+	char *argv[128];		/* for clang, after the fixed ones */
+	int argc;
+	bool library;			/* -create-library */
+	bool opt_disable;
+	bool unsupported;		/* a -cl-std= the device has not */
+	char *buf;			/* the options, split in place */
+};
+
+/* Options of clCompileProgram and clBuildProgram that clang takes as is. */
+static const char *const cl_flags[] = {
+	"-cl-single-precision-constant", "-cl-denorms-are-zero",
+	"-cl-fp32-correctly-rounded-divide-sqrt", "-cl-mad-enable",
+	"-cl-no-signed-zeros", "-cl-unsafe-math-optimizations",
+	"-cl-finite-math-only", "-cl-fast-relaxed-math",
+	"-cl-uniform-work-group-size", "-w", "-Werror",
+};
+
+/* Options of clLinkProgram (the ones of a link have no effect here). */
+static const char *const link_flags[] = {
+	"-cl-denorms-are-zero", "-cl-no-signed-zeros",
+	"-cl-unsafe-math-optimizations", "-cl-finite-math-only",
+	"-cl-fast-relaxed-math", "-enable-link-options", "-cl-no-subgroup-ifp",
+};
+
+static bool listed(const char *s, const char *const *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, l[i]))
+			return true;
+	return false;
+}
+
+static char *next_word(char **s)
+{
+	char *p = *s, *w, *o;
+	char q = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return NULL;
+	w = o = p;
+	while (*p && (q || !isspace((unsigned char)*p))) {
+		if (!q && (*p == '"' || *p == '\'')) {
+			q = *p++;
+			continue;
+		}
+		if (q && *p == q) {
+			q = 0;
+			p++;
+			continue;
+		}
+		if (*p == '\\' && p[1])
+			p++;
+		*o++ = *p++;
+	}
+	if (*p)
+		p++;
+	*o = 0;
+	*s = p;
+	return w;
+}
+
+/* Split @options; false (and a log line) for one the device does not take. */
+static bool parse_opts(struct job_ctx *c, const char *options, bool link,
+		       struct opts *o)
+{
+	char *s, *w;
+
+	memset(o, 0, sizeof(*o));
+	o->buf = strdup(options ? options : "");
+	if (!o->buf)
+		return false;
+	s = o->buf;
+	while ((w = next_word(&s))) {
+		if (o->argc >= (int)(sizeof(o->argv) / sizeof(o->argv[0])) - 2) {
+			jlog(c, "nvsvm: too many options\n");
+			return false;
+		}
+		if (link) {
+			if (!strcmp(w, "-create-library"))
+				o->library = true;
+			else if (!listed(w, link_flags, sizeof(link_flags) /
+							sizeof(link_flags[0])))
+				goto bad;
+			continue;
+		}
+		if (!strcmp(w, "-cl-opt-disable")) {
+			o->opt_disable = true;
+		} else if (!strcmp(w, "-cl-kernel-arg-info") ||
+			   !strcmp(w, "-cl-no-subgroup-ifp") ||
+			   !strcmp(w, "-g")) {
+			/* Always given, or nothing to do here. */
+		} else if (!strncmp(w, "-cl-std=", 8)) {
+			if (strcmp(w + 8, "CL1.0") && strcmp(w + 8, "CL1.1") &&
+			    strcmp(w + 8, "CL1.2") && strcmp(w + 8, "CL3.0")) {
+				/* A version it has not: the build fails. */
+				jlog(c, "nvsvm: %s: the device has OpenCL C 1.0, 1.1, 1.2 and 3.0\n",
+				     w);
+				o->unsupported = true;
+			}
+			o->argv[o->argc++] = w;
+		} else if (!strcmp(w, "-D") || !strcmp(w, "-I")) {
+			char *v = next_word(&s);
+
+			if (!v)
+				goto bad;
+			o->argv[o->argc++] = w;
+			o->argv[o->argc++] = v;
+		} else if ((!strncmp(w, "-D", 2) || !strncmp(w, "-I", 2)) &&
+			   w[2]) {
+			o->argv[o->argc++] = w;
+		} else if (listed(w, cl_flags,
+				  sizeof(cl_flags) / sizeof(cl_flags[0]))) {
+			o->argv[o->argc++] = w;
+		} else {
+			goto bad;
+		}
+	}
+	return true;
+bad:
+	jlog(c, "nvsvm: invalid option '%s'\n", w ? w : "");
+	return false;
+}
+
+/* ---- Stage 1: OpenCL C to LLVM IR ---- */
+
+static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
+			  const struct opts *o, uint32_t i, const char *out)
+{
+	char src[PATH_MAX], inc[PATH_MAX], hp[PATH_MAX], ext[512];
+	const char *argv[200];
+	int n = 0, k;
+	uint32_t h;
+	char *e;
+
+	path(c, inc, "include");
+	if (!*job->inputs[i].name || strchr(job->inputs[i].name, '/')) {
+		jlog(c, "nvsvm: source name '%s' refused\n", job->inputs[i].name);
+		return 1;
+	}
+	snprintf(src, sizeof(src), "%s/%s", c->dir, job->inputs[i].name);
+	if (write_file(src, job->inputs[i].data, job->inputs[i].size))
+		return -1;
+	mkdir(inc, 0700);
+	for (h = 0; h < job->nheaders; h++) {
+		char *name = job->headers[h].name, *d;
+
+		/* A header's name is a relative path without "..". */
+		if (!*name || name[0] == '/' || strstr(name, "..")) {
+			jlog(c, "nvsvm: header name '%s' refused\n", name);
+			return 1;
+		}
+		if (snprintf(hp, sizeof(hp), "%s/%s", inc, name) >=
+		    (int)sizeof(hp))
+			return -1;
+		for (d = hp + strlen(inc) + 1; (d = strchr(d, '/')); d++) {
+			*d = 0;
+			mkdir(hp, 0700);
+			*d = '/';
+		}
+		if (write_file(hp, job->headers[h].data, job->headers[h].size))
+			return -1;
+	}
+	snprintf(ext, sizeof(ext), "-cl-ext=-all");
+	e = ext + strlen(ext);
+	{
+		char list[] = NVCL_EXTENSIONS, *s = list, *w;
+
+		while ((w = next_word(&s)))
+			e += snprintf(e, ext + sizeof(ext) - e, ",+%s", w);
+		snprintf(e, ext + sizeof(ext) - e, ",+__opencl_c_int64");
+	}
+	argv[n++] = CLANG;
+	argv[n++] = "-x";
+	argv[n++] = "cl";
+	argv[n++] = "-cl-std=CL1.2";	/* the default; a -cl-std= after wins */
+	argv[n++] = "--target=riscv64-unknown-elf";
+	argv[n++] = "-march=rv64imafd";
+	argv[n++] = "-mabi=lp64d";
+	argv[n++] = "-mcmodel=medany";
+	argv[n++] = "-fno-pic";
+	argv[n++] = "-msmall-data-limit=0";
+	argv[n++] = "-ffp-contract=off";
+	argv[n++] = "-Xclang";
+	argv[n++] = "-finclude-default-header";
+	argv[n++] = "-Xclang";
+	argv[n++] = "-fdeclare-opencl-builtins";
+	argv[n++] = "-Xclang";
+	argv[n++] = ext;
+	argv[n++] = "-cl-kernel-arg-info";
+	argv[n++] = "-fno-caret-diagnostics";
+	argv[n++] = "-I";
+	argv[n++] = inc;
+	if (o->opt_disable) {
+		argv[n++] = "-O0";
+		argv[n++] = "-Xclang";
+		argv[n++] = "-disable-O0-optnone";
+	} else {
+		argv[n++] = "-O2";
+	}
+	for (k = 0; k < o->argc; k++)
+		argv[n++] = o->argv[k];
+	argv[n++] = "-emit-llvm";
+	argv[n++] = "-S";
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n++] = job->inputs[i].name;
+	argv[n] = NULL;
+	return run(c, (char *const *)argv);
+}
+
+/* ---- LLVM IR: types, kernels, metadata ---- */
+
+struct ir {
+	char *text;
+	char **lines;
+	size_t nlines;
+};
+
+static bool ir_split(struct ir *m, char *text)
+{
+	size_t n = 1, i = 0;
+	char *p;
+
+	m->text = text;
+	for (p = text; *p; p++)
+		n += *p == '\n';
+	m->lines = calloc(n, sizeof(char *));
+	if (!m->lines)
+		return false;
+	for (p = text; p && *p; i++) {
+		m->lines[i] = p;
+		p = strchr(p, '\n');
+		if (p)
+			*p++ = 0;
+	}
+	m->nlines = i;
+	return true;
+}
+
+/* The body of the named type %@name (after "= type "), or NULL. */
+static const char *ir_named(const struct ir *m, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlines; i++) {
+		const char *l = m->lines[i];
+
+		if (l[0] == '%' && !strncmp(l + 1, name, len) &&
+		    !strncmp(l + 1 + len, " = type ", 8))
+			return l + 1 + len + 8;
+	}
+	return NULL;
+}
+
+struct tsz {
+	uint64_t size, align;
+};
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ')
+		s++;
+	return s;
+}
+
+static uint64_t pow2ceil(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/*
+ * Size and alignment of the LLVM type at @s (the OpenCL ones: a 3-vector
+ * takes the room of a 4-vector), *@end after it; size 0 when unknown.
+ */
+static struct tsz ir_type(const struct ir *m, const char *s, const char **end,
+			  int depth)
+{
+	struct tsz t = { 0, 1 }, e;
+	unsigned long n;
+	char *q;
+
+	s = skip_ws(s);
+	if (depth > 16)
+		goto out;
+	if (s[0] == 'i' && isdigit((unsigned char)s[1])) {
+		n = strtoul(s + 1, &q, 10);
+		s = q;
+		t.size = pow2ceil((n + 7) / 8);
+		t.align = t.size;
+	} else if (!strncmp(s, "half", 4)) {
+		s += 4;
+		t = (struct tsz){ 2, 2 };
+	} else if (!strncmp(s, "float", 5)) {
+		s += 5;
+		t = (struct tsz){ 4, 4 };
+	} else if (!strncmp(s, "double", 6)) {
+		s += 6;
+		t = (struct tsz){ 8, 8 };
+	} else if (!strncmp(s, "ptr", 3)) {
+		s += 3;
+		t = (struct tsz){ 8, 8 };
+	} else if (s[0] == '<' && s[1] != '{') {
+		n = strtoul(s + 1, &q, 10);
+		s = skip_ws(q);
+		if (*s != 'x')
+			goto out;
+		e = ir_type(m, s + 1, &s, depth + 1);
+		s = skip_ws(s);
+		if (*s++ != '>')
+			goto out;
+		t.size = e.size * (n == 3 ? 4 : n);
+		t.align = pow2ceil(t.size);
+	} else if (s[0] == '[') {
+		n = strtoul(s + 1, &q, 10);
+		s = skip_ws(q);
+		if (*s != 'x')
+			goto out;
+		e = ir_type(m, s + 1, &s, depth + 1);
+		s = skip_ws(s);
+		if (*s++ != ']')
+			goto out;
+		t.size = e.size * n;
+		t.align = e.align;
+	} else if (s[0] == '{' || (s[0] == '<' && s[1] == '{')) {
+		bool packed = s[0] == '<';
+		uint64_t off = 0;
+
+		s += packed ? 2 : 1;
+		s = skip_ws(s);
+		while (*s && *s != '}') {
+			e = ir_type(m, s, &s, depth + 1);
+			if (!e.size && !e.align)
+				goto out;
+			if (!packed)
+				off = (off + e.align - 1) / e.align * e.align;
+			off += e.size;
+			if (!packed && e.align > t.align)
+				t.align = e.align;
+			s = skip_ws(s);
+			if (*s == ',')
+				s = skip_ws(s + 1);
+		}
+		if (*s++ != '}' || (packed && *s++ != '>'))
+			goto out;
+		t.size = (off + t.align - 1) / t.align * t.align;
+	} else if (s[0] == '%') {
+		const char *b, *st = s + 1;
+
+		while (*s && *s != ' ' && *s != '*' && *s != ',' &&
+		       *s != ')' && *s != '}' && *s != '>' && *s != ']')
+			s++;
+		b = ir_named(m, st, s - st);
+		if (b && strncmp(b, "opaque", 6))
+			t = ir_type(m, b, NULL, depth + 1);
+	} else {
+		goto out;
+	}
+	/* Pointers: "T*", "T addrspace(N)*". */
+	for (;;) {
+		const char *p = skip_ws(s);
+
+		if (!strncmp(p, "addrspace(", 10)) {
+			p = strchr(p, ')');
+			if (!p)
+				break;
+			p = skip_ws(p + 1);
+		}
+		if (*p != '*')
+			break;
+		s = p + 1;
+		t = (struct tsz){ 8, 8 };
+	}
+out:
+	if (end)
+		*end = s;
+	return t;
+}
+
+/* The metadata node !@n's body ("!{...}" contents), or NULL. */
+static const char *ir_md(const struct ir *m, unsigned long n)
+{
+	char head[32];
+	size_t i, len = (size_t)snprintf(head, sizeof(head), "!%lu = ", n);
+
+	for (i = 0; i < m->nlines; i++) {
+		const char *l = m->lines[i];
+
+		if (!strncmp(l, head, len)) {
+			l += len;
+			if (!strncmp(l, "distinct ", 9))
+				l += 9;
+			return l[0] == '!' && l[1] == '{' ? l + 2 : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* The metadata attached to a define line as "!@kind !N": its node's body. */
+static const char *def_md(const struct ir *m, const char *def,
+			  const char *kind)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "!%s !", kind);
+	p = strstr(def, key);
+	return p ? ir_md(m, strtoul(p + strlen(key), NULL, 10)) : NULL;
+}
+
+/* Element @i of a metadata node: a string (!"..") or an "i32 N". */
+static char *md_item(const char *body, uint32_t i, long *num)
+{
+	const char *p = body, *e;
+	uint32_t k = 0;
+	char *s;
+
+	while (p && *p && *p != '}') {
+		p = skip_ws(p);
+		if (p[0] == '!' && p[1] == '"') {
+			e = p + 2;
+			while (*e && *e != '"')
+				e += e[0] == '\\' && e[1] ? 2 : 1;
+		} else {
+			e = p + strcspn(p, ",}");
+		}
+		if (k == i) {
+			if (p[0] == '!' && p[1] == '"') {
+				s = strndup(p + 2, e - p - 2);
+				return s;
+			}
+			if (num && !strncmp(p, "i32 ", 4))
+				*num = strtol(p + 4, NULL, 10);
+			return strndup(p, e - p);
+		}
+		p = e + (*e == '"');
+		p = skip_ws(p);
+		if (*p == ',')
+			p++;
+		k++;
+	}
+	return NULL;
+}
+
+/* ---- Stage 2: the kernels and their entries ---- */
+
+#define OP_CL_ADDR_GLOBAL	0x119B	/* CL_KERNEL_ARG_ADDRESS_* */
+#define OP_CL_ADDR_LOCAL	0x119C
+#define OP_CL_ADDR_CONSTANT	0x119D
+#define OP_CL_ADDR_PRIVATE	0x119E
+#define OP_CL_ACCESS_RO		0x11A0
+#define OP_CL_ACCESS_WO		0x11A1
+#define OP_CL_ACCESS_RW		0x11A2
+#define OP_CL_ACCESS_NONE	0x11A3
+#define OP_CL_TQ_CONST		(1 << 0)
+#define OP_CL_TQ_RESTRICT	(1 << 1)
+#define OP_CL_TQ_VOLATILE	(1 << 2)
+
+/* One parameter of a define line: its text without the name, byval. */
+struct param {
+	char *text;		/* "type attrs..." */
+	char *type;		/* the type alone */
+	bool byval;
+	struct tsz sz;		/* of the value (byval: of the pointee) */
+};
+
+/* Split "(...)" of a define at @open into its parameters. */
+static int split_params(const struct ir *m, const char *open,
+			struct param *ps, int max)
+{
+	const char *p = open + 1, *st;
+	int n = 0, depth = 0;
+
+	if (*p == ')')
+		return 0;
+	st = p;
+	for (; *p; p++) {
+		if (*p == '(' || *p == '{' || *p == '<' || *p == '[') {
+			depth++;
+		} else if ((*p == ')' || *p == '}' || *p == '>' ||
+			    *p == ']') && depth) {
+			depth--;
+		} else if ((*p == ',' || *p == ')') && !depth) {
+			const char *e = p, *name, *tend;
+			struct param *q = &ps[n];
+
+			if (n >= max)
+				return -1;
+			while (e > st && e[-1] == ' ')
+				e--;
+			name = e;
+			while (name > st && name[-1] != ' ')
+				name--;
+			q->text = strndup(st, name - st);
+			q->sz = ir_type(m, st, &tend, 0);
+			q->type = strndup(st, tend - st);
+			q->byval = strstr(q->text, "byval(") != NULL;
+			if (q->byval) {
+				const char *b = strstr(q->text, "byval(") + 6;
+
+				q->sz = ir_type(m, b, NULL, 0);
+			}
+			n++;
+			if (*p == ')')
+				return n;
+			st = skip_ws(p + 1);
+		}
+	}
+	return -1;
+}
+
+static uint32_t access_q(const char *s)
+{
+	if (!s || !strcmp(s, "none"))
+		return OP_CL_ACCESS_NONE;
+	if (!strcmp(s, "read_only"))
+		return OP_CL_ACCESS_RO;
+	if (!strcmp(s, "write_only"))
+		return OP_CL_ACCESS_WO;
+	return OP_CL_ACCESS_RW;
+}
+
+static uint32_t type_q(const char *s)
+{
+	uint32_t q = 0;
+
+	if (s && strstr(s, "const"))
+		q |= OP_CL_TQ_CONST;
+	if (s && strstr(s, "restrict"))
+		q |= OP_CL_TQ_RESTRICT;
+	if (s && strstr(s, "volatile"))
+		q |= OP_CL_TQ_VOLATILE;
+	return q;
+}
+
+#define MAX_PARAMS	1024
+
+/*
+ * The kernel defined on @def: its name, arguments (layout in the PARAM
+ * block, info) into @k; the entry function's IR appended to @w.
+ */
+static bool kernel_of(struct job_ctx *c, const struct ir *m, const char *def,
+		      struct nvcl_kernel *k, struct wbuf *w)
+{
+	const char *at = strchr(def, '@'), *open, *aq, *ty, *tq, *nm, *as, *rq;
+	struct param *ps;
+	char line[512];
+	uint32_t off = 0, i;
+	bool ok = false;
+	long num;
+	int n;
+
+	if (!at)
+		return false;
+	open = strchr(at, '(');
+	if (!open)
+		return false;
+	k->name = strndup(at + 1, open - at - 1);
+	ps = calloc(MAX_PARAMS, sizeof(*ps));
+	if (!k->name || !ps)
+		goto out;
+	n = split_params(m, open, ps, MAX_PARAMS);
+	as = def_md(m, def, "kernel_arg_addr_space");
+	aq = def_md(m, def, "kernel_arg_access_qual");
+	ty = def_md(m, def, "kernel_arg_type");
+	tq = def_md(m, def, "kernel_arg_type_qual");
+	nm = def_md(m, def, "kernel_arg_name");
+	rq = def_md(m, def, "reqd_work_group_size");
+	if (n < 0 || !as || !aq || !ty || !tq || !nm) {
+		jlog(c, "nvsvm: kernel %s: arguments not understood\n",
+		     k->name);
+		goto out;
+	}
+	k->nargs = (uint32_t)n;
+	k->args = calloc(n ? n : 1, sizeof(*k->args));
+	k->attrs = strdup("");
+	if (!k->args || !k->attrs)
+		goto out;
+	for (i = 0; rq && i < 3; i++) {
+		char *s = md_item(rq, i, &num);
+
+		k->reqd[i] = s ? (uint32_t)num : 0;
+		free(s);
+	}
+	if (rq) {
+		free(k->attrs);
+		k->attrs = malloc(64);
+		if (!k->attrs)
+			goto out;
+		snprintf(k->attrs, 64, "reqd_work_group_size(%u,%u,%u)",
+			 k->reqd[0], k->reqd[1], k->reqd[2]);
+	}
+	snprintf(line, sizeof(line), "\ndefine void @__nvcl_entry_%s() {\n",
+		 k->name);
+	put(w, line, strlen(line));
+	for (i = 0; i < k->nargs; i++) {
+		struct nvcl_arg *a = &k->args[i];
+		struct param *p = &ps[i];
+		char *s = md_item(as, i, &num);
+		uint64_t align;
+
+		free(s);
+		a->type_name = md_item(ty, i, NULL);
+		a->name = md_item(nm, i, NULL);
+		s = md_item(aq, i, NULL);
+		a->access_q = access_q(s);
+		free(s);
+		s = md_item(tq, i, NULL);
+		a->type_q = type_q(s);
+		free(s);
+		if (!a->type_name || !a->name)
+			goto out;
+		switch (num) {
+		case 1:
+			a->addr_q = OP_CL_ADDR_GLOBAL;
+			a->kind = NVCL_ARG_GLOBAL;
+			break;
+		case 2:
+			a->addr_q = OP_CL_ADDR_CONSTANT;
+			a->kind = NVCL_ARG_CONSTANT;
+			break;
+		case 3:
+			a->addr_q = OP_CL_ADDR_LOCAL;
+			a->kind = NVCL_ARG_LOCAL;
+			break;
+		default:
+			a->addr_q = OP_CL_ADDR_PRIVATE;
+			a->kind = NVCL_ARG_VALUE;
+			break;
+		}
+		if (a->kind != NVCL_ARG_VALUE && !strchr(a->type_name, '*')) {
+			/* image2d_t and the like: a global object. */
+			a->kind = NVCL_ARG_OTHER;
+		}
+		if (a->kind == NVCL_ARG_VALUE &&
+		    (!strncmp(a->type_name, "sampler_t", 9) ||
+		     !strncmp(a->type_name, "queue_t", 7)))
+			a->kind = NVCL_ARG_OTHER;
+		if (a->kind == NVCL_ARG_VALUE) {
+			if (!p->sz.size) {
+				jlog(c, "nvsvm: kernel %s: argument %s: type %s not understood\n",
+				     k->name, a->name, p->type);
+				goto out;
+			}
+			a->size = (uint32_t)p->sz.size;
+			align = p->sz.align;
+		} else {
+			a->size = 8;
+			align = 8;
+		}
+		if (align > 16)
+			align = 16;
+		off = (off + align - 1) / align * align;
+		a->offset = off;
+		off += a->size;
+		if (off > NVSVM_LAUNCH_MAX_PARAM) {
+			jlog(c, "nvsvm: kernel %s: arguments of more than %u bytes\n",
+			     k->name, NVSVM_LAUNCH_MAX_PARAM);
+			goto out;
+		}
+		if (p->byval) {
+			snprintf(line, sizeof(line),
+				 "  %%a%u = inttoptr i64 %llu to %s\n", i,
+				 (unsigned long long)(NVSVM_GPU_PARAM_BASE + a->offset),
+				 p->type);
+			put(w, line, strlen(line));
+		} else {
+			snprintf(line, sizeof(line),
+				 "  %%p%u = inttoptr i64 %llu to %s*\n"
+				 "  %%a%u = load %s, %s* %%p%u, align %llu\n",
+				 i, (unsigned long long)(NVSVM_GPU_PARAM_BASE + a->offset),
+				 p->type, i, p->type, p->type, i,
+				 (unsigned long long)align);
+			put(w, line, strlen(line));
+		}
+	}
+	k->param_size = (off + 15) / 16 * 16;
+	snprintf(line, sizeof(line), "  call void @%s(", k->name);
+	put(w, line, strlen(line));
+	for (i = 0; i < k->nargs; i++) {
+		snprintf(line, sizeof(line), "%s%s %%a%u", i ? ", " : "",
+			 ps[i].text, i);
+		put(w, line, strlen(line));
+	}
+	put(w, ")\n  ret void\n}\n", strlen(")\n  ret void\n}\n"));
+	ok = !w->oom;
+out:
+	for (i = 0; ps && i < MAX_PARAMS && ps[i].text; i++) {
+		free(ps[i].text);
+		free(ps[i].type);
+	}
+	free(ps);
+	return ok;
+}
+
+/* A __local variable: an address of the LOCAL window instead of a global. */
+struct lvar {
+	char *name;		/* "@k.tmp" */
+	char *repl;		/* "inttoptr (i64 ADDR to T*)" */
+};
+
+static bool is_ident(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '.' || ch == '_' ||
+	       ch == '$' || ch == '-';
+}
+
+/*
+ * A __local variable of a kernel: "@k.v = internal [unnamed_addr ]global
+ * T undef, align A". Its type and alignment into @v; false otherwise.
+ */
+static bool local_var(const struct ir *m, const char *s, uint64_t *off,
+		      struct lvar *v)
+{
+	const char *eq = strstr(s, " = internal "), *g, *u, *al;
+	struct tsz t;
+	uint64_t a;
+	char buf[512];
+
+	if (s[0] != '@' || !eq || s[1] == '"')
+		return false;
+	g = strstr(eq, " global ");
+	u = g ? strstr(g, " undef, align ") : NULL;
+	if (!u || strstr(s, "section") || strstr(s, "addrspace"))
+		return false;
+	al = u + strlen(" undef, align ");
+	t = ir_type(m, g + 8, NULL, 0);
+	a = strtoull(al, NULL, 10);
+	if (!t.size || !a)
+		return false;
+	*off = (*off + a - 1) / a * a;
+	v->name = strndup(s, eq - s);
+	snprintf(buf, sizeof(buf), "inttoptr (i64 %llu to %.*s*)",
+		 (unsigned long long)(NVSVM_GPU_LOCAL_BASE + *off),
+		 (int)(u - g - 8), g + 8);
+	v->repl = strdup(buf);
+	*off += t.size;
+	return v->name && v->repl;
+}
+
+/* Put line @s into @w with every use of a __local variable replaced. */
+static void put_line(struct wbuf *w, const char *s, const struct lvar *v,
+		     size_t nv)
+{
+	const char *k;
+	size_t i;
+
+	while ((k = strstr(s, "spir_kernel ")) || (k = strchr(s, '@'))) {
+		const char *at = strchr(s, '@');
+
+		if (at && at < k)
+			k = at;
+		if (*k != '@') {
+			put(w, s, k - s);
+			s = k + 12;
+			continue;
+		}
+		for (i = 0; i < nv; i++) {
+			size_t n = strlen(v[i].name);
+
+			if (!strncmp(k, v[i].name, n) && !is_ident(k[n]))
+				break;
+		}
+		put(w, s, k - s);
+		if (i < nv) {
+			put(w, v[i].repl, strlen(v[i].repl));
+			s = k + strlen(v[i].name);
+		} else {
+			put(w, k, 1);
+			s = k + 1;
+		}
+	}
+	put(w, s, strlen(s));
+	put(w, "\n", 1);
+}
+
+/*
+ * Rewrite the linked module @text for the SMs into @out: kernels become
+ * plain functions, __local variables addresses of the LOCAL window
+ * (b->local_static bytes), entries are added.
+ */
+static bool rewrite(struct job_ctx *c, char *text, const char *out,
+		    struct nvcl_bin *b)
+{
+	struct wbuf w = { 0 }, entries = { 0 };
+	struct ir m = { 0 };
+	struct lvar *v = NULL;
+	size_t l, nv = 0, i;
+	uint64_t off = 0;
+	uint32_t nk = 0;
+	bool ok = false;
+
+	if (!ir_split(&m, text))
+		goto out;
+	for (l = 0; l < m.nlines; l++)
+		nk += !strncmp(m.lines[l], "define ", 7) &&
+		      strstr(m.lines[l], " spir_kernel ");
+	b->kernels = calloc(nk ? nk : 1, sizeof(*b->kernels));
+	v = calloc(m.nlines ? m.nlines : 1, sizeof(*v));
+	if (!b->kernels || !v)
+		goto out;
+	for (l = 0; l < m.nlines; l++)
+		if (local_var(&m, m.lines[l], &off, &v[nv])) {
+			m.lines[l][0] = 0;	/* the definition goes */
+			nv++;
+		}
+	if (off > NVSVM_LAUNCH_MAX_LOCAL) {
+		jlog(c, "nvsvm: %llu bytes of __local variables, the device has %u\n",
+		     (unsigned long long)off, NVSVM_LAUNCH_MAX_LOCAL);
+		goto out;
+	}
+	b->local_static = (uint32_t)((off + 15) & ~15ULL);
+	for (l = 0; l < m.nlines; l++) {
+		const char *s = m.lines[l];
+
+		if (!strncmp(s, "define ", 7) && strstr(s, " spir_kernel ") &&
+		    !kernel_of(c, &m, s, &b->kernels[b->nkernels++], &entries))
+			goto out;
+		put_line(&w, s, v, nv);
+	}
+	if (!nk)
+		jlog(c, "nvsvm: the program has no kernel\n");
+	put(&w, entries.p, entries.len);
+	ok = !w.oom && !entries.oom && !write_file(out, w.p, w.len);
+out:
+	for (i = 0; v && i < nv; i++) {
+		free(v[i].name);
+		free(v[i].repl);
+	}
+	free(v);
+	free(m.lines);
+	free(w.p);
+	free(entries.p);
+	return ok;
+}
+
+/* The linker script: the image at NVSVM_GPU_IMAGE_BASE. */
+static const char nvcl_ld[] =
+	"OUTPUT_ARCH(riscv)\n"
+	"ENTRY(__nvcl_image)\n"
+	"SECTIONS {\n"
+	"  . = 0x4000000000000000;\n"
+	"  __nvcl_image = .;\n"
+	"  .text : { *(.text .text.*) }\n"
+	"  .rodata : ALIGN(16) { *(.rodata .rodata.* .srodata .srodata.*) }\n"
+	"  .data : { *(.data .data.* .sdata .sdata.*) }\n"
+	"  .bss : { *(.bss .bss.* .sbss .sbss.* COMMON) }\n"
+	"  /DISCARD/ : { *(.comment .note .note.* .eh_frame .eh_frame_hdr) }\n"
+	"}\n";
+
+/* The image, the local bytes and the entries, from the linked ELF. */
+static bool read_elf(struct job_ctx *c, const char *p, struct nvcl_bin *b)
+{
+	const Elf64_Shdr *sh, *symtab = NULL;
+	const Elf64_Ehdr *eh;
+	const char *shstr;
+	uint64_t end = 0;
+	size_t n = 0, i, j;
+	char *d = read_file(p, &n);
+	bool ok = false;
+
+	if (!d)
+		return false;
+	eh = (const Elf64_Ehdr *)d;
+	if (n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(*sh) > n ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		goto out;
+	sh = (const Elf64_Shdr *)(d + eh->e_shoff);
+	shstr = d + sh[eh->e_shstrndx].sh_offset;
+	b->image = calloc(1, NVSVM_LAUNCH_MAX_IMAGE);
+	if (!b->image)
+		goto out;
+	for (i = 0; i < eh->e_shnum; i++) {
+		const char *name = shstr + sh[i].sh_name;
+		uint64_t a = sh[i].sh_addr;
+
+		if (sh[i].sh_type == SHT_SYMTAB)
+			symtab = &sh[i];
+		if (!(sh[i].sh_flags & SHF_ALLOC) || !sh[i].sh_size)
+			continue;
+		if (sh[i].sh_flags & SHF_WRITE) {
+			jlog(c, "nvsvm: writable data in %s (%llu bytes): program-scope variables are not supported\n",
+			     name, (unsigned long long)sh[i].sh_size);
+			goto out;
+		}
+		if (a < NVSVM_GPU_IMAGE_BASE ||
+		    a + sh[i].sh_size - NVSVM_GPU_IMAGE_BASE > NVSVM_LAUNCH_MAX_IMAGE) {
+			jlog(c, "nvsvm: the program is larger than the image window (%u bytes)\n",
+			     NVSVM_LAUNCH_MAX_IMAGE);
+			goto out;
+		}
+		if (sh[i].sh_type == SHT_PROGBITS) {
+			if (sh[i].sh_offset + sh[i].sh_size > n)
+				goto out;
+			memcpy(b->image + (a - NVSVM_GPU_IMAGE_BASE),
+			       d + sh[i].sh_offset, sh[i].sh_size);
+		}
+		if (a + sh[i].sh_size - NVSVM_GPU_IMAGE_BASE > end)
+			end = a + sh[i].sh_size - NVSVM_GPU_IMAGE_BASE;
+	}
+	b->image_size = (uint32_t)((end + 7) & ~7ULL);
+	if (!b->image_size)
+		b->image_size = 8;
+	if (!symtab || symtab->sh_link >= eh->e_shnum ||
+	    symtab->sh_offset + symtab->sh_size > n)
+		goto out;
+	for (i = 0; i < symtab->sh_size / sizeof(Elf64_Sym); i++) {
+		const Elf64_Sym *s = (const Elf64_Sym *)(d + symtab->sh_offset) + i;
+		const char *name = d + sh[symtab->sh_link].sh_offset + s->st_name;
+
+		if (strncmp(name, "__nvcl_entry_", 13))
+			continue;
+		for (j = 0; j < b->nkernels; j++)
+			if (!strcmp(b->kernels[j].name, name + 13))
+				b->kernels[j].entry = (uint32_t)(s->st_value -
+							NVSVM_GPU_IMAGE_BASE);
+	}
+	ok = true;
+out:
+	free(d);
+	return ok;
+}
+
+/* Link the IR module @in (all the user's code) into an executable. */
+static int finish_exec(struct job_ctx *c, const char *in, const struct opts *o,
+		       struct nvcl_bin *b)
+{
+	char main_ll[PATH_MAX], all[PATH_MAX], obj[PATH_MAX], elf[PATH_MAX],
+	     ld[PATH_MAX];
+	char *text = read_file(in, NULL);
+	int ret;
+
+	(void)o;
+	if (!text)
+		return -1;
+	path(c, main_ll, "main.ll");
+	path(c, all, "all.bc");
+	path(c, obj, "all.o");
+	path(c, elf, "program.elf");
+	path(c, ld, "nvcl.ld");
+	if (!rewrite(c, text, main_ll, b)) {
+		free(text);
+		return 1;
+	}
+	free(text);
+	if (write_file(ld, nvcl_ld, sizeof(nvcl_ld) - 1))
+		return -1;
+	{
+		char *const a1[] = { (char *)LLINK, main_ll, "--internalize",
+				     "--only-needed", c->lib, "-o", all, NULL };
+
+		ret = run(c, a1);
+		if (ret)
+			return ret;
+	}
+	{
+		char *const a2[] = { (char *)CLANG,
+			"--target=riscv64-unknown-elf", "-march=rv64imafd",
+			"-mabi=lp64d", "-mcmodel=medany", "-fno-pic", "-O2",
+			"-c", all, "-o", obj, NULL };
+
+		ret = run(c, a2);
+		if (ret)
+			return ret;
+	}
+	{
+		char *const a3[] = { (char *)LLD, "-static", "-nostdlib",
+			"--no-undefined", "-T", ld, obj, "-o", elf, NULL };
+
+		ret = run(c, a3);
+		if (ret)
+			return ret;
+	}
+	return read_elf(c, elf, b) ? 0 : 1;
+}
+
+/* ---- A job, here ---- */
+
+static int job_local(const struct nvcl_job *job, struct nvcl_result *res)
+{
+	char ir[PATH_MAX], in[PATH_MAX];
+	struct job_ctx c = { 0 };
+	struct nvcl_bin b = { 0 };
+	struct wbuf out = { 0 };
+	struct opts o = { 0 };
+	const char *tmp = getenv("TMPDIR");
+	uint32_t i;
+	int ret = 1;
+
+	res->status = NVCL_FAILED;
+	if (!find_lib(&c) || !in_path(CLANG)) {
+		jlog(&c, "nvsvm: no OpenCL C compiler here: install clang-14, lld-14 and llvm-14 (make deps), and the device library nvsvm-cl/nvclc.bc beside libnvsvm-cl\n");
+		res->status = NVCL_NO_COMPILER;
+		goto out;
+	}
+	if (!parse_opts(&c, job->options, job->mode == NVCL_LINK, &o)) {
+		res->status = o.buf ? NVCL_BAD_OPTIONS : NVCL_NO_MEMORY;
+		goto out;
+	}
+	if (o.unsupported)
+		goto out;
+	snprintf(c.dir, sizeof(c.dir), "%s/nvcl-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(c.dir)) {
+		jlog(&c, "nvsvm: mkdtemp: %s\n", strerror(errno));
+		goto out;
+	}
+	path(&c, ir, "program.ll");
+	b.options = strdup(job->options ? job->options : "");
+	switch (job->mode) {
+	case NVCL_COMPILE:
+	case NVCL_BUILD:
+		if (job->ninputs != 1)
+			goto out;
+		ret = compile_source(&c, job, &o, 0, ir);
+		if (ret)
+			break;
+		if (job->mode == NVCL_COMPILE) {
+			b.type = NVCL_BIN_OBJECT;
+			b.ir = read_file(ir, NULL);
+			b.ir_size = b.ir ? (uint32_t)strlen(b.ir) : 0;
+			ret = b.ir ? 0 : -1;
+			break;
+		}
+		b.type = NVCL_BIN_EXEC;
+		ret = finish_exec(&c, ir, &o, &b);
+		break;
+	case NVCL_LINK: {
+		char *argv[NVSVM_LAUNCH_MAX_PARAM + 8];
+		int n = 0;
+
+		if (!job->ninputs || job->ninputs > NVSVM_LAUNCH_MAX_PARAM)
+			goto out;
+		argv[n++] = (char *)LLINK;
+		argv[n++] = "-S";
+		for (i = 0; i < job->ninputs; i++) {
+			snprintf(in, sizeof(in), "%s/in%u.ll", c.dir, i);
+			if (write_file(in, job->inputs[i].data,
+				       job->inputs[i].size))
+				goto out;
+			argv[n++] = strdup(in);
+		}
+		argv[n++] = "-o";
+		argv[n++] = ir;
+		argv[n] = NULL;
+		ret = run(&c, argv);
+		for (i = 0; i < job->ninputs; i++)
+			free(argv[2 + i]);
+		if (ret)
+			break;
+		if (o.library) {
+			b.type = NVCL_BIN_LIBRARY;
+			b.ir = read_file(ir, NULL);
+			b.ir_size = b.ir ? (uint32_t)strlen(b.ir) : 0;
+			ret = b.ir ? 0 : -1;
+			break;
+		}
+		b.type = NVCL_BIN_EXEC;
+		ret = finish_exec(&c, ir, &o, &b);
+		break;
+	}
+	default:
+		goto out;
+	}
+	if (ret)
+		goto out;
+	bin_write(&b, &out);
+	if (out.oom) {
+		res->status = NVCL_NO_MEMORY;
+		goto out;
+	}
+	res->bin = out.p;
+	res->bin_size = out.len;
+	out.p = NULL;
+	res->status = NVCL_OK;
+out:
+	if (c.dir[0] && !getenv("NVSVM_CL_KEEP"))
+		nftw(c.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nvcl_bin_free(&b);
+	free(o.buf);
+	free(out.p);
+	put(&c.log, "", 1);
+	res->log = c.log.oom ? NULL : (char *)c.log.p;
+	if (!res->log)
+		free(c.log.p);
+	return (int)res->status;
+}
+
+void nvcl_result_free(struct nvcl_result *res)
+{
+	free(res->log);
+	free(res->bin);
+	memset(res, 0, sizeof(*res));
+}
+
+/* ---- The compile server: frames over a serial port or a socket ---- */
+
+#define JOB_MAGIC	"NVCLJOB1"
+#define RES_MAGIC	"NVCLRES1"
+
+static uint32_t fnv1a(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	while (n--)
+		h = (h ^ *p++) * 16777619u;
+	return h;
+}
+
+static int write_all(int fd, const void *d, size_t n)
+{
+	const uint8_t *p = d;
+
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && (errno == EINTR || errno == EAGAIN)) {
+			struct pollfd pf = { fd, POLLOUT, 0 };
+
+			poll(&pf, 1, 1000);
+			continue;
+		}
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Read @n bytes, waiting at most @ms for each piece: 0, or -1. */
+static int read_all(int fd, void *d, size_t n, int ms)
+{
+	uint8_t *p = d;
+
+	while (n) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		ssize_t k;
+
+		if (poll(&pf, 1, ms) <= 0)
+			return -1;
+		k = read(fd, p, n);
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int frame_send(int fd, const char *magic, const struct wbuf *w)
+{
+	uint32_t len = (uint32_t)w->len, sum = fnv1a(w->p, w->len);
+
+	if (write_all(fd, magic, 8) || write_all(fd, &len, 4) ||
+	    write_all(fd, w->p, w->len) || write_all(fd, &sum, 4))
+		return -1;
+	return 0;
+}
+
+/*
+ * Receive one frame of @magic: the bytes before it (a frame cut short by
+ * a killed client) are skipped. @first_ms: the wait for its start.
+ */
+static uint8_t *frame_recv(int fd, const char *magic, int first_ms,
+			   uint32_t *len_ret)
+{
+	uint32_t len, sum;
+	size_t have = 0;
+	uint8_t *p;
+	char m[8];
+
+	while (have < 8) {
+		if (read_all(fd, m + have, 1, have ? IDLE_MS : first_ms))
+			return NULL;
+		if (m[have] == magic[have]) {
+			have++;
+		} else {
+			have = m[have] == magic[0];
+			m[0] = magic[0];
+		}
+	}
+	if (read_all(fd, &len, 4, IDLE_MS) || len > MAX_FRAME)
+		return NULL;
+	p = malloc(len ? len : 1);
+	if (!p)
+		return NULL;
+	if (read_all(fd, p, len, IDLE_MS) || read_all(fd, &sum, 4, IDLE_MS) ||
+	    sum != fnv1a(p, len)) {
+		free(p);
+		return NULL;
+	}
+	*len_ret = len;
+	return p;
+}
+
+static void put_inputs(struct wbuf *w, const struct nvcl_input *in, uint32_t n)
+{
+	uint32_t i;
+
+	put32(w, n);
+	for (i = 0; i < n; i++) {
+		put_str(w, in[i].name);
+		put_blob(w, in[i].data, in[i].size);
+	}
+}
+
+static struct nvcl_input *get_inputs(struct rbuf *r, uint32_t *n_ret)
+{
+	uint32_t n = get32(r), i, sz;
+	struct nvcl_input *in;
+
+	if (r->bad || n > 4096)
+		return NULL;
+	in = calloc(n ? n : 1, sizeof(*in));
+	if (!in)
+		return NULL;
+	for (i = 0; i < n && !r->bad; i++) {
+		in[i].name = get_blob(r, NULL);
+		in[i].data = get_blob(r, &sz);
+		in[i].size = sz;
+	}
+	*n_ret = n;
+	return in;
+}
+
+static void free_inputs(struct nvcl_input *in, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; in && i < n; i++) {
+		free(in[i].name);
+		free(in[i].data);
+	}
+	free(in);
+}
+
+static int job_remote(const char *port, const struct nvcl_job *job,
+		      struct nvcl_result *res)
+{
+	struct wbuf w = { 0 };
+	struct termios t;
+	struct rbuf r;
+	uint8_t *d = NULL;
+	uint32_t len;
+	int fd;
+
+	res->status = NVCL_NO_COMPILER;
+	fd = open(port, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return (int)res->status;
+	if (flock(fd, LOCK_EX))
+		goto out;
+	if (isatty(fd) && tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		t.c_cflag |= CLOCAL | CREAD;
+		cfsetispeed(&t, B115200);
+		cfsetospeed(&t, B115200);
+		tcsetattr(fd, TCSANOW, &t);
+		tcflush(fd, TCIOFLUSH);
+	}
+	put32(&w, job->mode);
+	put_str(&w, job->options);
+	put_inputs(&w, job->inputs, job->ninputs);
+	put_inputs(&w, job->headers, job->nheaders);
+	if (w.oom || frame_send(fd, JOB_MAGIC, &w))
+		goto out;
+	d = frame_recv(fd, RES_MAGIC, SERVER_WAIT_MS, &len);
+	if (!d)
+		goto out;
+	r = (struct rbuf){ d, len, 0, false };
+	res->status = get32(&r);
+	res->log = get_blob(&r, NULL);
+	{
+		uint32_t n = 0;
+
+		res->bin = get_blob(&r, &n);
+		res->bin_size = n;
+	}
+	if (r.bad) {
+		nvcl_result_free(res);
+		res->status = NVCL_NO_COMPILER;
+	}
+out:
+	if (res->status == NVCL_NO_COMPILER && !res->log)
+		res->log = strdup("nvsvm: the compile server did not answer\n");
+	free(d);
+	free(w.p);
+	close(fd);
+	return (int)res->status;
+}
+
+int nvcl_run(const struct nvcl_job *job, struct nvcl_result *res)
+{
+	const char *port = getenv("NVSVM_CL_REMOTE");
+
+	memset(res, 0, sizeof(*res));
+	if (!local_available() && port && *port)
+		return job_remote(port, job, res);
+	return job_local(job, res);
+}
+
+int nvcl_serve(int fd)
+{
+	for (;;) {
+		struct nvcl_result res = { 0 };
+		struct nvcl_job job = { 0 };
+		struct wbuf w = { 0 };
+		uint32_t len;
+		uint8_t *d = frame_recv(fd, JOB_MAGIC, -1, &len);
+		struct rbuf r;
+
+		if (!d) {
+			struct pollfd pf = { fd, POLLIN, 0 };
+
+			/* A broken frame: go on; the peer gone: stop. */
+			if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR)))
+				return 0;
+			if (poll(&pf, 1, 0) == 0)
+				continue;
+			return 0;
+		}
+		r = (struct rbuf){ d, len, 0, false };
+		job.mode = get32(&r);
+		job.options = get_blob(&r, NULL);
+		job.inputs = get_inputs(&r, &job.ninputs);
+		job.headers = get_inputs(&r, &job.nheaders);
+		if (r.bad || !job.inputs || !job.headers) {
+			res.status = NVCL_FAILED;
+			res.log = strdup("nvsvm: a job the server could not read\n");
+		} else {
+			job_local(&job, &res);
+		}
+		put32(&w, res.status);
+		put_str(&w, res.log);
+		put_blob(&w, res.bin, res.bin_size);
+		if (!w.oom)
+			frame_send(fd, RES_MAGIC, &w);
+		free(w.p);
+		nvcl_result_free(&res);
+		free(job.options);
+		free_inputs(job.inputs, job.ninputs);
+		free_inputs(job.headers, job.nheaders);
+		free(d);
+	}
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * nvcl: the OpenCL C compiler of libnvsvm-cl and nvsvm-clc (compile.c),
+ * and the program binaries it makes. No OpenCL header is needed here: the
+ * offline compiler and the test VM's compile server use it too.
+ *
+ * A job turns OpenCL C sources (clCompileProgram), LLVM IR modules
+ * (clLinkProgram) or both (clBuildProgram) into a program binary:
+ *
+ *   source --clang-14--> LLVM IR (riscv64, OpenCL address spaces all 0)
+ *   IR... --llvm-link-14--> one module; `spir_kernel` dropped, __local
+ *          variables put in section .nvlocal, an entry per kernel added
+ *          (__nvcl_entry_<kernel>: loads the arguments from the PARAM
+ *          window and calls the kernel)
+ *   + nvclc.bc (the built-in functions, only what is used) --clang-14
+ *          -O2--> an object --ld.lld-14--> the image at
+ *          NVSVM_GPU_IMAGE_BASE, .nvlocal at NVSVM_GPU_LOCAL_BASE
+ *
+ * The binary (CL_PROGRAM_BINARIES) is the image and a table of the kernels
+ * with their arguments' layout and info for an executable, or the LLVM IR
+ * for a compiled object or a library.
+ */
+#ifndef _NVCL_H
+#define _NVCL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NVCL_MAGIC		"NVCLBIN1"
+
+enum nvcl_bin_type {
+	NVCL_BIN_OBJECT = 1,		/* LLVM IR, from clCompileProgram */
+	NVCL_BIN_LIBRARY,		/* LLVM IR, -create-library */
+	NVCL_BIN_EXEC,			/* image and kernels */
+};
+
+/* Where a kernel argument's value comes from (its slot in the PARAM block). */
+enum nvcl_arg_kind {
+	NVCL_ARG_VALUE,			/* size bytes of clSetKernelArg */
+	NVCL_ARG_GLOBAL,		/* a pointer: buffer, SVM, or NULL */
+	NVCL_ARG_CONSTANT,
+	NVCL_ARG_LOCAL,			/* local memory of size bytes */
+	NVCL_ARG_OTHER,			/* image, sampler, pipe: none here */
+};
+
+struct nvcl_arg {
+	uint32_t kind;			/* enum nvcl_arg_kind */
+	uint32_t offset;		/* in the PARAM block */
+	uint32_t size;			/* its bytes there (value: the type's) */
+	uint32_t addr_q, access_q, type_q;	/* CL_KERNEL_ARG_* values */
+	char *type_name;
+	char *name;
+};
+
+struct nvcl_kernel {
+	char *name;
+	char *attrs;			/* CL_KERNEL_ATTRIBUTES */
+	uint32_t entry;			/* offset in the image */
+	uint32_t nargs;
+	uint32_t param_size;		/* bytes of the PARAM block */
+	uint32_t reqd[3];		/* reqd_work_group_size, or 0 */
+	struct nvcl_arg *args;
+};
+
+struct nvcl_bin {
+	uint32_t type;			/* enum nvcl_bin_type */
+	char *options;			/* the build options */
+	uint8_t *image;			/* NVCL_BIN_EXEC */
+	uint32_t image_size;
+	uint32_t local_static;		/* bytes of .nvlocal */
+	char *ir;			/* OBJECT, LIBRARY: LLVM IR text */
+	uint32_t ir_size;
+	uint32_t nkernels;
+	struct nvcl_kernel *kernels;
+};
+
+/* A named input of a job: OpenCL C source, an embedded header, LLVM IR. */
+struct nvcl_input {
+	char *name;
+	void *data;
+	size_t size;
+};
+
+enum nvcl_mode {
+	NVCL_COMPILE = 1,		/* sources -> OBJECT */
+	NVCL_LINK,			/* OBJECTs, LIBRARYs -> EXEC or LIBRARY */
+	NVCL_BUILD,			/* one source -> EXEC */
+};
+
+struct nvcl_job {
+	uint32_t mode;			/* enum nvcl_mode */
+	char *options;
+	uint32_t ninputs, nheaders;
+	struct nvcl_input *inputs;	/* sources, or IR */
+	struct nvcl_input *headers;	/* COMPILE: the include files */
+};
+
+/* What a job gives back: status, the log, and the binary. */
+enum nvcl_status {
+	NVCL_OK = 0,
+	NVCL_FAILED,			/* see the log */
+	NVCL_BAD_OPTIONS,		/* CL_INVALID_{BUILD,COMPILER,LINKER}_OPTIONS */
+	NVCL_NO_COMPILER,		/* no clang-14 here and no compile server */
+	NVCL_NO_MEMORY,
+};
+
+struct nvcl_result {
+	uint32_t status;		/* enum nvcl_status */
+	char *log;
+	void *bin;
+	size_t bin_size;
+};
+
+/* The -cl-ext the compiler gives clang: what the device claims. */
+#define NVCL_EXTENSIONS							\
+	"cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics " \
+	"cl_khr_global_int32_extended_atomics "				\
+	"cl_khr_local_int32_base_atomics "				\
+	"cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics " \
+	"cl_khr_int64_extended_atomics"
+
+/**
+ * nvcl_run() - run a job: here with clang-14, or on the compile server
+ * that $NVSVM_CL_REMOTE (a serial port of the test VM) leads to
+ * @job: what to compile
+ * @res: the result; nvcl_result_free() it
+ *
+ * Return: @res->status.
+ */
+int nvcl_run(const struct nvcl_job *job, struct nvcl_result *res);
+void nvcl_result_free(struct nvcl_result *res);
+/* Whether nvcl_run() can compile here (tools, library or a server). */
+bool nvcl_available(void);
+/* Serve the jobs that arrive on @fd until it closes (nvsvm-clc --serve). */
+int nvcl_serve(int fd);
+
+/* Parse a binary: 0, or -1 when it is not a valid one. */
+int nvcl_bin_parse(const void *data, size_t size, struct nvcl_bin *b);
+void nvcl_bin_free(struct nvcl_bin *b);
+
+#endif /* _NVCL_H */
