@@ -207,6 +207,58 @@ TEST_F(cc, binary_round_trip)
 	free(bin);
 }
 
+/*
+ * Where there is no compiler (no clang, no compile server), a binary
+ * built elsewhere still builds and runs, and a source says why not.
+ */
+TEST_F(cc, binary_where_there_is_no_compiler)
+{
+	cl_program p = build(_metadata, self->ctx, self->dev, vadd_src, NULL);
+	const char *remote = getenv("NVSVM_CL_REMOTE");
+	char *saved = remote ? strdup(remote) : NULL;
+	cl_bool avail = CL_TRUE;
+	unsigned char *bin;
+	size_t size = 0;
+	cl_program q2;
+	cl_kernel k;
+	cl_int err;
+
+	ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES,
+					       sizeof(size), &size, NULL));
+	bin = malloc(size);
+	ASSERT_NE(NULL, bin);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(p, CL_PROGRAM_BINARIES,
+					       sizeof(bin), &bin, NULL));
+	clReleaseProgram(p);
+	if (!remote)
+		SKIP(free(bin); return, "clang is here: no VM without a compiler to play");
+	unsetenv("NVSVM_CL_REMOTE");
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev,
+			CL_DEVICE_COMPILER_AVAILABLE, sizeof(avail), &avail,
+			NULL));
+	EXPECT_EQ(CL_FALSE, avail);
+	p = clCreateProgramWithSource(self->ctx, 1,
+				      (const char *[]){ vadd_src }, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_COMPILER_NOT_AVAILABLE,
+		  clBuildProgram(p, 1, &self->dev, NULL, NULL, NULL));
+	clReleaseProgram(p);
+	q2 = clCreateProgramWithBinary(self->ctx, 1, &self->dev, &size,
+				       (const unsigned char **)&bin, NULL,
+				       &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_SUCCESS, clBuildProgram(q2, 1, &self->dev, NULL, NULL,
+					     NULL));
+	k = clCreateKernel(q2, "vadd", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	vadd_check(_metadata, self->q, k, 100);
+	setenv("NVSVM_CL_REMOTE", saved, 1);
+	free(saved);
+	clReleaseKernel(k);
+	clReleaseProgram(q2);
+	free(bin);
+}
+
 /* clGetKernelArgInfo: what the source says of each argument. */
 TEST_F(cc, kernel_arg_info)
 {
@@ -607,6 +659,54 @@ TEST_F(cc, buffers_and_atomics)
 	clReleaseMemObject(v);
 	clReleaseMemObject(c);
 	free(host);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/* The same count with atomic_inc on malloc'd memory (SVM pointers). */
+TEST_F(cc, atomics_on_malloc)
+{
+	static const char src[] =
+		"__kernel void count(__global const int *v, volatile __global int *n)\n"
+		"{ if (v[get_global_id(0)] % 3 == 0) atomic_inc(n); }\n";
+	enum { N = 3000 };
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "count", NULL);
+	int *v = malloc(N * sizeof(int)), *n = malloc(sizeof(int));
+	cl_device_svm_capabilities caps = 0;
+	size_t global = N;
+	int want = 0, i;
+	cl_int st = 1;
+	cl_event ev;
+
+	ASSERT_TRUE(k && v && n);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev,
+			CL_DEVICE_SVM_CAPABILITIES, sizeof(caps), &caps, NULL));
+	for (i = 0; i < N; i++) {
+		v[i] = (i * 40503u) >> 3;
+		want += v[i] % 3 == 0;
+	}
+	*n = 0;
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, v));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 1, n));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(self->q, k, 1, NULL,
+			&global, NULL, 0, NULL, &ev));
+	clWaitForEvents(1, &ev);
+	ASSERT_EQ(CL_SUCCESS, clGetEventInfo(ev,
+			CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st,
+			NULL));
+	clReleaseEvent(ev);
+	TH_LOG("SVM atomics %s: kernel status %d, count %d of %d",
+	       caps & CL_DEVICE_SVM_ATOMICS ? "reported" : "not reported",
+	       st, *n, want);
+	if (caps & CL_DEVICE_SVM_ATOMICS) {
+		EXPECT_EQ(CL_COMPLETE, st);
+		EXPECT_EQ(want, *n);
+	} else {
+		EXPECT_EQ(CL_OUT_OF_RESOURCES, st);
+	}
+	free(v);
+	free(n);
 	clReleaseKernel(k);
 	clReleaseProgram(p);
 }
