@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvsvm_vgpu.h"
@@ -1694,6 +1695,7 @@ static int job_remote(const char *port, const struct nvcl_job *job,
 {
 	struct wbuf w = { 0 };
 	struct termios t;
+	uint32_t id[2];
 	struct rbuf r;
 	uint8_t *d = NULL;
 	uint32_t len;
@@ -1713,16 +1715,28 @@ static int job_remote(const char *port, const struct nvcl_job *job,
 		tcsetattr(fd, TCSANOW, &t);
 		tcflush(fd, TCIOFLUSH);
 	}
+	/*
+	 * The job's id comes back with its result: a result for a client
+	 * killed before it came (its job still ran) is someone else's.
+	 */
+	id[0] = (uint32_t)getpid();
+	id[1] = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)&t;
+	put(&w, id, sizeof(id));
 	put32(&w, job->mode);
 	put_str(&w, job->options);
 	put_inputs(&w, job->inputs, job->ninputs);
 	put_inputs(&w, job->headers, job->nheaders);
 	if (w.oom || frame_send(fd, JOB_MAGIC, &w))
 		goto out;
-	d = frame_recv(fd, RES_MAGIC, SERVER_WAIT_MS, &len);
-	if (!d)
-		goto out;
-	r = (struct rbuf){ d, len, 0, false };
+	for (;;) {
+		d = frame_recv(fd, RES_MAGIC, SERVER_WAIT_MS, &len);
+		if (!d)
+			goto out;
+		if (len >= sizeof(id) && !memcmp(d, id, sizeof(id)))
+			break;
+		free(d);
+	}
+	r = (struct rbuf){ d, len, sizeof(id), false };
 	res->status = get32(&r);
 	res->log = get_blob(&r, NULL);
 	{
@@ -1762,6 +1776,7 @@ int nvcl_serve(int fd)
 		struct wbuf w = { 0 };
 		uint32_t len;
 		uint8_t *d = frame_recv(fd, JOB_MAGIC, -1, &len);
+		const void *id;
 		struct rbuf r;
 
 		if (!d) {
@@ -1775,6 +1790,7 @@ int nvcl_serve(int fd)
 			return 0;
 		}
 		r = (struct rbuf){ d, len, 0, false };
+		id = get(&r, 8);
 		job.mode = get32(&r);
 		job.options = get_blob(&r, NULL);
 		job.inputs = get_inputs(&r, &job.ninputs);
@@ -1785,6 +1801,7 @@ int nvcl_serve(int fd)
 		} else {
 			job_local(&job, &res);
 		}
+		put(&w, id ? id : "\0\0\0\0\0\0\0", 8);
 		put32(&w, res.status);
 		put_str(&w, res.log);
 		put_blob(&w, res.bin, res.bin_size);
