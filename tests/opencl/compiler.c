@@ -368,6 +368,10 @@ TEST_F(cc, local_memory_and_barriers)
 	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, 64 * sizeof(int), NULL));
 	/* Not the size the kernel requires. */
 	EXPECT_EQ(CL_INVALID_WORK_GROUP_SIZE, run1(self->q, k, N, &local));
+	/* More local memory than the device has, with the array's. */
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, 48 << 10, NULL));
+	EXPECT_EQ(CL_OUT_OF_RESOURCES, run1(self->q, k, N, NULL));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, 64 * sizeof(int), NULL));
 	memset(out, 0, sizeof(out));
 	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, N, NULL));
 	for (g = 0; g < GROUPS; g++) {
@@ -504,6 +508,72 @@ TEST_F(cc, build_errors)
 		  clBuildProgram(p, 1, &self->dev, NULL, NULL, NULL));
 	/* Arguments not set. */
 	EXPECT_EQ(CL_INVALID_KERNEL_ARGS, run1(self->q, k, 64, NULL));
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/* Build failures at the device's limits, each with its reason logged. */
+TEST_F(cc, limits_fail_the_build)
+{
+	static const struct { const char *src; const char *why; } bad[] = {
+		{ "__kernel void k(__global float *o)\n"
+		  "{ __local float big[13000]; big[get_local_id(0)] = 1;\n"
+		  "  barrier(CLK_LOCAL_MEM_FENCE); o[0] = big[5]; }\n",
+		  "__local" },
+		{ "typedef struct { char b[5000]; } S;\n"
+		  "__kernel void k(__global char *o, S s) { o[0] = s.b[4999]; }\n",
+		  "arguments of more than" },
+		{ "__kernel void k(__global int *o) { o[0] = undefined_fn(1); }\n",
+		  "undefined_fn" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *src = bad[i].src;
+		cl_program p = clCreateProgramWithSource(self->ctx, 1, &src,
+							 NULL, NULL);
+		char log[8192] = "";
+
+		ASSERT_NE(NULL, p);
+		EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE,
+			  clBuildProgram(p, 1, &self->dev, NULL, NULL, NULL));
+		clGetProgramBuildInfo(p, self->dev, CL_PROGRAM_BUILD_LOG,
+				      sizeof(log), log, NULL);
+		EXPECT_NE(NULL, strstr(log, bad[i].why))
+			TH_LOG("case %u log: %s", i, log);
+		clReleaseProgram(p);
+	}
+}
+
+/*
+ * Private memory is sized from the program (no recursion in OpenCL C: the
+ * frames put together bound the stack): a kernel with a large private
+ * array runs, and says how much it needs.
+ */
+TEST_F(cc, private_memory_fits_the_program)
+{
+	static const char src[] =
+		"float f(int i) { volatile float a[2000];\n"
+		"  for (int j = 0; j < 2000; j++) a[j] = j * i; return a[i]; }\n"
+		"__kernel void k(__global float *o) { o[get_global_id(0)] = f(get_global_id(0)); }\n";
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "k", NULL);
+	cl_ulong priv = 0;
+	float out[128];
+	size_t wg = 0;
+	int i;
+
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clGetKernelWorkGroupInfo(k, self->dev,
+			CL_KERNEL_PRIVATE_MEM_SIZE, sizeof(priv), &priv, NULL));
+	EXPECT_GE(priv, 8000);
+	ASSERT_EQ(CL_SUCCESS, clGetKernelWorkGroupInfo(k, self->dev,
+			CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, NULL));
+	EXPECT_LE(wg * priv, 16 << 20);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, out));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 128, NULL));
+	for (i = 0; i < 128; i++)
+		EXPECT_EQ((float)(i * i), out[i]);
 	clReleaseKernel(k);
 	clReleaseProgram(p);
 }

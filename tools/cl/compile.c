@@ -142,6 +142,7 @@ static void bin_write(const struct nvcl_bin *b, struct wbuf *w)
 	put_str(w, b->options);
 	put_blob(w, b->image, b->image_size);
 	put32(w, b->local_static);
+	put32(w, b->stack);
 	put_blob(w, b->ir, b->ir_size);
 	put32(w, b->nkernels);
 	for (i = 0; i < b->nkernels; i++) {
@@ -198,10 +199,12 @@ int nvcl_bin_parse(const void *data, size_t size, struct nvcl_bin *b)
 	b->options = get_blob(&r, NULL);
 	b->image = get_blob(&r, &b->image_size);
 	b->local_static = get32(&r);
+	b->stack = get32(&r);
 	b->ir = get_blob(&r, &b->ir_size);
 	b->nkernels = get32(&r);
 	if (r.bad || b->type < NVCL_BIN_OBJECT || b->type > NVCL_BIN_EXEC ||
-	    b->nkernels > 4096 || b->image_size > NVSVM_LAUNCH_MAX_IMAGE)
+	    b->nkernels > 4096 || b->image_size > NVSVM_LAUNCH_MAX_IMAGE ||
+	    b->stack > NVSVM_LAUNCH_MAX_PRIV)
 		goto bad;
 	b->kernels = calloc(b->nkernels ? b->nkernels : 1, sizeof(*b->kernels));
 	if (!b->kernels)
@@ -1301,6 +1304,50 @@ static const char nvcl_ld[] =
 	"  /DISCARD/ : { *(.comment .note .note.* .eh_frame .eh_frame_hdr) }\n"
 	"}\n";
 
+/*
+ * The private memory (stack) a work-item needs at most: OpenCL C has no
+ * recursion, so no call chain is deeper than every function's frame put
+ * together (.stack_sizes: an address and a ULEB128 size per function).
+ */
+static bool stack_bound(struct job_ctx *c, const char *d, size_t n,
+			const Elf64_Shdr *sh, unsigned int nsh,
+			const char *shstr, struct nvcl_bin *b)
+{
+	uint64_t total = 256;	/* the entry's own call, with margin */
+	unsigned int i;
+
+	for (i = 0; i < nsh; i++) {
+		const uint8_t *p, *e;
+
+		if (strcmp(shstr + sh[i].sh_name, ".stack_sizes") ||
+		    sh[i].sh_offset + sh[i].sh_size > n)
+			continue;
+		p = (const uint8_t *)d + sh[i].sh_offset;
+		e = p + sh[i].sh_size;
+		while (p + 8 < e) {
+			uint64_t v = 0;
+			int shift = 0;
+
+			p += 8;
+			while (p < e && shift < 63) {
+				v |= (uint64_t)(*p & 0x7f) << shift;
+				shift += 7;
+				if (!(*p++ & 0x80))
+					break;
+			}
+			total += v;
+		}
+	}
+	total = (total + 1023) & ~1023ULL;
+	if (total > NVSVM_LAUNCH_MAX_PRIV) {
+		jlog(c, "nvsvm: the kernels may need %llu bytes of private memory, the device has %u per work-item\n",
+		     (unsigned long long)total, NVSVM_LAUNCH_MAX_PRIV);
+		return false;
+	}
+	b->stack = (uint32_t)total;
+	return true;
+}
+
 /* The image, the local bytes and the entries, from the linked ELF. */
 static bool read_elf(struct job_ctx *c, const char *p, struct nvcl_bin *b)
 {
@@ -1352,6 +1399,8 @@ static bool read_elf(struct job_ctx *c, const char *p, struct nvcl_bin *b)
 		if (a + sh[i].sh_size - NVSVM_GPU_IMAGE_BASE > end)
 			end = a + sh[i].sh_size - NVSVM_GPU_IMAGE_BASE;
 	}
+	if (!stack_bound(c, d, n, sh, eh->e_shnum, shstr, b))
+		goto out;
 	b->image_size = (uint32_t)((end + 7) & ~7ULL);
 	if (!b->image_size)
 		b->image_size = 8;
@@ -1411,7 +1460,7 @@ static int finish_exec(struct job_ctx *c, const char *in, const struct opts *o,
 		char *const a2[] = { (char *)CLANG,
 			"--target=riscv64-unknown-elf", "-march=rv64imafd",
 			"-mabi=lp64d", "-mcmodel=medany", "-fno-pic", "-O2",
-			"-c", all, "-o", obj, NULL };
+			"-fstack-size-section", "-c", all, "-o", obj, NULL };
 
 		ret = run(c, a2);
 		if (ret)

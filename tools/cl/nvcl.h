@@ -9,12 +9,12 @@
  *
  *   source --clang-14--> LLVM IR (riscv64, OpenCL address spaces all 0)
  *   IR... --llvm-link-14--> one module; `spir_kernel` dropped, __local
- *          variables put in section .nvlocal, an entry per kernel added
+ *          variables made addresses of the LOCAL window, an entry per kernel added
  *          (__nvcl_entry_<kernel>: loads the arguments from the PARAM
  *          window and calls the kernel)
  *   + nvclc.bc (the built-in functions, only what is used) --clang-14
  *          -O2--> an object --ld.lld-14--> the image at
- *          NVSVM_GPU_IMAGE_BASE, .nvlocal at NVSVM_GPU_LOCAL_BASE
+ *          NVSVM_GPU_IMAGE_BASE
  *
  * The binary (CL_PROGRAM_BINARIES) is the image and a table of the kernels
  * with their arguments' layout and info for an executable, or the LLVM IR
@@ -68,7 +68,8 @@ struct nvcl_bin {
 	char *options;			/* the build options */
 	uint8_t *image;			/* NVCL_BIN_EXEC */
 	uint32_t image_size;
-	uint32_t local_static;		/* bytes of .nvlocal */
+	uint32_t local_static;		/* bytes of __local variables */
+	uint32_t stack;			/* private memory a work-item needs */
 	char *ir;			/* OBJECT, LIBRARY: LLVM IR text */
 	uint32_t ir_size;
 	uint32_t nkernels;

@@ -69,8 +69,8 @@ static int info(const char *p)
 		free(d);
 		return 1;
 	}
-	printf("type %u, image %u bytes, __local %u bytes, %u kernels\n",
-	       b.type, b.image_size, b.local_static, b.nkernels);
+	printf("type %u, image %u bytes, __local %u bytes, stack %u bytes, %u kernels\n",
+	       b.type, b.image_size, b.local_static, b.stack, b.nkernels);
 	for (i = 0; i < b.nkernels; i++) {
 		const struct nvcl_kernel *k = &b.kernels[i];
 

@@ -11,7 +11,8 @@
 
 #include "nvsvm-cl.h"
 
-#define NV_PRIV_MEM		(8U << 10)	/* bytes of stack per work-item */
+/* Private memory of a work-group at most: the model's limit is 32 MiB. */
+#define NV_GROUP_PRIV		(16U << 20)
 #define NV_LAUNCH_TIMEOUT_MS	600000
 
 const char nv_builtin_names[] =
@@ -1061,11 +1062,17 @@ static size_t kernel_wg_max(cl_kernel k)
 {
 	const uint32_t *r = k->ck ? k->ck->reqd : NULL;
 
+	size_t max;
+
 	if (!k->ck)
 		return 1;
-	if (r[0])
+	/* As many work-items as their private memory allows. */
+	max = NV_GROUP_PRIV / k->prog->bin.stack;
+	if (max > NVSVM_LAUNCH_MAX_GROUP)
+		max = NVSVM_LAUNCH_MAX_GROUP;
+	if (r[0] && (size_t)r[0] * r[1] * r[2] <= max)
 		return (size_t)r[0] * r[1] * r[2];
-	return NVSVM_LAUNCH_MAX_GROUP;
+	return max;
 }
 
 static cl_int nv_GetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
@@ -1102,7 +1109,7 @@ static cl_int nv_GetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
 	case CL_KERNEL_LOCAL_MEM_SIZE:
 		PUT(cl_ulong, k->ck ? kernel_local(k) : 0);
 	case CL_KERNEL_PRIVATE_MEM_SIZE:
-		PUT(cl_ulong, k->ck ? NV_PRIV_MEM : 0);
+		PUT(cl_ulong, k->ck ? k->prog->bin.stack : 0);
 	default:
 		return CL_INVALID_VALUE;
 	}
@@ -1243,7 +1250,7 @@ static cl_int pick_local(cl_kernel k, cl_uint dim, const size_t *global,
 			 const size_t *local, uint64_t *out)
 {
 	const uint32_t *r = k->ck->reqd;
-	size_t items = 1, left = NVSVM_LAUNCH_MAX_GROUP;
+	size_t items = 1, left = kernel_wg_max(k);
 	static const size_t max_dim[3] = { 1024, 1024, 64 };
 	cl_uint i;
 
@@ -1261,12 +1268,14 @@ static cl_int pick_local(cl_kernel k, cl_uint dim, const size_t *global,
 			out[i] = r[i];
 		} else {
 			/* 64 in the first dimension, what divides the rest. */
-			out[i] = divisor(global[i], i ? left : 64);
-			if (out[i] > max_dim[i])
-				out[i] = divisor(global[i], max_dim[i]);
+			size_t most = i || left < 64 ? left : 64;
+
+			if (most > max_dim[i])
+				most = max_dim[i];
+			out[i] = divisor(global[i], most);
 		}
 		items *= out[i];
-		left = NVSVM_LAUNCH_MAX_GROUP / items;
+		left = kernel_wg_max(k) / items;
 	}
 	for (; r[0] && i < 3; i++)
 		if (r[i] != 1)
@@ -1345,7 +1354,7 @@ static cl_int enqueue_compiled(struct nv_cmd *c, cl_kernel k, cl_uint dim,
 		.param_size = ck->param_size,
 		.work_dim = dim,
 		.local_mem = (uint32_t)loc,
-		.priv_mem = NV_PRIV_MEM,
+		.priv_mem = k->prog->bin.stack,
 		.timeout_ms = NV_LAUNCH_TIMEOUT_MS,
 	};
 	for (j = 0; j < dim; j++) {
