@@ -54,18 +54,8 @@ CST T mul_hi(T x, T y)							\
 CST T mad_hi(T x, T y, T z) { return mul_hi(x, y) + z; }		\
 CST T mad_sat(T x, T y, T z)						\
 {									\
-	WIDE(T) p = (WIDE(T))x * (WIDE(T))y;				\
-	if (B == 64) {							\
-		/* |x*y| < 2^127 - 2^64: the sum fits */		\
-		p += (WIDE(T))z;					\
-	} else {							\
-		p = (WIDE(T))((long)p + (long)z);			\
-		if ((long)p < (long)(MIN))				\
-			return MIN;					\
-		if ((long)p > (long)(MAX))				\
-			return MAX;					\
-		return (T)p;						\
-	}								\
+	/* exact: |x*y + z| < 2^(2B) even for ulong */			\
+	WIDE(T) p = (WIDE(T))x * (WIDE(T))y + (WIDE(T))z;		\
 	return p < (WIDE(T))(T)(MIN) ? (T)(MIN) :			\
 	       p > (WIDE(T))(T)(MAX) ? (T)(MAX) : (T)p;		\
 }									\

@@ -33,6 +33,7 @@
 #define TWO_SQRTPI_L	0x1.1ae3a914fed80p-56
 #define INV_SQRTPI	0x1.20dd750429b6dp-1
 #define HALF_LN_2PI	0x1.d67f1c864beb5p-1
+#define LOG_PI		0x1.250d048e7a1bdp+0
 #define DNAN		as_double(0x7ff8000000000000UL)
 #define DINF		as_double(0x7ff0000000000000UL)
 
@@ -508,10 +509,10 @@ CST double log10(double x)
 	return log_mul(x, INV_LN10, INV_LN10_L);
 }
 
-/* log(1 + x) = log(u) * x / (u - 1) with u = 1 + x rounded. */
+/* log(1 + x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded. */
 CST double log1p(double x)
 {
-	double u = 1 + x;
+	double u = 1 + x, h, l;
 
 	if (x != x || x == DINF)
 		return x;
@@ -521,7 +522,8 @@ CST double log1p(double x)
 		return DNAN;
 	if (u == 1)
 		return x;
-	return log(u) * (x / (u - 1));
+	h = log_dd(u, &l);
+	return h + (l + (x - (u - 1)) / u);
 }
 
 static bool is_int(double y)
@@ -557,7 +559,7 @@ CST double pow(double x, double y)
 			return 1;
 		return (ax < 1) == (y < 0) ? DINF : 0;
 	}
-	if (x < 0 && !is_int(y))
+	if (x < 0 && !isinf(x) && !is_int(y))
 		return DNAN;
 	if (ax == 0)
 		r = y < 0 ? DINF : 0;
@@ -1027,7 +1029,7 @@ CST double erf(double x)
 {
 	double a = fabs(x);
 
-	if (x != x)
+	if (x != x || x == 0)
 		return x;
 	if (a < 1)
 		return erf_s(x);
@@ -1055,6 +1057,10 @@ static double lgamma_st(double z, double *lo)
 	double w2 = w * w, s, t, r;
 
 	p = a * h;
+	if (isinf(p)) {
+		*lo = 0;
+		return p;
+	}
 	pl = fma(a, h, -p) + a * l;
 	q = p - z;
 	ql = ((p - q) - z) + pl;
@@ -1072,18 +1078,50 @@ static double lgamma_st(double z, double *lo)
 	return r;
 }
 
-/* log|gamma(x)| for x > 0: shifted up to 10 by gamma(x+1) = x gamma(x). */
+/* a + b as hi + *lo, exactly. */
+static double two_sum(double a, double b, double *lo)
+{
+	double s = a + b, bb = s - a;
+
+	*lo = (a - (s - bb)) + (b - bb);
+	return s;
+}
+
+/*
+ * gamma(z + zl) for z > 0 as e^hi+lo / (p + pl): shifted up to 10 by
+ * gamma(z+1) = z gamma(z), the argument and the product kept as
+ * double-double, and Stirling's series corrected for the low part by
+ * zl * digamma(z) (digamma(z) ~ log z - 1/(2z) - 1/(12z^2) for z >= 10).
+ */
+static double gamma_k(double z, double zl, double *lo, double *p, double *pl)
+{
+	double t, h, l;
+
+	*p = 1;
+	*pl = 0;
+	while (z < 10) {
+		t = *p * z;
+		*pl = fma(*p, z, -t) + (*p * zl + *pl * z);
+		*p = t;
+		z = two_sum(z, 1, &t);
+		zl += t;
+	}
+	h = lgamma_st(z, &l);
+	*lo = l + zl * (log(z) - 0.5 / z - 1 / (12 * z * z));
+	return h;
+}
+
+/* log|gamma(x)| for x > 0. */
 static double lgamma_pos(double x)
 {
-	double p = 1, l;
+	double l, p, pl, h;
 
 	if (x == DINF)
 		return x;
-	while (x < 10) {
-		p *= x;
-		x += 1;
-	}
-	return lgamma_st(x, &l) - log(p) + l;
+	if (x == 1 || x == 2)
+		return 0;
+	h = gamma_k(x, 0, &l, &p, &pl);
+	return h - log(p) + (l - pl / p);
 }
 
 OVL double lgamma_r(double x, __private int *sign)
@@ -1103,10 +1141,14 @@ OVL double lgamma_r(double x, __private int *sign)
 		*sign = 0;
 		return DINF;
 	}
+	if (x > -0x1p-60) {
+		*sign = -1;
+		return -log(-x);
+	}
 	/* reflection: gamma(x) gamma(1 - x) = pi / sin(pi x) */
 	s = sinpi(x);
 	*sign = s < 0 ? -1 : 1;
-	return log(M_PI / fabs(s)) - lgamma_pos(1 - x);
+	return LOG_PI - log(fabs(s)) - lgamma_pos(1 - x);
 }
 
 CST double lgamma(double x)
@@ -1116,9 +1158,18 @@ CST double lgamma(double x)
 	return lgamma_r(x, &s);
 }
 
+/* gamma(z + zl), z > 0, z + zl <= 171.7. */
+static double tgamma_pos(double z, double zl)
+{
+	double l, p, pl, h = gamma_k(z, zl, &l, &p, &pl), r;
+
+	r = exp_dd(h, l) / p;
+	return isinf(r) ? r : r - r * (pl / p);
+}
+
 CST double tgamma(double x)
 {
-	double p = 1, h, l, s, g;
+	double s, g, zl, z;
 
 	if (x != x || x == DINF)
 		return x;
@@ -1130,19 +1181,16 @@ CST double tgamma(double x)
 		s = sinpi(x);
 		if (x < -184)
 			return copysign(0.0, s);
-		g = tgamma(1 - x);
-		if (isinf(g))
+		/* reflection, gamma(1 - x) of 1 - x as double-double */
+		z = two_sum(1, -x, &zl);
+		if (z > 171.7)
 			return copysign(0.0, s);
-		return M_PI / (s * g);
+		g = tgamma_pos(z, zl);
+		return M_PI / s / g;
 	}
 	if (x > 171.7)
 		return DINF;
-	while (x < 10) {
-		p *= x;
-		x += 1;
-	}
-	h = lgamma_st(x, &l);
-	return exp_dd(h, l) / p;
+	return tgamma_pos(x, 0);
 }
 
 /* ---- Vector versions of the double functions ---- */
