@@ -2,7 +2,9 @@
 /*
  * The device side of tests/host/clc-test.c: OpenCL C calling the built-in
  * functions of nvclc.bc, built by tools/gpu/build-kernel.sh and run by the
- * interpreter (src/vgpu/rv.c) on the host. Each entry point takes the
+ * interpreter (src/vgpu/rv.c) on the host, twice: as OpenCL C 2.0 (the
+ * generic address space versions) and 1.2 (the named ones; without the
+ * 2.0 functions). Each entry point takes the
  * argument block (struct targs, 8-byte fields, as in clc-test.c) and loops
  * over its n inputs; fn selects the function (the numbers are clc-test.c's
  * tables).
@@ -230,13 +232,19 @@ void nvgpu_kernel_workitem(__global const struct targs *a)
 		*R++ = get_local_id(d);
 		*R++ = get_group_id(d);
 		*R++ = get_local_size(d);
+#if __OPENCL_C_VERSION__ >= 200
 		*R++ = get_enqueued_local_size(d);
+#else
+		*R++ = 0;
+#endif
 		*R++ = get_global_size(d);
 		*R++ = get_num_groups(d);
 		*R++ = get_global_offset(d);
 	}
+#if __OPENCL_C_VERSION__ >= 200
 	*R++ = get_global_linear_id();
 	*R++ = get_local_linear_id();
+#endif
 	barrier(CLK_LOCAL_MEM_FENCE);
 	mem_fence(CLK_GLOBAL_MEM_FENCE);
 }
@@ -339,3 +347,72 @@ void nvgpu_kernel_misc(__global const struct targs *a)
 	*R++ = (add_sat((char4)(100, -100, 5, 0), (char4)(100, -100, 5, 0)).y & 0xff) |
 	       (ulong)(mul_hi((ulong2)(~0UL, 3), (ulong2)(~0UL, 3)).x) << 8;
 }
+
+/*
+ * async_work_group_copy of x[0..n) into local memory and back to r, by
+ * every work-item of the group; strided: every 3rd int of x to r2.
+ */
+void nvgpu_kernel_async(__global const struct targs *a);
+void nvgpu_kernel_async(__global const struct targs *a)
+{
+	__local int *l = (__local int *)0x5000000000000000UL;
+	event_t e;
+
+	e = async_work_group_copy(l, G(const int, a->x), a->n, 0);
+	wait_group_events(1, &e);
+	e = async_work_group_copy(G(int, a->r), (const __local int *)l, a->n, 0);
+	wait_group_events(1, &e);
+	e = async_work_group_strided_copy(l, G(const int, a->x), a->n / 3, 3, 0);
+	wait_group_events(1, &e);
+	e = async_work_group_strided_copy(G(int, a->r2), (const __local int *)l,
+					  a->n / 3, 2, 0);
+	wait_group_events(1, &e);
+}
+
+#if __OPENCL_C_VERSION__ >= 200
+/* C11 atomics on global x (int, long, float) and local: r gets the results. */
+void nvgpu_kernel_c11(__global const struct targs *a);
+void nvgpu_kernel_c11(__global const struct targs *a)
+{
+	volatile __global atomic_int *i = G(atomic_int, a->x);
+	volatile __global atomic_long *l = G(atomic_long, a->x + 8);
+	volatile __global atomic_float *f = G(atomic_float, a->x + 16);
+	volatile __local atomic_uint *u = (volatile __local atomic_uint *)0x5000000000000000UL;
+	volatile __global atomic_flag *fl = G(atomic_flag, a->x + 20);
+	__global long *R = G(long, a->r);
+	int e = 5;
+	long el = 0;
+	float ef = 1.5f;
+
+	atomic_init(i, 5);
+	atomic_store(l, -7);
+	atomic_store_explicit(f, 1.5f, memory_order_release);
+	atomic_init(u, 100);
+	*R++ = atomic_fetch_add(i, 10);
+	*R++ = atomic_fetch_sub_explicit(i, 3, memory_order_acq_rel);
+	*R++ = atomic_fetch_or(i, 0x100);
+	*R++ = atomic_fetch_xor(i, 1);
+	*R++ = atomic_fetch_and(i, 0x10f);
+	*R++ = atomic_fetch_min(i, 3);
+	*R++ = atomic_fetch_max_explicit(i, 50, memory_order_relaxed, memory_scope_device);
+	*R++ = atomic_exchange(i, 77);
+	*R++ = atomic_compare_exchange_strong(i, &e, 1);	/* fails: e = 77 */
+	*R++ = e;
+	*R++ = atomic_compare_exchange_weak(i, &e, 1) || atomic_compare_exchange_weak(i, &e, 1);
+	*R++ = atomic_load(i);
+	*R++ = atomic_fetch_add(l, 0x100000000L);
+	*R++ = atomic_compare_exchange_strong(l, &el, 3);
+	*R++ = el;
+	*R++ = atomic_load_explicit(l, memory_order_acquire);
+	*R++ = atomic_compare_exchange_strong(f, &ef, 4.0f);
+	*R++ = (long)(atomic_exchange(f, 2.0f) * 4);
+	*R++ = (long)(atomic_load(f) * 4);
+	*R++ = atomic_fetch_sub(u, 101);
+	*R++ = atomic_load(u);
+	*R++ = atomic_flag_test_and_set(fl);
+	*R++ = atomic_flag_test_and_set(fl);
+	atomic_flag_clear(fl);
+	*R++ = atomic_flag_test_and_set_explicit(fl, memory_order_seq_cst);
+	atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_seq_cst, memory_scope_device);
+}
+#endif

@@ -20,6 +20,7 @@
 
 #include "rv.h"
 #include "clc-kernels.h"
+#include "clc-kernels-cl12.h"
 
 #define ARENA		(64UL << 20)
 #define PRIV		(64U << 10)
@@ -32,6 +33,26 @@ struct targs {
 
 static u8 *arena;
 static size_t arena_used;
+/* The two builds of clc-kernels.cl: entry offsets of each, and its name. */
+struct image {
+	const char *tag;
+	const u8 *bytes;
+	u32 size;
+	u32 mathf, mathd, ints, convert, half, workitem, atomics, counter, misc;
+	u32 async, c11;
+};
+
+#define IMAGE(tag, N, n, c11)						\
+	{ tag, n##_image, sizeof(n##_image), N##_MATHF, N##_MATHD,	\
+	  N##_INTS, N##_CONVERT, N##_HALF, N##_WORKITEM, N##_ATOMICS,	\
+	  N##_COUNTER, N##_MISC, N##_ASYNC, c11 }
+
+static const struct image images[] = {
+	IMAGE("CL2.0", GPU_CLC_KERNELS, gpu_clc_kernels, GPU_CLC_KERNELS_C11),
+	IMAGE("CL1.2", GPU_CLC_KERNELS_CL12, gpu_clc_kernels_cl12, 0),
+};
+
+static const struct image *img;
 static struct rv_prog *prog;
 static int num, failed;
 
@@ -118,16 +139,17 @@ static void group_init(struct rv_group *g, const struct targs *a, u32 items)
 
 /*
  * Run @items work-items of @g from @entry, round robin @quantum
- * instructions at a time (a barrier just yields). Return: 0, or -1 on a
- * trap or a bad access.
+ * instructions at a time; a work-item at a barrier waits until every
+ * work-item that has not ended is at it. Return: 0, or -1 on a trap or a
+ * bad access.
  */
 static int run_group(struct rv_group *g, u32 entry, u32 items, u32 quantum,
 		     const u32 (*lid)[3])
 {
 	static u8 priv[16][PRIV];
 	struct rv_hart h[16];
-	bool done[16] = { false };
-	u32 i, left = items;
+	bool done[16] = { false }, wait[16] = { false };
+	u32 i, left = items, waiting = 0;
 	struct rv_trap trap;
 	int r;
 
@@ -142,13 +164,20 @@ static int run_group(struct rv_group *g, u32 entry, u32 items, u32 quantum,
 		rv_hart_init(&h[i], g, entry);
 	}
 	while (left) {
+		if (waiting == left) {	/* all at the barrier: go on */
+			memset(wait, 0, sizeof(wait));
+			waiting = 0;
+		}
 		for (i = 0; i < items; i++) {
-			if (done[i])
+			if (done[i] || wait[i])
 				continue;
 			r = rv_run(&h[i], g, quantum, &trap);
 			if (r == RV_STOP_EXIT) {
 				done[i] = true;
 				left--;
+			} else if (r == RV_STOP_BARRIER) {
+				wait[i] = true;
+				waiting++;
 			} else if (r == RV_STOP_TRAP || r == RV_STOP_MEM) {
 				printf("# item %u: %s cause %u pc %#llx tval %#llx\n",
 				       i, r == RV_STOP_TRAP ? "trap" : "bad access",
@@ -171,7 +200,7 @@ static int run(u32 entry, const struct targs *a)
 
 static void result(bool ok, const char *name)
 {
-	printf("%sok %d %s\n", ok ? "" : "not ", ++num, name);
+	printf("%sok %d %s %s\n", ok ? "" : "not ", ++num, name, img->tag);
 	failed += !ok;
 }
 
@@ -360,7 +389,7 @@ static double ulp_err(double r, long double ref, bool dbl)
 
 static void test_math(bool dbl, int n)
 {
-	u32 entry = dbl ? GPU_CLC_KERNELS_MATHD : GPU_CLC_KERNELS_MATHF;
+	u32 entry = dbl ? img->mathd : img->mathf;
 	size_t es = dbl ? 8 : 4;
 	char name[64];
 	unsigned int f;
@@ -430,7 +459,7 @@ static void test_math2(bool dbl, int n)
 	static const char *const names[] = { "fma", "ldexp", "pown", "rootn",
 		"frexp", "ilogb", "remquo", "fract", "modf", "sincos", "lgamma_r" };
 	static const int fns[] = { 54, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69 };
-	u32 entry = dbl ? GPU_CLC_KERNELS_MATHD : GPU_CLC_KERNELS_MATHF;
+	u32 entry = dbl ? img->mathd : img->mathf;
 	size_t es = dbl ? 8 : 4;
 	char name[64];
 	unsigned int f;
@@ -677,7 +706,7 @@ static void test_ints(int n)
 				}
 			}
 			snprintf(name, sizeof(name), "%s_%s", ops[op], t->name);
-			if (run(GPU_CLC_KERNELS_INTS, a)) {
+			if (run(img->ints, a)) {
 				result(false, name);
 				continue;
 			}
@@ -715,7 +744,7 @@ static void test_ints2(int n)
 			y[i] = rnd();
 			z[i] = rnd();
 		}
-		if (run(GPU_CLC_KERNELS_INTS, a)) {
+		if (run(img->ints, a)) {
 			result(false, names[f]);
 			continue;
 		}
@@ -874,7 +903,7 @@ static void test_convert(int n)
 		}
 		*a = (struct targs){ .fn = fn, .n = n, .x = va(x), .y = va(l), .r = va(r) };
 		snprintf(name, sizeof(name), "convert_%d", fn);
-		if (run(GPU_CLC_KERNELS_CONVERT, a)) {
+		if (run(img->convert, a)) {
 			result(false, name);
 			continue;
 		}
@@ -969,7 +998,7 @@ static void test_half(void)
 		*a = (struct targs){ .fn = fn, .n = fn ? n : 65536, .x = va(x),
 				     .y = va(hin), .r = va(r), .r2 = va(h) };
 		snprintf(name, sizeof(name), fn ? "vstore_half_%d" : "vload_half", fn);
-		if (run(GPU_CLC_KERNELS_HALF, a)) {
+		if (run(img->half, a)) {
 			result(false, name);
 			continue;
 		}
@@ -1040,7 +1069,7 @@ static void test_workitem(void)
 	}
 	*w++ = ((gid[2] - off[2]) * gsz[1] + (gid[1] - off[1])) * gsz[0] + gid[0] - off[0];
 	*w++ = lid[0][0] + lid[0][1] * lsz[0] + lid[0][2] * lsz[0] * lsz[1];
-	if (run_group(&g, GPU_CLC_KERNELS_WORKITEM, 1, 1U << 20, lid)) {
+	if (run_group(&g, img->workitem, 1, 1U << 20, lid)) {
 		result(false, "work-item functions");
 		return;
 	}
@@ -1072,7 +1101,7 @@ static void test_atomics(void)
 	gl[0] = 1;
 	memset(local_mem, 0, sizeof(local_mem));
 	*a = (struct targs){ .x = va(g), .y = va(gl), .r = va(r) };
-	if (run(GPU_CLC_KERNELS_ATOMICS, a)) {
+	if (run(img->atomics, a)) {
 		result(false, "atomics");
 		return;
 	}
@@ -1091,7 +1120,7 @@ static void test_atomics(void)
 		struct rv_group grp;
 
 		group_init(&grp, a, 8);
-		bad = run_group(&grp, GPU_CLC_KERNELS_COUNTER, 8, 3, NULL);
+		bad = run_group(&grp, img->counter, 8, 3, NULL);
 	}
 	if (bad || g[0] != 400 || g[1] != 800)
 		printf("# counters %d %d, want 400 800\n", g[0], g[1]);
@@ -1115,7 +1144,7 @@ static void test_misc(void)
 	for (i = 0; i < 256; i++)
 		b[i] = i * 7 + 3;
 	*a = (struct targs){ .x = va(b), .y = va(wb), .r = va(r) };
-	if (run(GPU_CLC_KERNELS_MISC, a)) {
+	if (run(img->misc, a)) {
 		result(false, "vector loads, stores and misc");
 		return;
 	}
@@ -1164,29 +1193,79 @@ static void test_misc(void)
 	result(!bad, "vector loads, stores and misc");
 }
 
+static void test_async(void)
+{
+	int n = 300, i, bad = 0;
+	struct targs *a = args(0, n, 4);
+	int *x = P(a, x), *r = P(a, r), *r2 = P(a, r2);
+	struct rv_group g;
+
+	for (i = 0; i < n; i++)
+		x[i] = i * 3 + 1;
+	group_init(&g, a, 4);
+	if (run_group(&g, img->async, 4, 7, NULL)) {
+		result(false, "async copies of 4 work-items");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (r[i] != x[i] && bad++ < 3)
+			printf("# async copy [%d] = %d\n", i, r[i]);
+	for (i = 0; i < n / 3; i++)
+		if (r2[2 * i] != x[3 * i] && bad++ < 3)
+			printf("# strided copy [%d] = %d\n", 2 * i, r2[2 * i]);
+	result(!bad, "async copies of 4 work-items");
+}
+
+static void test_c11(void)
+{
+	/* in the order of clc-kernels.cl */
+	static const s64 want[] = { 5, 15, 12, 0x10c, 0x10d, 0x10d, 3, 50, 0, 77,
+		1, 1, -7, 0, 0xfffffff9, 0xfffffff9, 1, 16, 8, 100, 0xffffffff,
+		0, 1, 0 };
+	struct targs *a = args(0, 64, 8);
+	s64 *r = P(a, r);
+	int i, bad = 0;
+
+	memset(local_mem, 0, sizeof(local_mem));
+	if (run(img->c11, a)) {
+		result(false, "C11 atomics");
+		return;
+	}
+	for (i = 0; i < (int)(sizeof(want) / 8); i++)
+		if (r[i] != want[i] && bad++ < 5)
+			printf("# C11 atomics step %d: %lld, want %lld\n", i,
+			       (long long)r[i], (long long)want[i]);
+	result(!bad, "C11 atomics");
+}
+
 int main(void)
 {
 	arena = aligned_alloc(4096, ARENA);
 	if (!arena)
 		return 2;
-	prog = rv_prog_load(gpu_clc_kernels_image, sizeof(gpu_clc_kernels_image),
-			    GFP_KERNEL);
-	if (IS_ERR(prog))
-		return 2;
 	printf("KTAP version 1\n");
-	test_math(false, 20000);
-	test_math(true, 10000);
-	test_math2(false, 10000);
-	test_math2(true, 10000);
-	test_ints(4000);
-	test_ints2(400);
-	test_convert(20000);
-	test_half();
-	test_workitem();
-	test_atomics();
-	test_misc();
+	for (img = images; img < images + 2; img++) {
+		prog = rv_prog_load(img->bytes, img->size, GFP_KERNEL);
+		if (IS_ERR(prog))
+			return 2;
+		test_math(false, 20000);
+		test_math(true, 10000);
+		test_math2(false, 10000);
+		test_math2(true, 10000);
+		test_ints(4000);
+		test_ints2(400);
+		test_convert(20000);
+		test_half();
+		test_atomics();
+		test_async();
+		test_misc();
+		if (img->c11) {	/* OpenCL C 2.0 */
+			test_workitem();
+			test_c11();
+		}
+		rv_prog_free(prog);
+	}
 	printf("1..%d\n", num);
 	printf("# %d/%d failed\n", failed, num);
-	rv_prog_free(prog);
 	return failed != 0;
 }
