@@ -20,27 +20,30 @@ struct targs {
 
 #define G(T, p)	((__global T *)(p))
 
-/* One case: r[i] = e for every i (x, y, z, k: the i-th inputs). */
+/*
+ * One case: r[i] = e for every i (x, y: the i-th inputs, k the i-th int),
+ * NW elements at a time: FV and IV the types of that many, LD and LDI
+ * their loads, ST the store, CVT a conversion to FV (set per kernel).
+ */
 #define C(num, e)							\
 	case num:							\
-		for (i = 0; i < a->n; i++) {				\
-			F x = X[i], y = Y[i];				\
-			int k = K[i];					\
+		for (i = 0; i + NW <= a->n; i += NW) {			\
+			FV x = LD(X, i), y = LD(Y, i);			\
+			IV k = LDI(K, i);				\
 			(void)x; (void)y; (void)k;			\
-			R[i] = (e);					\
+			ST((e), R, i);					\
 		}							\
 		break;
-/* One case with an int result in RI[i] too (through &t). */
+/* One case with an int result in RI[i] (through &t), a second in R2[i]. */
 #define CI(num, e)							\
 	case num:							\
-		for (i = 0; i < a->n; i++) {				\
-			F x = X[i], y = Y[i];				\
-			int t = 0;					\
-			F s = 0;					\
+		for (i = 0; i + NW <= a->n; i += NW) {			\
+			FV x = LD(X, i), y = LD(Y, i), s = 0;		\
+			IV t = 0;					\
 			(void)y;					\
-			R[i] = (e);					\
-			RI[i] = t;					\
-			R2[i] = s;					\
+			ST((e), R, i);					\
+			STI(t, RI, i);					\
+			ST(s, R2, i);					\
 		}							\
 		break;
 
@@ -71,16 +74,61 @@ void nvgpu_kernel_##name(__global const struct targs *a)		\
 	C(49, powr(x, y)) C(50, maxmag(x, y)) C(51, minmag(x, y))	\
 	C(52, copysign(x, y)) C(53, atan2pi(x, y)) C(54, fma(x, y, x))	\
 	C(60, ldexp(x, k)) C(61, pown(x, k)) C(62, rootn(x, k))		\
-	CI(63, frexp(x, &t)) C(64, (F)ilogb(x)) CI(65, remquo(x, y, &t)) \
+	CI(63, frexp(x, &t)) C(64, CVT(ilogb(x))) CI(65, remquo(x, y, &t)) \
 	CI(66, fract(x, &s)) CI(67, modf(x, &s)) CI(68, sincos(x, &s))	\
 	CI(69, lgamma_r(x, &t))						\
 	}								\
 }
+/* The scalar kernels, then float16 and double3 ones (vectors by halves). */
+#define NW		1
+#define LD(p, i)	(p)[i]
+#define LDI(p, i)	(p)[i]
+#define ST(v, p, i)	((p)[i] = (v))
+#define STI(v, p, i)	((p)[i] = (v))
+#define IV		int
+#define FV		F
+#define CVT(e)		((F)(e))
 #define F float
 MATH(F, mathf)
 #undef F
 #define F double
 MATH(F, mathd)
+#undef F
+#undef NW
+#undef LD
+#undef LDI
+#undef ST
+#undef STI
+#undef IV
+#undef FV
+#undef CVT
+#define LD(p, i)	VL(0, (p) + (i))
+#define LDI(p, i)	VL(0, (p) + (i))
+#define ST(v, p, i)	VS((v), 0, (p) + (i))
+#define STI(v, p, i)	VS((v), 0, (p) + (i))
+#define NW		16
+#define VL		vload16
+#define VS		vstore16
+#define F float
+#define FV		float16
+#define IV		int16
+#define CVT(e)		convert_float16(e)
+MATH(F, mathf16)
+#undef F
+#undef FV
+#undef IV
+#undef CVT
+#undef NW
+#undef VL
+#undef VS
+#define NW		3
+#define VL		vload3
+#define VS		vstore3
+#define F double
+#define FV		double3
+#define IV		int3
+#define CVT(e)		convert_double3(e)
+MATH(F, mathd3)
 #undef F
 
 /*

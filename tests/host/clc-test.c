@@ -38,12 +38,14 @@ struct image {
 	const char *tag;
 	const u8 *bytes;
 	u32 size;
-	u32 mathf, mathd, ints, convert, half, workitem, atomics, counter, misc;
+	u32 mathf, mathd, mathf16, mathd3;
+	u32 ints, convert, half, workitem, atomics, counter, misc;
 	u32 async, c11;
 };
 
 #define IMAGE(tag, N, n, c11)						\
 	{ tag, n##_image, sizeof(n##_image), N##_MATHF, N##_MATHD,	\
+	  N##_MATHF16, N##_MATHD3,					\
 	  N##_INTS, N##_CONVERT, N##_HALF, N##_WORKITEM, N##_ATOMICS,	\
 	  N##_COUNTER, N##_MISC, N##_ASYNC, c11 }
 
@@ -387,9 +389,11 @@ static double ulp_err(double r, long double ref, bool dbl)
 	return fabsl((long double)r - ref) / ldexpl(1, e - mant + 1);
 }
 
-static void test_math(bool dbl, int n)
+/* @vec: the float16 or double3 kernel (n a multiple of 16 or 3). */
+static void test_math(bool dbl, bool vec, int n)
 {
-	u32 entry = dbl ? img->mathd : img->mathf;
+	u32 entry = vec ? (dbl ? img->mathd3 : img->mathf16) : dbl ? img->mathd : img->mathf;
+	const char *tn = vec ? (dbl ? "double3" : "float16") : dbl ? "double" : "float";
 	size_t es = dbl ? 8 : 4;
 	char name[64];
 	unsigned int f;
@@ -415,7 +419,7 @@ static void test_math(bool dbl, int n)
 				((float *)y)[i] = yi;
 			}
 		}
-		snprintf(name, sizeof(name), "%s_%s", m->name, dbl ? "double" : "float");
+		snprintf(name, sizeof(name), "%s_%s", m->name, tn);
 		if (run(entry, a)) {
 			result(false, name);
 			continue;
@@ -454,12 +458,13 @@ static void test_math(bool dbl, int n)
 }
 
 /* The functions with int arguments or results (fn 54, 60 to 69). */
-static void test_math2(bool dbl, int n)
+static void test_math2(bool dbl, bool vec, int n)
 {
 	static const char *const names[] = { "fma", "ldexp", "pown", "rootn",
 		"frexp", "ilogb", "remquo", "fract", "modf", "sincos", "lgamma_r" };
 	static const int fns[] = { 54, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69 };
-	u32 entry = dbl ? img->mathd : img->mathf;
+	u32 entry = vec ? (dbl ? img->mathd3 : img->mathf16) : dbl ? img->mathd : img->mathf;
+	const char *tn = vec ? (dbl ? "double3" : "float16") : dbl ? "double" : "float";
 	size_t es = dbl ? 8 : 4;
 	char name[64];
 	unsigned int f;
@@ -485,7 +490,7 @@ static void test_math2(bool dbl, int n)
 				((float *)y)[i] = yi;
 			}
 		}
-		snprintf(name, sizeof(name), "%s_%s", names[f], dbl ? "double" : "float");
+		snprintf(name, sizeof(name), "%s_%s", names[f], tn);
 		if (run(entry, a)) {
 			result(false, name);
 			continue;
@@ -1248,10 +1253,14 @@ int main(void)
 		prog = rv_prog_load(img->bytes, img->size, GFP_KERNEL);
 		if (IS_ERR(prog))
 			return 2;
-		test_math(false, 20000);
-		test_math(true, 10000);
-		test_math2(false, 10000);
-		test_math2(true, 10000);
+		test_math(false, false, 20000);
+		test_math(true, false, 10000);
+		test_math2(false, false, 10000);
+		test_math2(true, false, 10000);
+		test_math(false, true, 4000);
+		test_math(true, true, 3000);
+		test_math2(false, true, 4000);
+		test_math2(true, true, 3000);
 		test_ints(4000);
 		test_ints2(400);
 		test_convert(20000);
