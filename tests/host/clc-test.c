@@ -56,6 +56,7 @@ static const struct image images[] = {
 
 static const struct image *img;
 static struct rv_prog *prog;
+static u64 insns;	/* instructions retired by the last run */
 static int num, failed;
 
 /* Zeroed arena memory, 16-byte aligned; the whole arena is reset per test. */
@@ -165,6 +166,7 @@ static int run_group(struct rv_group *g, u32 entry, u32 items, u32 quantum,
 			h[i].lid[0] = i;
 		rv_hart_init(&h[i], g, entry);
 	}
+	insns = 0;
 	while (left) {
 		if (waiting == left) {	/* all at the barrier: go on */
 			memset(wait, 0, sizeof(wait));
@@ -174,6 +176,8 @@ static int run_group(struct rv_group *g, u32 entry, u32 items, u32 quantum,
 			if (done[i] || wait[i])
 				continue;
 			r = rv_run(&h[i], g, quantum, &trap);
+			insns += h[i].insns;
+			h[i].insns = 0;
 			if (r == RV_STOP_EXIT) {
 				done[i] = true;
 				left--;
@@ -451,8 +455,9 @@ static void test_math(bool dbl, bool vec, int n)
 					       name, xi, yi, ri, ref, e);
 			}
 		}
-		printf("# %s: max %.3g ulp (at %.17g)\n", name, worst,
-		       dbl ? ((double *)x)[worst_i] : ((float *)x)[worst_i]);
+		printf("# %s: max %.3g ulp (at %.17g), %llu instructions a call\n",
+		       name, worst, dbl ? ((double *)x)[worst_i] : ((float *)x)[worst_i],
+		       (unsigned long long)(insns / n));
 		result(!bad, name);
 	}
 }
