@@ -151,7 +151,13 @@ MATH(F, mathd3)
 	IC(base + 8, mul_hi(x, y)) IC(base + 9, mad_hi(x, y, z))	\
 	IC(base + 10, mad_sat(x, y, z)) IC(base + 11, rotate(x, y))	\
 	IC(base + 12, max(x, y)) IC(base + 13, min(x, y))		\
-	IC(base + 14, clamp(x, min(y, z), max(y, z)))
+	IC(base + 14, clamp(x, min(y, z), max(y, z))) IC(base + 15, CTZ(x))
+/* ctz is OpenCL C 2.0's (clc-test runs it on that image only) */
+#if __OPENCL_C_VERSION__ >= 200
+#define CTZ(x)	ctz(x)
+#else
+#define CTZ(x)	((void)(x), 0)
+#endif
 void nvgpu_kernel_ints(__global const struct targs *a);
 void nvgpu_kernel_ints(__global const struct targs *a)
 {

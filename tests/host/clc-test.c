@@ -666,6 +666,10 @@ static i128 iref(int op, i128 x, i128 y, i128 z, const struct ity *t)
 		return j ? (i128)(((ux << j) | (ux >> (b - j)))) : (i128)ux;
 	case 12: return x > y ? x : y;
 	case 13: return x < y ? x : y;
+	case 15:
+		for (j = 0; j < b && !((ux >> j) & 1); j++)
+			c++;
+		return c;
 	default: {
 		i128 lo = y < z ? y : z, hi = y < z ? z : y;
 
@@ -693,7 +697,7 @@ static void test_ints(int n)
 {
 	static const char *const ops[] = { "abs", "abs_diff", "add_sat",
 		"sub_sat", "hadd", "rhadd", "clz", "popcount", "mul_hi",
-		"mad_hi", "mad_sat", "rotate", "max", "min", "clamp" };
+		"mad_hi", "mad_sat", "rotate", "max", "min", "clamp", "ctz" };
 	unsigned int ti, op;
 	int i, bad;
 	char name[64];
@@ -702,7 +706,7 @@ static void test_ints(int n)
 		const struct ity *t = &itys[ti];
 		u64 m = t->bits == 64 ? ~0ULL : (1ULL << t->bits) - 1;
 
-		for (op = 0; op < 15; op++) {
+		for (op = 0; op < (img->c11 ? 16U : 15U); op++) {
 			struct targs *a = args(ti * 16 + op, n, 8);
 			u64 *x = P(a, x), *y = P(a, y), *z = P(a, z), *r = P(a, r);
 
