@@ -94,7 +94,7 @@ for cfg in CL1.2 CL2.0 CL3.0 CL3.0+generic; do
 	if (( u )); then
 		bad=1
 		echo "not ok $cfg: $n functions, $u undefined:"
-		"$CXXFILT" < "$f.undef" | sed 's/^/#   /' | head -20
+		"$CXXFILT" < "$f.undef" | sed -n '1,20s/^/#   /p'
 	else
 		echo "ok $cfg: $n functions, all defined"
 	fi
