@@ -1009,6 +1009,10 @@ static void test_half(void)
 		x[3] = 0x1.8p-25;
 		x[4] = NAN;
 		x[5] = -INFINITY;
+		x[6] = fn < 5 || fn == 9 ? FLT_MAX : 1e300;
+		x[7] = fn < 5 || fn == 9 ? -FLT_MAX : -1e300;
+		x[8] = 65504;
+		x[9] = -0x1p16;
 		*a = (struct targs){ .fn = fn, .n = fn ? n : 65536, .x = va(x),
 				     .y = va(hin), .r = va(r), .r2 = va(h) };
 		snprintf(name, sizeof(name), fn ? "vstore_half_%d" : "vload_half", fn);

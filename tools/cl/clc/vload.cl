@@ -66,17 +66,21 @@ static ushort f2h(double d, int mode)
 		return s | 0x7e00 | (ushort)((as_ulong(d) >> 42) & 0x1ff);
 	if (isinf(a))
 		return s | 0x7c00;
-	e = a < 0x1p-14 ? -14 : min(ilogb(a), 16);
-	m = ldexp(a, 10 - e);
-	mi = trunc(m);
-	fr = m - mi;
-	if (mode == 0)
-		up = fr > 0.5 || (fr == 0.5 && fmod(mi, 2.0) != 0);
-	else if (mode == 1)
-		up = false;
-	else
-		up = fr > 0 && ((mode == 2) != (s != 0));
-	bits = ((e + 15) << 10) + (int)mi + up - 1024;
+	if (a >= 0x1p16) {
+		bits = 0x7c00;	/* beyond the largest half, whatever the mode */
+	} else {
+		e = a < 0x1p-14 ? -14 : ilogb(a);
+		m = ldexp(a, 10 - e);
+		mi = trunc(m);
+		fr = m - mi;
+		if (mode == 0)
+			up = fr > 0.5 || (fr == 0.5 && fmod(mi, 2.0) != 0);
+		else if (mode == 1)
+			up = false;
+		else
+			up = fr > 0 && ((mode == 2) != (s != 0));
+		bits = ((e + 15) << 10) + (int)mi + up - 1024;
+	}
 	if (bits >= 0x7c00) {
 		/* beyond the largest half: infinity, or 65504 toward zero */
 		bool inf = mode == 0 || (mode == 2 && !s) || (mode == 3 && s);
