@@ -6,6 +6,7 @@
 # VM gets only the static test programs, so the images travel inside them).
 #
 # usage: build-kernel.sh SRC.c OUTDIR
+#        NVCLC=nvclc.bc build-kernel.sh SRC.cl OUTDIR
 #   OUTDIR/NAME.o, NAME.elf (linked at NVSVM_GPU_IMAGE_BASE by nvgpu.ld),
 #   NAME.bin (the image: its bytes from the base) and NAME.h:
 #     static const unsigned char gpu_NAME_image[];  the image
@@ -21,6 +22,12 @@
 # with content (.data, .bss: the image window is read only), an undefined
 # symbol (no libc), no entry point.
 #
+# An OpenCL C source (.cl, OpenCL C $CLSTD, by default CL1.2, with
+# cl_khr_fp64 and the int64 atomics) calls the built-in functions of the device library NVCLC
+# (tools/cl/clc/, make -C tools clc), linked in with llvm-link
+# --only-needed before the -O2 compile; its entry points are plain
+# functions nvgpu_kernel_<name>(args), as NVGPU_KERNEL() declares them.
+#
 # Floating point: -ffp-contract=off, so that a*b+c is two rounded operations
 # as in the host's C compiled with the same flag (tests/launch.c checks
 # results bit for bit).
@@ -32,7 +39,7 @@ src=${1:?usage: build-kernel.sh SRC.c OUTDIR}
 out=${2:?usage: build-kernel.sh SRC.c OUTDIR}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
-name=$(basename "$src" .c)
+name=$(basename "${src%.cl}" .c)
 NAME=$(echo "$name" | tr 'a-z-' 'A-Z_')
 cname=$(echo "$name" | tr - _)
 base=0x4000000000000000
@@ -40,6 +47,7 @@ base=0x4000000000000000
 CLANG=${CLANG:-clang-14}
 LLD=${LLD:-ld.lld-14}
 OBJCOPY=${OBJCOPY:-llvm-objcopy-14}
+LLVM_LINK=${LLVM_LINK:-llvm-link-14}
 NM=${NM:-llvm-nm-14}
 READELF=${READELF:-llvm-readelf-14}
 
@@ -51,12 +59,24 @@ die() {
 
 mkdir -p "$out"
 rm -f "$out/$name.h"
-"$CLANG" --target=riscv64-unknown-elf -march=rv64imafd -mabi=lp64d \
-	-mcmodel=medany -O2 -ffreestanding -fno-builtin -fno-math-errno \
-	-ffp-contract=off -fno-pic -msmall-data-limit=0 -nostdlib -nostdinc \
-	-isystem "$("$CLANG" -print-resource-dir)/include" \
-	-I "$here/include" -I "$here" -I "$top/uapi" \
-	-Wall -Wextra -Werror -c "$src" -o "$out/$name.o"
+target=(--target=riscv64-unknown-elf -march=rv64imafd -mabi=lp64d
+	-mcmodel=medany -ffp-contract=off -fno-pic -msmall-data-limit=0)
+if [[ $src == *.cl ]]; then
+	[[ -f ${NVCLC:-} ]] || die "NVCLC=path/to/nvclc.bc needed for OpenCL C"
+	# the whole opencl-c.h: clang-14's own declarations lack vload_half etc.
+	"$CLANG" -x cl -cl-std="${CLSTD:-CL1.2}" "${target[@]}" -O2 \
+		-cl-no-stdinc -Xclang -finclude-default-header \
+		-Xclang -cl-ext=+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics \
+		-Wall -Werror -emit-llvm -c "$src" -o "$out/$name.user.bc"
+	"$LLVM_LINK" "$out/$name.user.bc" --only-needed "$NVCLC" -o "$out/$name.bc"
+	"$CLANG" "${target[@]}" -O2 -c "$out/$name.bc" -o "$out/$name.o"
+else
+	"$CLANG" "${target[@]}" -O2 -ffreestanding -fno-builtin -fno-math-errno \
+		-nostdlib -nostdinc \
+		-isystem "$("$CLANG" -print-resource-dir)/include" \
+		-I "$here/include" -I "$here" -I "$top/uapi" \
+		-Wall -Wextra -Werror -c "$src" -o "$out/$name.o"
+fi
 "$LLD" -static -nostdlib --no-undefined -T "$here/nvgpu.ld" \
 	-o "$out/$name.elf" "$out/$name.o"
 
