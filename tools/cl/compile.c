@@ -452,6 +452,7 @@ struct opts {
 	bool library;			/* -create-library */
 	bool opt_disable;
 	bool unsupported;		/* a -cl-std= the device has not */
+	bool cl3;			/* -cl-std=CL3.0 */
 	char *buf;			/* the options, split in place */
 };
 
@@ -550,6 +551,7 @@ static bool parse_opts(struct job_ctx *c, const char *options, bool link,
 				     w);
 				o->unsupported = true;
 			}
+			o->cl3 = !strcmp(w + 8, "CL3.0");
 			o->argv[o->argc++] = w;
 		} else if (!strcmp(w, "-D") || !strcmp(w, "-I")) {
 			char *v = next_word(&s);
@@ -616,11 +618,10 @@ static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
 	snprintf(ext, sizeof(ext), "-cl-ext=-all");
 	e = ext + strlen(ext);
 	{
-		char list[] = NVCL_EXTENSIONS, *s = list, *w;
+		char list[] = NVCL_EXTENSIONS " " NVCL_FEATURES, *s = list, *w;
 
 		while ((w = next_word(&s)))
 			e += snprintf(e, ext + sizeof(ext) - e, ",+%s", w);
-		snprintf(e, ext + sizeof(ext) - e, ",+__opencl_c_int64");
 	}
 	argv[n++] = CLANG;
 	argv[n++] = "-x";
@@ -633,10 +634,21 @@ static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
 	argv[n++] = "-fno-pic";
 	argv[n++] = "-msmall-data-limit=0";
 	argv[n++] = "-ffp-contract=off";
+	/*
+	 * The declarations of the built-in functions: all of opencl-c.h for
+	 * OpenCL C 1.x (clang's table lacks vload_half and the like); for
+	 * 3.0 the table, as opencl-c.h of clang-14 declares the image
+	 * functions there only with __opencl_c_images, which the device has
+	 * not and a kernel must not see defined.
+	 */
+	if (o->cl3) {
+		argv[n++] = "-Xclang";
+		argv[n++] = "-fdeclare-opencl-builtins";
+	} else {
+		argv[n++] = "-cl-no-stdinc";
+	}
 	argv[n++] = "-Xclang";
 	argv[n++] = "-finclude-default-header";
-	argv[n++] = "-Xclang";
-	argv[n++] = "-fdeclare-opencl-builtins";
 	argv[n++] = "-Xclang";
 	argv[n++] = ext;
 	argv[n++] = "-cl-kernel-arg-info";

@@ -113,13 +113,22 @@ struct nvcl_result {
 	size_t bin_size;
 };
 
-/* The -cl-ext the compiler gives clang: what the device claims. */
+/*
+ * What the device claims, and the compiler gives clang (-cl-ext): the
+ * extensions, and OpenCL C 3.0's optional features that nvclc.bc has the
+ * functions of. Generic pointers cost nothing: every address is flat.
+ */
 #define NVCL_EXTENSIONS							\
 	"cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics " \
 	"cl_khr_global_int32_extended_atomics "				\
 	"cl_khr_local_int32_base_atomics "				\
 	"cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics " \
-	"cl_khr_int64_extended_atomics"
+	"cl_khr_int64_extended_atomics cl_khr_fp64"
+#define NVCL_FEATURES							\
+	"__opencl_c_int64 __opencl_c_fp64 "				\
+	"__opencl_c_generic_address_space "				\
+	"__opencl_c_atomic_order_acq_rel __opencl_c_atomic_order_seq_cst " \
+	"__opencl_c_atomic_scope_device __opencl_c_atomic_scope_all_devices"
 
 /**
  * nvcl_run() - run a job: here with clang-14, or on the compile server
