@@ -770,13 +770,17 @@ static bool rect_overlap(size_t a, size_t b, const size_t region[3],
 	return false;
 }
 
+#define RECT_GPU_ROWS	65536
+
 cl_int nv_gpu_copy_rect(cl_command_queue q, struct nv_cmd *c)
 {
 	const size_t *r = c->u.rect.region, *dp = c->u.rect.dpitch;
 	const size_t *sp = c->u.rect.spitch;
 	size_t rows = r[1] * r[2], i, n = 0;
 	struct nvsvm_op *ops;
-	bool gpu = nv_aligned8(r[0]) && r[0] <= MAX_ALLOC;
+	/* At most RECT_GPU_ROWS operations (a program of 4096 at a time). */
+	bool gpu = nv_aligned8(r[0]) && r[0] <= MAX_ALLOC &&
+		   rows <= RECT_GPU_ROWS;
 	cl_int err;
 
 	for (i = 0; gpu && i < rows; i++) {
