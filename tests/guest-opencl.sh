@@ -34,8 +34,8 @@ echo "1..4"
 # Without the GPU: the platform, and no device.
 clinfo --raw >"$tmp/none" 2>&1
 has "$tmp/none" '^\[nvsvm/\*\] +CL_PLATFORM_NAME +nvsvm$' \
-	'^ +CL_PLATFORM_PROFILE +EMBEDDED_PROFILE$' \
-	'^ +CL_PLATFORM_EXTENSIONS +cl_khr_icd$' \
+	'^ +CL_PLATFORM_PROFILE +FULL_PROFILE$' \
+	'^ +CL_PLATFORM_EXTENSIONS +cl_khr_icd cl_khr_byte_addressable_store ' \
 	'^\[nvsvm/\*\] +#DEVICES +0$'
 result "platform listed, no device without the module" "$err"
 
@@ -52,10 +52,14 @@ awk '/^  (Platform Name|Platform Profile|Device Name|Device Type|Device Profile|
 grep -E 'CL_DEVICE_SVM_CAPABILITIES' "$tmp/raw" | sed 's/^/# /'
 
 has "$tmp/raw" '^\[nvsvm/0\] +CL_DEVICE_NAME +nvsvm0 ' \
-	'^\[nvsvm/0\] +CL_DEVICE_TYPE +CL_DEVICE_TYPE_ACCELERATOR$' \
-	'^\[nvsvm/0\] +CL_DEVICE_PROFILE +EMBEDDED_PROFILE$' \
-	'^\[nvsvm/0\] +CL_DEVICE_COMPILER_AVAILABLE +CL_FALSE$'
-result "device: accelerator, embedded profile, no compiler" "$err"
+	'^\[nvsvm/0\] +CL_DEVICE_TYPE +CL_DEVICE_TYPE_GPU$' \
+	'^\[nvsvm/0\] +CL_DEVICE_PROFILE +FULL_PROFILE$' \
+	'^\[nvsvm/0\] +CL_DEVICE_COMPILER_AVAILABLE +CL_TRUE$' \
+	'^\[nvsvm/0\] +CL_DEVICE_OPENCL_C_VERSION +OpenCL C 1\.2 ?$' \
+	'^\[nvsvm/0\] +CL_DEVICE_MAX_WORK_GROUP_SIZE +1024$' \
+	'^\[nvsvm/0\] +CL_DEVICE_LOCAL_MEM_TYPE +CL_LOCAL$' \
+	'^\[nvsvm/0\] +CL_DEVICE_EXTENSIONS +.*cl_khr_global_int32_base_atomics'
+result "device: GPU, full profile, compiler, OpenCL C 1.2, work-groups of 1024" "$err"
 
 svm=$(grep -E '^\[nvsvm/0\] +CL_DEVICE_SVM_CAPABILITIES ' "$tmp/raw")
 for cap in COARSE_GRAIN_BUFFER FINE_GRAIN_BUFFER FINE_GRAIN_SYSTEM; do

@@ -183,9 +183,17 @@ void nv_mem_free(cl_context ctx, void *p, size_t len)
 
 static void ctx_destroy(cl_context ctx)
 {
+	struct nv_ctx_destructor *d, *dnext;
 	struct nv_svm_alloc *a, *next;
 	struct nv_win_buf *b, *bnext;
 	cl_uint i;
+
+	/* In the reverse order of registration, before anything goes. */
+	for (d = ctx->dtors; d; d = dnext) {
+		dnext = d->next;
+		d->fn(ctx, d->data);
+		free(d);
+	}
 
 	/* The area's buffers go with it; their CPU mappings with the window. */
 	for (i = 0; i < ctx->ndevs; i++) {
@@ -220,18 +228,25 @@ static cl_int parse_ctx_props(cl_context ctx,
 		return CL_SUCCESS;
 	}
 	while (props[n]) {
-		if (n + 3 > ARRAY_SIZE(ctx->props))
-			return CL_INVALID_PROPERTY;
+		size_t k;
+
 		switch (props[n]) {
 		case CL_CONTEXT_PLATFORM:
 			if ((cl_platform_id)props[n + 1] != &nv_platform)
 				return CL_INVALID_PLATFORM;
 			break;
 		case CL_CONTEXT_INTEROP_USER_SYNC:
+			/* A cl_bool. */
+			if (props[n + 1] != CL_TRUE && props[n + 1] != CL_FALSE)
+				return CL_INVALID_PROPERTY;
 			break;
 		default:
 			return CL_INVALID_PROPERTY;
 		}
+		/* Each name once; there are two, so the list fits props. */
+		for (k = 0; k < n; k += 2)
+			if (ctx->props[k] == props[n])
+				return CL_INVALID_PROPERTY;
 		ctx->props[n] = props[n];
 		ctx->props[n + 1] = props[n + 1];
 		n += 2;
@@ -341,6 +356,29 @@ cl_int nv_ReleaseContext(cl_context ctx)
 	return CL_SUCCESS;
 }
 
+static cl_int nv_SetContextDestructorCallback(cl_context ctx,
+					     void (CL_CALLBACK *fn)(cl_context,
+								    void *),
+					     void *data)
+{
+	struct nv_ctx_destructor *d;
+
+	if (!nv_valid(ctx, NV_CONTEXT))
+		return CL_INVALID_CONTEXT;
+	if (!fn)
+		return CL_INVALID_VALUE;
+	d = malloc(sizeof(*d));
+	if (!d)
+		return CL_OUT_OF_HOST_MEMORY;
+	d->fn = fn;
+	d->data = data;
+	pthread_mutex_lock(&ctx->lock);
+	d->next = ctx->dtors;
+	ctx->dtors = d;
+	pthread_mutex_unlock(&ctx->lock);
+	return CL_SUCCESS;
+}
+
 static cl_int nv_GetContextInfo(cl_context ctx, cl_context_info param,
 				size_t size, void *value, size_t *size_ret)
 {
@@ -430,11 +468,16 @@ nv_CreateCommandQueueWithProperties(cl_context ctx, cl_device_id d,
 				    cl_int *errcode_ret)
 {
 	cl_command_queue_properties qp = 0;
+	cl_command_queue q;
+	bool seen = false;
 	size_t n;
 
 	for (n = 0; props && props[n]; n += 2) {
 		switch (props[n]) {
 		case CL_QUEUE_PROPERTIES:
+			if (seen)
+				return nv_fail(errcode_ret, CL_INVALID_VALUE);
+			seen = true;
 			qp = props[n + 1];
 			break;
 		case CL_QUEUE_SIZE:
@@ -444,7 +487,13 @@ nv_CreateCommandQueueWithProperties(cl_context ctx, cl_device_id d,
 			return nv_fail(errcode_ret, CL_INVALID_VALUE);
 		}
 	}
-	return queue_create(ctx, d, qp, errcode_ret);
+	q = queue_create(ctx, d, qp, errcode_ret);
+	/* CL_QUEUE_PROPERTIES_ARRAY: the list as given (one name at most). */
+	if (q && props) {
+		memcpy(q->props_array, props, (n + 1) * sizeof(props[0]));
+		q->nprops_array = n + 1;
+	}
+	return q;
 }
 
 static cl_int nv_RetainCommandQueue(cl_command_queue q)
@@ -491,7 +540,9 @@ static cl_int nv_GetCommandQueueInfo(cl_command_queue q,
 	case CL_QUEUE_DEVICE_DEFAULT:
 		PUT(cl_command_queue, NULL);
 	case CL_QUEUE_PROPERTIES_ARRAY:
-		return nv_put(NULL, 0, size, value, size_ret);
+		return nv_put(q->props_array,
+			      q->nprops_array * sizeof(q->props_array[0]),
+			      size, value, size_ret);
 	default:
 		return CL_INVALID_VALUE;
 	}
@@ -613,6 +664,7 @@ void nv_context_dispatch(cl_icd_dispatch *t)
 	t->clRetainContext = nv_RetainContext;
 	t->clReleaseContext = nv_ReleaseContext;
 	t->clGetContextInfo = nv_GetContextInfo;
+	t->clSetContextDestructorCallback = nv_SetContextDestructorCallback;
 	t->clCreateCommandQueue = nv_CreateCommandQueue;
 	t->clCreateCommandQueueWithProperties =
 		nv_CreateCommandQueueWithProperties;

@@ -709,6 +709,8 @@ static cl_int cmd_run(struct nv_cmd *c)
 			return nv_run_kcall(q, c->u.kernel.call);
 		return nv_run_builtin(q, c->u.kernel.bi, c->u.kernel.args,
 				      c->u.kernel.items);
+	case NV_CMD_RECT:
+		return nv_gpu_copy_rect(q, c);
 	default:
 		return CL_COMPLETE;
 	}

@@ -52,6 +52,7 @@ static void *nv_SVMAlloc(cl_context ctx, cl_svm_mem_flags flags, size_t size,
 	}
 	a->ptr = p;
 	a->size = len;
+	a->req = size;
 	pthread_mutex_lock(&ctx->lock);
 	a->next = ctx->svm;
 	ctx->svm = a;
@@ -390,6 +391,14 @@ static cl_mem nv_CreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size,
 		return nv_fail(errcode_ret, CL_INVALID_BUFFER_SIZE);
 	if (!host_ptr != !(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)))
 		return nv_fail(errcode_ret, CL_INVALID_HOST_PTR);
+	/* In a clSVMAlloc allocation: no further than the size it was given. */
+	if (flags & CL_MEM_USE_HOST_PTR) {
+		struct nv_svm_alloc *a = svm_find(ctx, host_ptr);
+
+		if (a && (size_t)((uint8_t *)host_ptr - (uint8_t *)a->ptr) +
+			 size > a->req)
+			return nv_fail(errcode_ret, CL_INVALID_BUFFER_SIZE);
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return nv_fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
@@ -456,9 +465,85 @@ cl_int nv_ReleaseMemObject(cl_mem m)
 	}
 	if (m->alloc)
 		nv_mem_free(m->ctx, m->data, m->alloc);
+	if (m->parent)
+		nv_ReleaseMemObject(m->parent);
 	ctx = m->ctx;
 	nv_obj_free(m);
 	return nv_ReleaseContext(ctx);
+}
+
+/* CL_DEVICE_MEM_BASE_ADDR_ALIGN (1024 bits) in bytes: sub-buffer origins. */
+#define SUBBUF_ALIGN	128
+
+/* Whether the sub-buffer @flags conflict with its parent's @pflags. */
+static bool subbuf_flags_conflict(cl_mem_flags pflags, cl_mem_flags flags)
+{
+	if ((pflags & CL_MEM_WRITE_ONLY) &&
+	    (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY)))
+		return true;
+	if ((pflags & CL_MEM_READ_ONLY) &&
+	    (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY)))
+		return true;
+	if ((pflags & CL_MEM_HOST_WRITE_ONLY) &&
+	    (flags & CL_MEM_HOST_READ_ONLY))
+		return true;
+	if ((pflags & CL_MEM_HOST_READ_ONLY) &&
+	    (flags & CL_MEM_HOST_WRITE_ONLY))
+		return true;
+	return (pflags & CL_MEM_HOST_NO_ACCESS) &&
+	       (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY));
+}
+
+/*
+ * clCreateSubBuffer: a region of a buffer, the same memory; it keeps its
+ * parent (and so the memory) alive. What @flags leaves out (access, host
+ * access) it inherits, and always the parent's USE/ALLOC/COPY_HOST_PTR.
+ */
+static cl_mem nv_CreateSubBuffer(cl_mem p, cl_mem_flags flags,
+				 cl_buffer_create_type type, const void *info,
+				 cl_int *errcode_ret)
+{
+	const cl_mem_flags rw = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY |
+				CL_MEM_READ_ONLY;
+	const cl_mem_flags host = CL_MEM_HOST_WRITE_ONLY |
+				  CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+	const cl_mem_flags ptr = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR |
+				 CL_MEM_COPY_HOST_PTR;
+	const cl_buffer_region *r = info;
+	cl_int err;
+	cl_mem m;
+
+	if (!nv_valid(p, NV_MEM) || p->parent)
+		return nv_fail(errcode_ret, CL_INVALID_MEM_OBJECT);
+	err = check_mem_flags(flags);
+	if (err || (flags & ptr) || subbuf_flags_conflict(p->flags, flags))
+		return nv_fail(errcode_ret, CL_INVALID_VALUE);
+	if (type != CL_BUFFER_CREATE_TYPE_REGION || !r ||
+	    r->origin > p->size || r->size > p->size - r->origin)
+		return nv_fail(errcode_ret, CL_INVALID_VALUE);
+	if (!r->size)
+		return nv_fail(errcode_ret, CL_INVALID_BUFFER_SIZE);
+	if (r->origin % SUBBUF_ALIGN)
+		return nv_fail(errcode_ret, CL_MISALIGNED_SUB_BUFFER_OFFSET);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return nv_fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+	nv_obj_init(m, NV_MEM);
+	m->ctx = p->ctx;
+	m->flags = (flags & rw ? flags & rw : p->flags & rw) |
+		   (flags & host ? flags & host : p->flags & host) |
+		   (p->flags & ptr);
+	m->size = r->size;
+	m->data = (uint8_t *)p->data + r->origin;
+	if (p->host_ptr)
+		m->host_ptr = (uint8_t *)p->host_ptr + r->origin;
+	m->svm = p->svm;
+	m->parent = p;
+	m->offset = r->origin;
+	nv_ref(p);
+	nv_ref(m->ctx);
+	nv_set_err(errcode_ret, CL_SUCCESS);
+	return m;
 }
 
 static cl_int nv_SetMemObjectDestructorCallback(cl_mem m,
@@ -503,9 +588,9 @@ static cl_int nv_GetMemObjectInfo(cl_mem m, cl_mem_info param, size_t size,
 	case CL_MEM_CONTEXT:
 		PUT(cl_context, m->ctx);
 	case CL_MEM_ASSOCIATED_MEMOBJECT:
-		PUT(cl_mem, NULL);
+		PUT(cl_mem, m->parent);
 	case CL_MEM_OFFSET:
-		PUT(size_t, 0);
+		PUT(size_t, m->offset);
 	case CL_MEM_USES_SVM_POINTER:
 		PUT(cl_bool, m->svm ? CL_TRUE : CL_FALSE);
 	case CL_MEM_PROPERTIES:
@@ -527,6 +612,17 @@ static cl_int check_buffer(cl_command_queue q, cl_mem m, size_t off,
 	return CL_SUCCESS;
 }
 
+/* CL_MEM_HOST_*: whether the host may read, or write, @m. */
+static bool host_reads(cl_mem m)
+{
+	return !(m->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS));
+}
+
+static bool host_writes(cl_mem m)
+{
+	return !(m->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS));
+}
+
 static cl_int nv_EnqueueReadBuffer(cl_command_queue q, cl_mem m,
 				   cl_bool blocking, size_t off, size_t size,
 				   void *ptr, cl_uint nw, const cl_event *wl,
@@ -542,6 +638,8 @@ static cl_int nv_EnqueueReadBuffer(cl_command_queue q, cl_mem m,
 		return err;
 	if (!ptr || !size)
 		return CL_INVALID_VALUE;
+	if (!host_reads(m))
+		return CL_INVALID_OPERATION;
 	cmd_copy(&c, ptr, (uint8_t *)m->data + off, size);
 	c.mems[0] = m;
 	return nv_cmd_submit(&c, CL_COMMAND_READ_BUFFER, blocking, event);
@@ -562,6 +660,8 @@ static cl_int nv_EnqueueWriteBuffer(cl_command_queue q, cl_mem m,
 		return err;
 	if (!ptr || !size)
 		return CL_INVALID_VALUE;
+	if (!host_writes(m))
+		return CL_INVALID_OPERATION;
 	cmd_copy(&c, (uint8_t *)m->data + off, ptr, size);
 	c.mems[0] = m;
 	return nv_cmd_submit(&c, CL_COMMAND_WRITE_BUFFER, blocking, event);
@@ -594,6 +694,225 @@ static cl_int nv_EnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
 	return nv_cmd_submit(&c, CL_COMMAND_COPY_BUFFER, CL_FALSE, event);
 }
 
+/* ---- Rectangles (clEnqueue{Read,Write,Copy}BufferRect) ---- */
+
+/*
+ * Check a rectangle's @origin and @region in a memory of @size bytes,
+ * with the pitches @pitch (0: packed, set here); its byte offset in *@off.
+ * CL_INVALID_VALUE for a bad one; no @size (the host's side): unbounded.
+ */
+static cl_int rect_check(const size_t *origin, const size_t *region,
+			 size_t pitch[2], size_t size, size_t *off)
+{
+	size_t last;
+
+	if (!origin || !region || !region[0] || !region[1] || !region[2])
+		return CL_INVALID_VALUE;
+	if (!pitch[0])
+		pitch[0] = region[0];
+	if (pitch[0] < region[0])
+		return CL_INVALID_VALUE;
+	if (region[1] > SIZE_MAX / pitch[0])
+		return CL_INVALID_VALUE;
+	if (!pitch[1])
+		pitch[1] = region[1] * pitch[0];
+	if (pitch[1] < region[1] * pitch[0] || pitch[1] % pitch[0])
+		return CL_INVALID_VALUE;
+	/* The offset of the first byte, then of the end of the last row. */
+	if (origin[2] > SIZE_MAX / pitch[1] || origin[1] > SIZE_MAX / pitch[0])
+		return CL_INVALID_VALUE;
+	*off = origin[2] * pitch[1] + origin[1] * pitch[0] + origin[0];
+	if (*off < origin[0] || region[2] - 1 > (SIZE_MAX - *off) / pitch[1])
+		return CL_INVALID_VALUE;
+	last = *off + (region[2] - 1) * pitch[1];
+	if ((region[1] - 1) * pitch[0] > SIZE_MAX - last ||
+	    region[0] > SIZE_MAX - last - (region[1] - 1) * pitch[0])
+		return CL_INVALID_VALUE;
+	last += (region[1] - 1) * pitch[0] + region[0];
+	return size && last > size ? CL_INVALID_VALUE : CL_SUCCESS;
+}
+
+static void cmd_rect(struct nv_cmd *c, uint8_t *dst, const size_t dpitch[2],
+		     const uint8_t *src, const size_t spitch[2],
+		     const size_t region[3])
+{
+	c->kind = NV_CMD_RECT;
+	c->u.rect.dst = dst;
+	c->u.rect.src = src;
+	memcpy(c->u.rect.region, region, sizeof(c->u.rect.region));
+	memcpy(c->u.rect.dpitch, dpitch, sizeof(c->u.rect.dpitch));
+	memcpy(c->u.rect.spitch, spitch, sizeof(c->u.rect.spitch));
+}
+
+/*
+ * Whether the rows of two rectangles of one buffer, at @a and @b with the
+ * same pitches, share a byte: each one's rows rise in address and do not
+ * overlap one another, so one walk along both lists finds it.
+ */
+static bool rect_overlap(size_t a, size_t b, const size_t region[3],
+			 const size_t pitch[2])
+{
+	size_t ia = 0, ib = 0, n = region[1] * region[2];
+
+	while (ia < n && ib < n) {
+		size_t ra = a + (ia / region[1]) * pitch[1] +
+			    (ia % region[1]) * pitch[0];
+		size_t rb = b + (ib / region[1]) * pitch[1] +
+			    (ib % region[1]) * pitch[0];
+
+		if (ra < rb + region[0] && rb < ra + region[0])
+			return true;
+		if (ra < rb)
+			ia++;
+		else
+			ib++;
+	}
+	return false;
+}
+
+#define RECT_GPU_ROWS	65536
+
+cl_int nv_gpu_copy_rect(cl_command_queue q, struct nv_cmd *c)
+{
+	const size_t *r = c->u.rect.region, *dp = c->u.rect.dpitch;
+	const size_t *sp = c->u.rect.spitch;
+	size_t rows = r[1] * r[2], i, n = 0;
+	struct nvsvm_op *ops;
+	/* At most RECT_GPU_ROWS operations (a program of 4096 at a time). */
+	bool gpu = nv_aligned8(r[0]) && r[0] <= MAX_ALLOC &&
+		   rows <= RECT_GPU_ROWS;
+	cl_int err;
+
+	for (i = 0; gpu && i < rows; i++) {
+		size_t y = i % r[1], z = i / r[1];
+
+		gpu = nv_aligned8((uintptr_t)(c->u.rect.dst + z * dp[1] +
+					      y * dp[0])) &&
+		      nv_aligned8((uintptr_t)(c->u.rect.src + z * sp[1] +
+					      y * sp[0]));
+	}
+	ops = gpu ? calloc(rows, sizeof(*ops)) : NULL;
+	/* Rows the GPU cannot copy (unaligned), or no memory: the host's. */
+	for (i = 0; i < rows; i++) {
+		size_t y = i % r[1], z = i / r[1];
+		uint8_t *d = c->u.rect.dst + z * dp[1] + y * dp[0];
+		const uint8_t *s = c->u.rect.src + z * sp[1] + y * sp[0];
+
+		if (ops)
+			ops[n++] = nvsvm_op_copy(nvsvm_ptr(d), nvsvm_ptr(s),
+						 r[0]);
+		else
+			memmove(d, s, r[0]);
+	}
+	if (!ops)
+		return CL_SUCCESS;
+	err = nv_q_exec(q, ops, n);
+	free(ops);
+	return err;
+}
+
+/*
+ * A rectangle between @m and the host's @ptr: @write from the host into
+ * @m, else from @m to the host; @bp and @hp the pitches of each side.
+ */
+static cl_int host_rect(cl_command_queue q, cl_mem m, cl_bool blocking,
+			bool write, const size_t *borigin, const size_t *horigin,
+			const size_t *region, size_t bp[2], size_t hp[2],
+			const void *ptr, cl_uint nw, const cl_event *wl,
+			cl_event *event)
+{
+	uint8_t *buf, *host;
+	size_t boff, hoff;
+	struct nv_cmd c;
+	cl_int err = nv_cmd_begin(&c, q, nw, wl);
+
+	if (err)
+		return err;
+	err = check_buffer(q, m, 0, 0);
+	if (err)
+		return err;
+	if (!ptr || rect_check(borigin, region, bp, m->size, &boff) ||
+	    rect_check(horigin, region, hp, 0, &hoff))
+		return CL_INVALID_VALUE;
+	if (write ? !host_writes(m) : !host_reads(m))
+		return CL_INVALID_OPERATION;
+	buf = (uint8_t *)m->data + boff;
+	host = (uint8_t *)(uintptr_t)ptr + hoff;
+	if (write)
+		cmd_rect(&c, buf, bp, host, hp, region);
+	else
+		cmd_rect(&c, host, hp, buf, bp, region);
+	c.mems[0] = m;
+	return nv_cmd_submit(&c, write ? CL_COMMAND_WRITE_BUFFER_RECT :
+				 CL_COMMAND_READ_BUFFER_RECT, blocking, event);
+}
+
+static cl_int nv_EnqueueReadBufferRect(cl_command_queue q, cl_mem m,
+				       cl_bool blocking, const size_t *borigin,
+				       const size_t *horigin,
+				       const size_t *region, size_t brow,
+				       size_t bslice, size_t hrow,
+				       size_t hslice, void *ptr, cl_uint nw,
+				       const cl_event *wl, cl_event *event)
+{
+	size_t bp[2] = { brow, bslice }, hp[2] = { hrow, hslice };
+
+	return host_rect(q, m, blocking, false, borigin, horigin, region, bp,
+			 hp, ptr, nw, wl, event);
+}
+
+static cl_int nv_EnqueueWriteBufferRect(cl_command_queue q, cl_mem m,
+					cl_bool blocking,
+					const size_t *borigin,
+					const size_t *horigin,
+					const size_t *region, size_t brow,
+					size_t bslice, size_t hrow,
+					size_t hslice, const void *ptr,
+					cl_uint nw, const cl_event *wl,
+					cl_event *event)
+{
+	size_t bp[2] = { brow, bslice }, hp[2] = { hrow, hslice };
+
+	return host_rect(q, m, blocking, true, borigin, horigin, region, bp,
+			 hp, ptr, nw, wl, event);
+}
+
+static cl_int nv_EnqueueCopyBufferRect(cl_command_queue q, cl_mem src,
+				       cl_mem dst, const size_t *sorigin,
+				       const size_t *dorigin,
+				       const size_t *region, size_t srow,
+				       size_t sslice, size_t drow,
+				       size_t dslice, cl_uint nw,
+				       const cl_event *wl, cl_event *event)
+{
+	size_t sp[2] = { srow, sslice }, dp[2] = { drow, dslice }, soff, doff;
+	struct nv_cmd c;
+	cl_int err = nv_cmd_begin(&c, q, nw, wl);
+
+	if (err)
+		return err;
+	err = check_buffer(q, src, 0, 0);
+	if (!err)
+		err = check_buffer(q, dst, 0, 0);
+	if (err)
+		return err;
+	if (rect_check(sorigin, region, sp, src->size, &soff) ||
+	    rect_check(dorigin, region, dp, dst->size, &doff))
+		return CL_INVALID_VALUE;
+	if (src == dst) {
+		/* One buffer: the same pitches, and rows apart. */
+		if (sp[0] != dp[0] || sp[1] != dp[1])
+			return CL_INVALID_VALUE;
+		if (rect_overlap(soff, doff, region, sp))
+			return CL_MEM_COPY_OVERLAP;
+	}
+	cmd_rect(&c, (uint8_t *)dst->data + doff, dp,
+		 (uint8_t *)src->data + soff, sp, region);
+	c.mems[0] = src;
+	c.mems[1] = dst;
+	return nv_cmd_submit(&c, CL_COMMAND_COPY_BUFFER_RECT, CL_FALSE, event);
+}
+
 static cl_int nv_EnqueueFillBuffer(cl_command_queue q, cl_mem m,
 				   const void *pattern, size_t psize,
 				   size_t off, size_t size, cl_uint nw,
@@ -621,14 +940,19 @@ static void *nv_EnqueueMapBuffer(cl_command_queue q, cl_mem m,
 				 const cl_event *wl, cl_event *event,
 				 cl_int *errcode_ret)
 {
+	const cl_map_flags wr = CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
 	struct nv_cmd c;
 	cl_int err = nv_cmd_begin(&c, q, nw, wl);
 
-	(void)flags;
 	if (!err)
 		err = check_buffer(q, m, off, size);
-	if (!err && !size)
+	if (!err && (!size || (flags & ~(CL_MAP_READ | wr)) ||
+		     ((flags & CL_MAP_WRITE_INVALIDATE_REGION) &&
+		      (flags & (CL_MAP_READ | CL_MAP_WRITE)))))
 		err = CL_INVALID_VALUE;
+	if (!err && (((flags & CL_MAP_READ) && !host_reads(m)) ||
+		     ((flags & wr) && !host_writes(m))))
+		err = CL_INVALID_OPERATION;
 	if (!err) {
 		c.mems[0] = m;
 		err = nv_cmd_submit(&c, CL_COMMAND_MAP_BUFFER, blocking, event);
@@ -702,6 +1026,10 @@ void nv_memory_dispatch(cl_icd_dispatch *t)
 	t->clEnqueueReadBuffer = nv_EnqueueReadBuffer;
 	t->clEnqueueWriteBuffer = nv_EnqueueWriteBuffer;
 	t->clEnqueueCopyBuffer = nv_EnqueueCopyBuffer;
+	t->clEnqueueReadBufferRect = nv_EnqueueReadBufferRect;
+	t->clEnqueueWriteBufferRect = nv_EnqueueWriteBufferRect;
+	t->clEnqueueCopyBufferRect = nv_EnqueueCopyBufferRect;
+	t->clCreateSubBuffer = nv_CreateSubBuffer;
 	t->clEnqueueFillBuffer = nv_EnqueueFillBuffer;
 	t->clEnqueueMapBuffer = nv_EnqueueMapBuffer;
 	t->clEnqueueUnmapMemObject = nv_EnqueueUnmapMemObject;

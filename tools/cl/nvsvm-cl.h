@@ -78,7 +78,8 @@ struct nv_ctx_dev {
 struct nv_svm_alloc {
 	struct nv_svm_alloc *next;
 	void *ptr;
-	size_t size;
+	size_t size;			/* mapped: whole pages */
+	size_t req;			/* the size clSVMAlloc was given */
 };
 
 /* A buffer of the unmanaged window (BUF_ALLOC), kept sorted by address. */
@@ -87,6 +88,13 @@ struct nv_win_buf {
 	uint64_t addr;
 	uint64_t size;
 	uint32_t handle;
+};
+
+/* A clSetContextDestructorCallback. */
+struct nv_ctx_destructor {
+	struct nv_ctx_destructor *next;
+	void (CL_CALLBACK *fn)(cl_context, void *);
+	void *data;
 };
 
 struct _cl_context {
@@ -102,6 +110,7 @@ struct _cl_context {
 	pthread_mutex_t lock;		/* svm and win lists */
 	struct nv_svm_alloc *svm;
 	struct nv_win_buf *win;		/* window buffers, by address */
+	struct nv_ctx_destructor *dtors;	/* the last registered first */
 };
 
 struct nv_cmd;
@@ -111,6 +120,9 @@ struct _cl_command_queue {
 	cl_context ctx;
 	struct nv_ctx_dev *cdev;
 	cl_command_queue_properties props;
+	/* clCreateCommandQueueWithProperties's list, with its 0; or none */
+	cl_queue_properties props_array[5];
+	size_t nprops_array;
 	pthread_mutex_t lock;		/* chan */
 	uint32_t chan;			/* 0: none (error state, re-created) */
 	/* Under event.c's nv_ev_lock: */
@@ -137,6 +149,8 @@ struct _cl_mem {
 	bool svm;			/* data is an SVM pointer */
 	int maps;
 	struct nv_destructor *dtors;
+	cl_mem parent;			/* a sub-buffer's (referenced) */
+	size_t offset;			/* a sub-buffer's origin in parent */
 };
 
 struct _cl_program {
@@ -232,6 +246,7 @@ enum nv_cmd_kind {
 	NV_CMD_MIGRATE_MEMS,		/* buffers */
 	NV_CMD_SVM_FREE,
 	NV_CMD_KERNEL,
+	NV_CMD_RECT,			/* clEnqueue*BufferRect */
 };
 
 #define NV_CMD_MEMS	2
@@ -281,6 +296,13 @@ struct nv_cmd {
 			size_t items;
 			struct nv_kcall *call;
 		} kernel;
+		struct {
+			uint8_t *dst;		/* at the origins */
+			const uint8_t *src;
+			size_t region[3];	/* bytes, rows, slices */
+			size_t dpitch[2];	/* row, slice */
+			size_t spitch[2];
+		} rect;
 	} u;
 	/* Deferred: */
 	struct nv_cmd *next;
@@ -426,6 +448,8 @@ cl_int nv_gpu_copy(cl_command_queue q, void *dst, const void *src,
  */
 cl_int nv_gpu_fill(cl_command_queue q, void *ptr, const void *pattern,
 		   size_t psize, size_t size);
+/* Copy the rectangle of an NV_CMD_RECT command: the GPU's, or the host's. */
+cl_int nv_gpu_copy_rect(cl_command_queue q, struct nv_cmd *c);
 /* Migrate the pages of [@ptr, @ptr + @size) to VRAM, or @to_host back. */
 void nv_migrate_one(cl_command_queue q, const void *ptr, size_t size,
 		    bool to_host);
@@ -434,6 +458,15 @@ void nv_migrate_svm(cl_command_queue q, cl_uint n, const void **ptrs,
 		    const size_t *sizes, bool to_host);
 
 /* program.c */
+
+/* Bytes of the PARAM window the compiler keeps for itself (not arguments). */
+#define NV_PARAM_RESERVED	1024
+/*
+ * Whether clBuildProgram can compile OpenCL C on this machine (the
+ * compiler, or the VM's compile server, is there): CL_DEVICE_COMPILER_AVAILABLE
+ * and CL_DEVICE_LINKER_AVAILABLE.
+ */
+bool nv_compiler_available(void);
 
 /* The built-in kernels, and their names ';'-separated. */
 extern const struct nv_builtin nv_builtins[NV_NBUILTINS];

@@ -9,11 +9,14 @@
  * clGetExtensionFunctionAddress) and reaches everything else through the
  * cl_icd_dispatch table at the start of each object.
  *
- * The device: one CL_DEVICE_TYPE_ACCELERATOR per /dev/nvsvmN, EMBEDDED
- * profile (no OpenCL C compiler: the spec allows CL_DEVICE_COMPILER_AVAILABLE
- * CL_FALSE for the embedded profile only), fine-grained system SVM from
- * the module's replayable faults, and five built-in kernels that are
- * programs of EXEC operations (see nv_builtins[] in program.c).
+ * The device: one CL_DEVICE_TYPE_GPU per /dev/nvsvmN, FULL profile (the
+ * OpenCL C compiler of program.c, nv_compiler_available()), fine-grained
+ * system SVM from the module's replayable faults, kernels compiled to
+ * RV64IMAFD programs for the SMs (NVSVM_IOCTL_LAUNCH), and five built-in
+ * kernels that are programs of EXEC operations (nv_builtins[] in
+ * program.c). What OpenCL 3.0 makes optional and the device does not do
+ * (images, pipes, device-side enqueue, sub-groups, IL programs, program
+ * scope globals, sharing with GL, EGL or D3D) is reported absent.
  *
  * Execution: a command runs when it is enqueued, on the calling thread,
  * in order; EXEC waits for the GPU. Its event is therefore complete
@@ -40,6 +43,60 @@
 #include "nvsvm-cl.h"
 
 #define NV_EXPORT	__attribute__((visibility("default")))
+
+/*
+ * The extensions of the device, and of the platform (cl_khr_icd and every
+ * device's): the OpenCL 1.1 ones a 1.1 or later device must have, the
+ * 64-bit atomics (the SMs' AMOs are 32 and 64 bits wide), and cl_khr_fp64
+ * only when NV_CLAIM_FP64 (RV64D executes doubles; the claim waits for
+ * the device library's double functions).
+ */
+#define NV_CLAIM_FP64	0
+
+#define NV_EXT_LIST(X) \
+	X("cl_khr_byte_addressable_store") \
+	X("cl_khr_global_int32_base_atomics") \
+	X("cl_khr_global_int32_extended_atomics") \
+	X("cl_khr_local_int32_base_atomics") \
+	X("cl_khr_local_int32_extended_atomics") \
+	X("cl_khr_int64_base_atomics") \
+	X("cl_khr_int64_extended_atomics")
+
+#define NV_EXT_STR(name)	name " "
+#define NV_EXT_NV(name)		{ CL_MAKE_VERSION(1, 0, 0), name },
+
+#if NV_CLAIM_FP64
+#define NV_EXT_FP64_STR		"cl_khr_fp64 "
+#define NV_EXT_FP64_NV		{ CL_MAKE_VERSION(1, 0, 0), "cl_khr_fp64" },
+#else
+#define NV_EXT_FP64_STR		""
+#define NV_EXT_FP64_NV
+#endif
+
+static const char nv_dev_exts[] = NV_EXT_LIST(NV_EXT_STR) NV_EXT_FP64_STR;
+static const cl_name_version nv_dev_exts_nv[] = {
+	NV_EXT_LIST(NV_EXT_NV)
+	NV_EXT_FP64_NV
+};
+static const char nv_plat_exts[] = "cl_khr_icd " NV_EXT_LIST(NV_EXT_STR)
+	NV_EXT_FP64_STR;
+static const cl_name_version nv_plat_exts_nv[] = {
+	{ CL_MAKE_VERSION(1, 0, 0), "cl_khr_icd" },
+	NV_EXT_LIST(NV_EXT_NV)
+	NV_EXT_FP64_NV
+};
+
+/*
+ * The limits of a launch (uapi/nvsvm_vgpu.h) and what the compiler keeps
+ * of the PARAM window for itself (NV_PARAM_RESERVED, nvsvm-cl.h).
+ */
+#define NV_MAX_GROUP		NVSVM_LAUNCH_MAX_GROUP
+#define NV_LOCAL_MEM		NVSVM_LAUNCH_MAX_LOCAL
+#define NV_MAX_PARAM		(NVSVM_LAUNCH_MAX_PARAM - NV_PARAM_RESERVED)
+#define NV_CONSTANT_BUF		(64U << 10)
+#define NV_CONSTANT_ARGS	8
+/* The GP100's boost clock (Tesla P100), in MHz. */
+#define NV_CLOCK_MHZ		1480
 
 static cl_icd_dispatch nv_dispatch;
 struct _cl_platform_id nv_platform = {
@@ -127,15 +184,11 @@ static cl_int nv_GetPlatformInfo(cl_platform_id platform,
 				 cl_platform_info param, size_t size,
 				 void *value, size_t *size_ret)
 {
-	static const cl_name_version exts[] = {
-		{ CL_MAKE_VERSION(1, 0, 0), "cl_khr_icd" },
-	};
-
 	if (platform && platform != &nv_platform)
 		return CL_INVALID_PLATFORM;
 	switch (param) {
 	case CL_PLATFORM_PROFILE:
-		PUT_STR("EMBEDDED_PROFILE");
+		PUT_STR("FULL_PROFILE");
 	case CL_PLATFORM_VERSION:
 		PUT_STR("OpenCL 3.0 nvsvm");
 	case CL_PLATFORM_NUMERIC_VERSION:
@@ -145,9 +198,10 @@ static cl_int nv_GetPlatformInfo(cl_platform_id platform,
 	case CL_PLATFORM_VENDOR:
 		PUT_STR("nvsvm project");
 	case CL_PLATFORM_EXTENSIONS:
-		PUT_STR("cl_khr_icd");
+		PUT_STR(nv_plat_exts);
 	case CL_PLATFORM_EXTENSIONS_WITH_VERSION:
-		return nv_put(exts, sizeof(exts), size, value, size_ret);
+		return nv_put(nv_plat_exts_nv, sizeof(nv_plat_exts_nv), size,
+			      value, size_ret);
 	case CL_PLATFORM_HOST_TIMER_RESOLUTION:
 		PUT(cl_ulong, 0);
 	case CL_PLATFORM_ICD_SUFFIX_KHR:
@@ -193,15 +247,17 @@ cl_int nv_GetDeviceIDs(cl_platform_id platform, cl_device_type type,
 
 	if (platform && platform != &nv_platform)
 		return CL_INVALID_PLATFORM;
+	/* 0 is no type: the spec's CL_INVALID_DEVICE_TYPE, like unknown bits. */
+	if (!type ||
+	    (type != CL_DEVICE_TYPE_ALL &&
+	     (type & ~(cl_device_type)(CL_DEVICE_TYPE_DEFAULT |
+				       CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
+				       CL_DEVICE_TYPE_ACCELERATOR |
+				       CL_DEVICE_TYPE_CUSTOM))))
+		return CL_INVALID_DEVICE_TYPE;
 	if ((num_entries == 0 && devices) || (!devices && !num_devices))
 		return CL_INVALID_VALUE;
-	if (type != CL_DEVICE_TYPE_ALL && type != CL_DEVICE_TYPE_DEFAULT &&
-	    (type & ~(cl_device_type)(CL_DEVICE_TYPE_DEFAULT |
-				      CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
-				      CL_DEVICE_TYPE_ACCELERATOR |
-				      CL_DEVICE_TYPE_CUSTOM)))
-		return CL_INVALID_DEVICE_TYPE;
-	if (!(type & (CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_DEFAULT)))
+	if (!(type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT)))
 		return CL_DEVICE_NOT_FOUND;
 	pthread_once(&nv_once, nv_init);
 	/* The default device is the first one. */
@@ -235,21 +291,36 @@ cl_device_svm_capabilities nv_svm_caps(cl_device_id d)
 	return caps;
 }
 
-static cl_ulong host_memory(void)
+/*
+ * The host's memory (system SVM: the device's global memory is the
+ * process's), at most 4 * MAX_ALLOC so that the full profile's largest
+ * allocation, a quarter of it, stays MAX_ALLOC.
+ */
+static cl_ulong global_memory(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES);
+	cl_ulong mem = pages > 0 ? (cl_ulong)pages * PAGE : MAX_ALLOC;
 
-	return pages > 0 ? (cl_ulong)pages * PAGE : MAX_ALLOC;
+	return mem < 4 * MAX_ALLOC ? mem : 4 * MAX_ALLOC;
 }
 
 static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 			       size_t size, void *value, size_t *size_ret)
 {
-	static const cl_name_version exts[] = {
-		{ CL_MAKE_VERSION(1, 0, 0), "cles_khr_int64" },
+	static const cl_name_version c_versions[] = {
+		{ CL_MAKE_VERSION(1, 0, 0), "OpenCL C" },
+		{ CL_MAKE_VERSION(1, 1, 0), "OpenCL C" },
+		{ CL_MAKE_VERSION(1, 2, 0), "OpenCL C" },
+		{ CL_MAKE_VERSION(3, 0, 0), "OpenCL C" },
+	};
+	static const cl_name_version c_features[] = {
+		{ CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64" },
+#if NV_CLAIM_FP64
+		{ CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64" },
+#endif
 	};
 	cl_name_version kernels[ARRAY_SIZE(nv_builtins)];
-	size_t sizes[3] = { 1, 1, 1 };
+	size_t sizes[3] = { NV_MAX_GROUP, NV_MAX_GROUP, 64 };
 	cl_device_partition_property none = 0;
 	unsigned int i;
 
@@ -257,7 +328,7 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 		return CL_INVALID_DEVICE;
 	switch (param) {
 	case CL_DEVICE_TYPE:
-		PUT(cl_device_type, CL_DEVICE_TYPE_ACCELERATOR);
+		PUT(cl_device_type, CL_DEVICE_TYPE_GPU);
 	case CL_DEVICE_VENDOR_ID:
 		PUT(cl_uint, 0x10de);
 	case CL_DEVICE_MAX_COMPUTE_UNITS:
@@ -267,7 +338,7 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 	case CL_DEVICE_MAX_WORK_ITEM_SIZES:
 		return nv_put(sizes, sizeof(sizes), size, value, size_ret);
 	case CL_DEVICE_MAX_WORK_GROUP_SIZE:
-		PUT(size_t, 1);
+		PUT(size_t, NV_MAX_GROUP);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
@@ -280,12 +351,13 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 	case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
 		PUT(cl_uint, 1);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
-	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
 	case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
+		PUT(cl_uint, NV_CLAIM_FP64 ? 1 : 0);
+	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
 	case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
 		PUT(cl_uint, 0);
 	case CL_DEVICE_MAX_CLOCK_FREQUENCY:
-		PUT(cl_uint, 1);
+		PUT(cl_uint, NV_CLOCK_MHZ);
 	case CL_DEVICE_ADDRESS_BITS:
 		PUT(cl_uint, 64);
 	case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
@@ -337,9 +409,10 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 	case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
 		PUT(size_t, 0);
 	case CL_DEVICE_MAX_PARAMETER_SIZE:
-		PUT(size_t, 256);
+		PUT(size_t, NV_MAX_PARAM);
 	case CL_DEVICE_PRINTF_BUFFER_SIZE:
-		PUT(size_t, 1024);
+		/* The full profile's least. */
+		PUT(size_t, 1 << 20);
 	case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
 		PUT(size_t, 1);
 	case CL_DEVICE_PROFILING_TIMER_RESOLUTION:
@@ -351,6 +424,10 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 	case CL_DEVICE_SINGLE_FP_CONFIG:
 		PUT(cl_device_fp_config, CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN);
 	case CL_DEVICE_DOUBLE_FP_CONFIG:
+		/* What cl_khr_fp64 requires; RV64D does it all. */
+		PUT(cl_device_fp_config, NV_CLAIM_FP64 ?
+		    CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
+		    CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM : 0);
 	case CL_DEVICE_HALF_FP_CONFIG:
 		PUT(cl_device_fp_config, 0);
 	case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE:
@@ -358,14 +435,16 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 	case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE:
 		PUT(cl_ulong, 0);
 	case CL_DEVICE_GLOBAL_MEM_SIZE:
-		PUT(cl_ulong, host_memory());
+		PUT(cl_ulong, global_memory());
 	case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE:
+		PUT(cl_ulong, NV_CONSTANT_BUF);
 	case CL_DEVICE_LOCAL_MEM_SIZE:
-		PUT(cl_ulong, 1024);
+		PUT(cl_ulong, NV_LOCAL_MEM);
 	case CL_DEVICE_MAX_CONSTANT_ARGS:
-		PUT(cl_uint, 4);
+		PUT(cl_uint, NV_CONSTANT_ARGS);
 	case CL_DEVICE_LOCAL_MEM_TYPE:
-		PUT(cl_device_local_mem_type, CL_GLOBAL);
+		/* The LOCAL window: each work-group's own memory. */
+		PUT(cl_device_local_mem_type, CL_LOCAL);
 	case CL_DEVICE_EXECUTION_CAPABILITIES:
 		PUT(cl_device_exec_capabilities, CL_EXEC_KERNEL);
 	case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
@@ -385,7 +464,7 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 	case CL_DRIVER_VERSION:
 		PUT_STR("1.0.0");
 	case CL_DEVICE_PROFILE:
-		PUT_STR("EMBEDDED_PROFILE");
+		PUT_STR("FULL_PROFILE");
 	case CL_DEVICE_VERSION:
 		PUT_STR("OpenCL 3.0 nvsvm");
 	case CL_DEVICE_NUMERIC_VERSION:
@@ -393,18 +472,26 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 	case CL_DEVICE_OPENCL_C_VERSION:
 		PUT_STR("OpenCL C 1.2 ");
 	case CL_DEVICE_OPENCL_C_ALL_VERSIONS:
+		return nv_put(c_versions, sizeof(c_versions), size, value,
+			      size_ret);
 	case CL_DEVICE_OPENCL_C_FEATURES:
+		return nv_put(c_features, sizeof(c_features), size, value,
+			      size_ret);
 	case CL_DEVICE_ILS_WITH_VERSION:
 		return nv_put(NULL, 0, size, value, size_ret);
 	case CL_DEVICE_EXTENSIONS:
-		PUT_STR("cles_khr_int64");
+		PUT_STR(nv_dev_exts);
 	case CL_DEVICE_EXTENSIONS_WITH_VERSION:
-		return nv_put(exts, sizeof(exts), size, value, size_ret);
+		return nv_put(nv_dev_exts_nv, sizeof(nv_dev_exts_nv), size,
+			      value, size_ret);
 	case CL_DEVICE_IL_VERSION:
 		PUT_STR("");
 	case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED:
-		/* No conformance run: the earliest possible date. */
-		PUT_STR("v0000-00-00-00");
+		/*
+		 * The CTS this device is judged by (../shared/third_party):
+		 * its pinned commit's date. Not a Khronos submission.
+		 */
+		PUT_STR("v2026-08-18-00");
 	case CL_DEVICE_BUILT_IN_KERNELS:
 		PUT_STR(nv_builtin_names);
 	case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:
@@ -495,14 +582,6 @@ static cl_mem nv_CreateImage3D(cl_context ctx, cl_mem_flags flags,
 	return nv_fail(errcode_ret, CL_INVALID_OPERATION);
 }
 
-static cl_mem nv_CreateSubBuffer(cl_mem m, cl_mem_flags flags,
-				 cl_buffer_create_type type, const void *info,
-				 cl_int *errcode_ret)
-{
-	(void)m; (void)flags; (void)type; (void)info;
-	return nv_fail(errcode_ret, CL_INVALID_OPERATION);
-}
-
 static cl_sampler nv_CreateSampler(cl_context ctx, cl_bool norm,
 				   cl_addressing_mode am, cl_filter_mode fm,
 				   cl_int *errcode_ret)
@@ -557,6 +636,83 @@ static void *nv_EnqueueMapImage(cl_command_queue q, cl_mem m, cl_bool b,
 	return nv_fail(errcode_ret, CL_INVALID_MEM_OBJECT);
 }
 
+/*
+ * Sharing with GL, EGL, D3D and DX9 (the extensions are not claimed): no
+ * context was created from such an API, so every create call fails with
+ * CL_INVALID_CONTEXT, returns NULL and sets *errcode_ret. They return
+ * pointers: nv_unsupported() below must not stand in for them. On Linux
+ * cl_icd.h types the D3D and DX9 slots void *, their handles void * here.
+ */
+static cl_mem nv_CreateFromGLBuffer(cl_context ctx, cl_mem_flags flags,
+				    cl_GLuint obj, cl_int *errcode_ret)
+{
+	(void)ctx; (void)flags; (void)obj;
+	return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
+}
+
+static cl_mem nv_CreateFromGLTexture(cl_context ctx, cl_mem_flags flags,
+				     cl_GLenum target, cl_GLint level,
+				     cl_GLuint tex, cl_int *errcode_ret)
+{
+	(void)ctx; (void)flags; (void)target; (void)level; (void)tex;
+	return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
+}
+
+static cl_event nv_CreateEventFromGLsync(cl_context ctx, cl_GLsync sync,
+					 cl_int *errcode_ret)
+{
+	(void)ctx; (void)sync;
+	return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
+}
+
+static cl_mem nv_CreateFromEGLImage(cl_context ctx, CLeglDisplayKHR dpy,
+				    CLeglImageKHR img, cl_mem_flags flags,
+				    const cl_egl_image_properties_khr *props,
+				    cl_int *errcode_ret)
+{
+	(void)ctx; (void)dpy; (void)img; (void)flags; (void)props;
+	return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
+}
+
+static cl_event nv_CreateEventFromEGLSync(cl_context ctx, CLeglSyncKHR sync,
+					  CLeglDisplayKHR dpy,
+					  cl_int *errcode_ret)
+{
+	(void)ctx; (void)sync; (void)dpy;
+	return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
+}
+
+static cl_mem nv_CreateFromD3DBuffer(cl_context ctx, cl_mem_flags flags,
+				     void *res, cl_int *errcode_ret)
+{
+	(void)ctx; (void)flags; (void)res;
+	return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
+}
+
+static cl_mem nv_CreateFromD3DTexture(cl_context ctx, cl_mem_flags flags,
+				      void *res, cl_uint sub,
+				      cl_int *errcode_ret)
+{
+	(void)ctx; (void)flags; (void)res; (void)sub;
+	return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
+}
+
+static cl_mem nv_CreateFromDX9MediaSurface(cl_context ctx, cl_mem_flags flags,
+					   cl_uint adapter, void *surface,
+					   cl_uint plane, cl_int *errcode_ret)
+{
+	(void)ctx; (void)flags; (void)adapter; (void)surface; (void)plane;
+	return nv_fail(errcode_ret, CL_INVALID_CONTEXT);
+}
+
+/* No memory object is a pipe: CL_INVALID_MEM_OBJECT for every one. */
+static cl_int nv_GetPipeInfo(cl_mem m, cl_pipe_info param, size_t size,
+			     void *value, size_t *size_ret)
+{
+	(void)m; (void)param; (void)size; (void)value; (void)size_ret;
+	return CL_INVALID_MEM_OBJECT;
+}
+
 static void *nv_GetExtensionFunctionAddressForPlatform(cl_platform_id p,
 						       const char *name)
 {
@@ -585,7 +741,6 @@ static void nv_dispatch_init(void)
 	t->clCreateSubDevices = nv_CreateSubDevices;
 	t->clRetainDevice = nv_RetainDevice;
 	t->clReleaseDevice = nv_RetainDevice;
-	t->clCreateSubBuffer = nv_CreateSubBuffer;
 	t->clCreateImage = nv_CreateImage;
 	t->clCreateImage2D = nv_CreateImage2D;
 	t->clCreateImage3D = nv_CreateImage3D;
@@ -599,11 +754,30 @@ static void nv_dispatch_init(void)
 	t->clGetExtensionFunctionAddress = clGetExtensionFunctionAddress;
 	t->clGetExtensionFunctionAddressForPlatform =
 		nv_GetExtensionFunctionAddressForPlatform;
+	t->clGetPipeInfo = nv_GetPipeInfo;
+	t->clCreateFromGLBuffer = nv_CreateFromGLBuffer;
+	t->clCreateFromGLRenderbuffer = nv_CreateFromGLBuffer;
+	t->clCreateFromGLTexture = nv_CreateFromGLTexture;
+	t->clCreateFromGLTexture2D = nv_CreateFromGLTexture;
+	t->clCreateFromGLTexture3D = nv_CreateFromGLTexture;
+	t->clCreateEventFromGLsyncKHR = nv_CreateEventFromGLsync;
+	t->clCreateFromEGLImageKHR = nv_CreateFromEGLImage;
+	t->clCreateEventFromEGLSyncKHR = nv_CreateEventFromEGLSync;
+	t->clCreateFromD3D10BufferKHR = (void *)nv_CreateFromD3DBuffer;
+	t->clCreateFromD3D11BufferKHR = (void *)nv_CreateFromD3DBuffer;
+	t->clCreateFromD3D10Texture2DKHR = (void *)nv_CreateFromD3DTexture;
+	t->clCreateFromD3D10Texture3DKHR = (void *)nv_CreateFromD3DTexture;
+	t->clCreateFromD3D11Texture2DKHR = (void *)nv_CreateFromD3DTexture;
+	t->clCreateFromD3D11Texture3DKHR = (void *)nv_CreateFromD3DTexture;
+	t->clCreateFromDX9MediaSurfaceKHR =
+		(void *)nv_CreateFromDX9MediaSurface;
 
 	/*
-	 * The rest (images, rectangles, native kernels, pipes, sub-groups,
-	 * device timers, GL/D3D sharing) return CL_INVALID_OPERATION: a
-	 * loader calls entries unchecked, so none may stay NULL. Every entry
+	 * The rest return a cl_int, and CL_INVALID_OPERATION (images,
+	 * native kernels, sub-groups, device timers, GL/D3D/EGL acquire and
+	 * release): a loader calls entries unchecked, so none may stay NULL.
+	 * Every entry that returns a pointer has its own function above or
+	 * in its file, which returns NULL and sets *errcode_ret. Every entry
 	 * has a pointer's size and representation on the platforms ocl-icd
 	 * runs on (POSIX function pointers convert to void *).
 	 */
@@ -617,6 +791,15 @@ static void nv_dispatch_init(void)
 			       sizeof(slot));
 		}
 	}
+}
+
+/*
+ * Lead replaces: program.c's nv_compiler_available() (whether the OpenCL
+ * C compiler can run) takes the place of this stand-in at the merge.
+ */
+bool nv_compiler_available(void)
+{
+	return true;
 }
 
 static void nv_init(void)

@@ -31,6 +31,12 @@
 #      opencl-build   the OpenCL ICD (make -C tools cl), which every test
 #                     VM gets with clinfo (run.sh --opencl): tests/opencl
 #                     and tests/guest-opencl.sh run in every lane
+#      cts-build      the Khronos OpenCL CTS binaries from
+#                     ../shared/third_party (tools/scripts/build-cts.sh,
+#                     cached; started in the background with the debug
+#                     kernels), which the stock VM and the 7.3 debug VM
+#                     get (run.sh --cts) for tests/guest-cts.sh; without
+#                     ../shared/third_party it skips with that reason
 #      first-run      the first run of make check and make demo on a bare
 #                     machine, rehearsed (tools/scripts/first-run.sh)
 #   7. stock VM       the tests in QEMU on the stock kernel, with 5's modules
@@ -180,6 +186,12 @@ if [[ -z $only ]]; then
 		>"$out/prebuild-kernels.log" 2>&1 &
 	prebuild=$!
 fi
+# The CTS too (cts-build below waits on its cache lock and reuses it).
+prebuild_cts=""
+if [[ -z $only || $only == stock || $only == 7.3 ]]; then
+	nice -n 19 "$scripts/build-cts.sh" >"$out/prebuild-cts.log" 2>&1 &
+	prebuild_cts=$!
+fi
 
 stock_ok=0 dkms_ok=0
 nouveau_mods=()
@@ -225,6 +237,27 @@ opencl=()
 if step opencl-build make -C tools cl; then
 	opencl=(--opencl build/tools/cl)
 fi
+# cts_build: build-cts.sh's directory into cts; its status 3 (no
+# ../shared/third_party) is a skip with its reason, not a failure.
+cts=()
+cts_build() {
+	local status=0
+	"$scripts/build-cts.sh" >"$out/cts-build.log" 2>&1 || status=$?
+	case $status in
+	0) cts=(--cts "$(tail -n 1 "$out/cts-build.log")")
+	   result "ok host/cts-build" ;;
+	3) result "ok host/cts-build # SKIP $(tail -n 1 "$out/cts-build.log")" ;;
+	*) tail -n 40 "$out/cts-build.log" | sed 's/^/#   /'
+	   result "not ok host/cts-build (log: build/check/cts-build.log)" ;;
+	esac
+}
+if [[ -z $only || $only == stock || $only == 7.3 ]] && ((${#opencl[@]})); then
+	echo "# cts-build: $scripts/build-cts.sh"
+	cts_build
+fi
+# The CTS run's share of a VM's time bound (tests/guest-cts.sh).
+cts_time=0
+((${#cts[@]} == 0)) || cts_time=600
 if [[ -z $only ]]; then
 	# The README's commands on a bare machine (issue 15): a failing
 	# install, make check's set-up and make demo, in a namespace where
@@ -250,8 +283,8 @@ if [[ -z $only || $only == stock ]]; then
 		vm stock --kernel "/boot/vmlinuz-$kver" --kver "$kver" \
 			--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
 			"${stock_test_mods[@]}" "${nouveau_mods[@]}" "${kernel_mods[@]}" \
-			"${opencl[@]}" \
-			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
+			"${opencl[@]}" "${cts[@]}" --tests build/tests \
+			--timeout "$((${NVSVM_VM_TIMEOUT_STOCK:-900} + cts_time))"
 	else
 		not_run stock/vm "no module build or no /boot/vmlinuz-$kver"
 	fi
@@ -344,7 +377,8 @@ fi
 # in QEMU on it.
 debug_lane() {
 	local name=$1 series=${2:-} dk="" dkver tests=build/tests
-	local -a test_mods=()
+	local -a test_mods=() lane_cts=()
+	local extra=0
 
 	if step "$name-kernel" "$scripts/build-debug-kernel.sh" ${series:+--source "$series"}; then
 		dk=$(tail -n 1 "$out/$name-kernel.log")
@@ -361,11 +395,16 @@ debug_lane() {
 		if step "build-$name-hmm-kmod" hmm_kmod "$name" "$dk" "${series:-6.1}"; then
 			test_mods+=(--module "build/$name-hmm/nvsvm_dmirror.ko")
 		fi
+		# The CTS in the 7.3 debug lane only (with the stock lane).
+		if [[ $series == 7.3 ]]; then
+			lane_cts=("${cts[@]}")
+			extra=$cts_time
+		fi
 		vm "$name" --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
 			--kmods "$dk/modinst/lib/modules/$dkver" \
 			--module "build/$name/nvsvm.ko" --module "build/$name/nvsvm_vgpu.ko" \
-			"${test_mods[@]}" "${opencl[@]}" \
-			--tests "$tests" --timeout "${NVSVM_VM_TIMEOUT_DEBUG:-1500}"
+			"${test_mods[@]}" "${opencl[@]}" "${lane_cts[@]}" \
+			--tests "$tests" --timeout "$((${NVSVM_VM_TIMEOUT_DEBUG:-1500} + extra))"
 	else
 		not_run "$name/vm" "no debug kernel or module build"
 	fi
@@ -379,6 +418,7 @@ if [[ -z $only || $only == 7.3 ]]; then
 fi
 
 [[ -z $prebuild ]] || wait "$prebuild" || true
+[[ -z $prebuild_cts ]] || wait "$prebuild_cts" || true
 echo "# make check took $((SECONDS - start_all))s"
 echo "$passed passed, $failed failed, $skipped skipped"
 ((failed == 0 && passed > 0))

@@ -17,12 +17,15 @@
 #                       [--opencl DIR]     DIR/libnvsvm-cl.so.1 (make -C
 #                                          tools cl), clinfo and their
 #                                          libraries
+#                       [--cts DIR]        the Khronos CTS binaries in DIR
+#                                          (tools/scripts/build-cts.sh) in
+#                                          /cts, and their libraries
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-kver= out= nonce= kmods= tests= script=$top/tests/run.sh output= opencl=
+kver= out= nonce= kmods= tests= script=$top/tests/run.sh output= opencl= cts=
 modules=()
 while (($#)); do
 	case $1 in
@@ -35,6 +38,7 @@ while (($#)); do
 	--script) script=$2; shift 2 ;;
 	--output) output=$2; shift 2 ;;
 	--opencl) opencl=$2; shift 2 ;;
+	--cts) cts=$2; shift 2 ;;
 	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -114,6 +118,12 @@ if [[ -n $opencl ]]; then
 	echo /dev/ttyS3 >"$root/etc/nvsvm-cl-remote"
 	cp -L "$clinfo" "$root/usr/bin/clinfo"
 	copy_libs "$clinfo" "$opencl/libnvsvm-cl.so.1"
+fi
+if [[ -n $cts ]]; then
+	# tests/guest-cts.sh runs what is in /cts.
+	mkdir -p "$root/cts"
+	find "$cts" -maxdepth 1 -type f -name 'test_*' -perm -u+x -exec cp {} "$root/cts/" \;
+	copy_libs "$root"/cts/test_*
 fi
 cp "$script" "$root/tests/run.sh"
 for s in "$top"/tests/ktap.sh "$top"/tests/guest-*.sh; do

@@ -11,6 +11,7 @@
 #               --module FILE.ko [--module FILE.ko]... [--tests DIR]
 #               [--kmods DIR] [--debug] [--timeout SECONDS] [--counts FILE]
 #               [--workdir DIR] [--script FILE] [--quiet] [--opencl DIR]
+#               [--cts DIR]
 #
 #   --kmods DIR    the kernel's own lib/modules/KVER tree to include
 #   --debug        boot with kmemleak=on (the debug kernel)
@@ -22,6 +23,8 @@
 #                  must report like tests/run.sh: "[program] ok N name")
 #   --opencl DIR   the OpenCL ICD built in DIR (make -C tools cl), with
 #                  clinfo and the libraries (tools/vm/mkinitramfs.sh)
+#   --cts DIR      the Khronos CTS binaries of tools/scripts/build-cts.sh,
+#                  in the guest's /cts (tests/guest-cts.sh runs them)
 #   --quiet        show the script's output only (it goes to a third serial
 #                  port, output.log); the kernel log stays in console.log
 #                  and is printed only when the run fails
@@ -34,7 +37,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 name=vm kernel= kver= tests= kmods= debug=0 timeout_s=900 counts= workdir= script=
-opencl=
+opencl= cts=
 quiet=0
 modules=()
 while (($#)); do
@@ -52,6 +55,7 @@ while (($#)); do
 	--script) script=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--opencl) opencl=$2; shift 2 ;;
+	--cts) cts=$2; shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -91,6 +95,7 @@ initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}")
 [[ -n $kmods ]] && initrd_args+=(--kmods "$kmods")
 [[ -n $script ]] && initrd_args+=(--script "$script")
 [[ -n $opencl ]] && initrd_args+=(--opencl "$opencl")
+[[ -n $cts ]] && initrd_args+=(--cts "$cts")
 ((quiet)) && initrd_args+=(--output ttyS2)
 "$here/mkinitramfs.sh" "${initrd_args[@]}"
 
