@@ -461,12 +461,6 @@ void nv_migrate_svm(cl_command_queue q, cl_uint n, const void **ptrs,
 
 /* Bytes of the PARAM window the compiler keeps for itself (not arguments). */
 #define NV_PARAM_RESERVED	1024
-/*
- * Whether clBuildProgram can compile OpenCL C on this machine (the
- * compiler, or the VM's compile server, is there): CL_DEVICE_COMPILER_AVAILABLE
- * and CL_DEVICE_LINKER_AVAILABLE.
- */
-bool nv_compiler_available(void);
 
 /* The built-in kernels, and their names ';'-separated. */
 extern const struct nv_builtin nv_builtins[NV_NBUILTINS];

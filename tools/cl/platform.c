@@ -793,15 +793,6 @@ static void nv_dispatch_init(void)
 	}
 }
 
-/*
- * Lead replaces: program.c's nv_compiler_available() (whether the OpenCL
- * C compiler can run) takes the place of this stand-in at the merge.
- */
-bool nv_compiler_available(void)
-{
-	return true;
-}
-
 static void nv_init(void)
 {
 	nv_dispatch_init();
