@@ -146,6 +146,16 @@ static bool win_atomics(cl_context ctx)
 	return true;
 }
 
+bool nv_ctx_svm_atomics(cl_context ctx)
+{
+	cl_uint i;
+
+	for (i = 0; i < ctx->ndevs; i++)
+		if (!(nv_svm_caps(ctx->devs[i].dev) & CL_DEVICE_SVM_ATOMICS))
+			return false;
+	return true;
+}
+
 /*
  * Memory for clSVMAlloc or a buffer: window first, else mirrored; for
  * @atomics (CL_MEM_SVM_ATOMICS), mirrored unless the window has them.

@@ -416,7 +416,13 @@ static cl_mem nv_CreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size,
 		m->svm = svm_find(ctx, host_ptr) != NULL;
 	} else {
 		m->alloc = (size + PAGE - 1) & ~(PAGE - 1);
-		m->data = nv_mem_alloc(ctx, m->alloc, PAGE, false);
+		/*
+		 * Any buffer may see a kernel's atomics (core since OpenCL
+		 * 1.1): where the device has them on private memory only
+		 * (not on window buffers), the buffer is private memory.
+		 */
+		m->data = nv_mem_alloc(ctx, m->alloc, PAGE,
+				       nv_ctx_svm_atomics(ctx));
 		if (!m->data) {
 			nv_obj_free(m);
 			return nv_fail(errcode_ret,

@@ -398,6 +398,8 @@ cl_device_svm_capabilities nv_svm_caps(cl_device_id d);
  * NULL when there is none.
  */
 void *nv_mem_alloc(cl_context ctx, size_t len, size_t align, bool atomics);
+/* Whether every device of @ctx has CL_DEVICE_SVM_ATOMICS. */
+bool nv_ctx_svm_atomics(cl_context ctx);
 /* Give back nv_mem_alloc()'s @p of @len bytes. */
 void nv_mem_free(cl_context ctx, void *p, size_t len);
 /* Whether @p is in @ctx's unmanaged window (a window buffer). */
