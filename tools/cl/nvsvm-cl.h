@@ -461,8 +461,8 @@ void nv_migrate_svm(cl_command_queue q, cl_uint n, const void **ptrs,
 
 /* program.c */
 
-/* Bytes of the PARAM window the compiler keeps for itself (not arguments). */
-#define NV_PARAM_RESERVED	1024
+/* Bytes of the PARAM window the compiler keeps for itself (none). */
+#define NV_PARAM_RESERVED	0
 
 /* The built-in kernels, and their names ';'-separated. */
 extern const struct nv_builtin nv_builtins[NV_NBUILTINS];

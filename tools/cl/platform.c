@@ -48,10 +48,10 @@
  * The extensions of the device, and of the platform (cl_khr_icd and every
  * device's): the OpenCL 1.1 ones a 1.1 or later device must have, the
  * 64-bit atomics (the SMs' AMOs are 32 and 64 bits wide), and cl_khr_fp64
- * only when NV_CLAIM_FP64 (RV64D executes doubles; the claim waits for
- * the device library's double functions).
+ * (RV64D executes doubles, the device library nvclc.bc has the double
+ * functions). The same list as the compiler's NVCL_EXTENSIONS (nvcl.h).
  */
-#define NV_CLAIM_FP64	0
+#define NV_CLAIM_FP64	1
 
 #define NV_EXT_LIST(X) \
 	X("cl_khr_byte_addressable_store") \
@@ -313,11 +313,15 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 		{ CL_MAKE_VERSION(1, 2, 0), "OpenCL C" },
 		{ CL_MAKE_VERSION(3, 0, 0), "OpenCL C" },
 	};
+	/* The compiler's NVCL_FEATURES (nvcl.h), which nvclc.bc has. */
 	static const cl_name_version c_features[] = {
 		{ CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64" },
-#if NV_CLAIM_FP64
 		{ CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64" },
-#endif
+		{ CL_MAKE_VERSION(3, 0, 0), "__opencl_c_generic_address_space" },
+		{ CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_acq_rel" },
+		{ CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_order_seq_cst" },
+		{ CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_device" },
+		{ CL_MAKE_VERSION(3, 0, 0), "__opencl_c_atomic_scope_all_devices" },
 	};
 	cl_name_version kernels[ARRAY_SIZE(nv_builtins)];
 	size_t sizes[3] = { NV_MAX_GROUP, NV_MAX_GROUP, 64 };
@@ -365,11 +369,14 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 	case CL_DEVICE_COMPILER_AVAILABLE:
 	case CL_DEVICE_LINKER_AVAILABLE:
 		PUT(cl_bool, nv_compiler_available() ? CL_TRUE : CL_FALSE);
+	case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
+		/* LAUNCH's last group of a dimension may be smaller. */
+	case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
+		/* One flat address space: the windows are addresses. */
+		PUT(cl_bool, CL_TRUE);
 	case CL_DEVICE_IMAGE_SUPPORT:
 	case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
-	case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
 	case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
-	case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
 	case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
 	case CL_DEVICE_PIPE_SUPPORT:
 		PUT(cl_bool, CL_FALSE);
@@ -516,10 +523,18 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 		PUT(cl_device_svm_capabilities, nv_svm_caps(d));
 	case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
 	case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
+		/*
+		 * The orders and scopes nvclc.bc implements (AMOs with aq/rl,
+		 * fences). On system memory a GPU atomic is exact against
+		 * the CPU only with CL_DEVICE_SVM_ATOMICS.
+		 */
 		PUT(cl_device_atomic_capabilities,
 		    CL_DEVICE_ATOMIC_ORDER_RELAXED |
 		    CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
-		    CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+		    CL_DEVICE_ATOMIC_ORDER_SEQ_CST |
+		    CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
+		    CL_DEVICE_ATOMIC_SCOPE_DEVICE |
+		    CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES);
 	default:
 		return CL_INVALID_VALUE;
 	}
