@@ -49,23 +49,13 @@
 
 #include "kselftest_harness.h"
 #include "libnvsvm.h"
+#include "graph.h"
 
 /* tests/opencl/kernels/workloads.cl as a string (tests/Makefile). */
 #include "workloads-cl.h"
 
 static const char *platform_want;	/* -p: a part of the platform's name */
 static unsigned int scale = 1;		/* -s */
-
-/* A small deterministic generator: every run builds the same data. */
-static uint64_t rng_state;
-
-static uint32_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
-}
 
 static double now_ms(void)
 {
@@ -412,61 +402,27 @@ TEST_F(wl, spmv)
 
 TEST_F(wl, bfs)
 {
-	cl_uint nv = 1024 * scale, ne = 4 * nv, i, frontier_n, bad = 0;
-	int *deg = calloc(nv + 1, sizeof(int)), *row_ptr, *col, *src, *dst;
-	int *dist, *want, *frontier, *next, *next_n, level = 0, v, k, head, tail;
+	cl_uint nv = 1024 * scale, i, frontier_n = 1, bad = 0;
+	int *dist, *want, *frontier, *next, *next_n, level = 0, levels;
 	cl_kernel kern = make_kernel(self, "bfs_level");
+	struct graph g;
 	char what[96];
 
 	if (!self->atomics)
 		SKIP(return, "the device does not claim CL_DEVICE_SVM_ATOMICS");
 	ASSERT_NE(NULL, kern);
-	row_ptr = malloc((nv + 1) * sizeof(int));
-	col = malloc(2 * ne * sizeof(int));
-	src = malloc(ne * sizeof(int));
-	dst = malloc(ne * sizeof(int));
+	ASSERT_EQ(0, graph_build(&g, nv, 4 * nv));
 	dist = malloc(nv * sizeof(int));
 	want = malloc(nv * sizeof(int));
 	frontier = malloc(nv * sizeof(int));
 	next = malloc(nv * sizeof(int));
 	next_n = malloc(sizeof(int));
-	ASSERT_TRUE(deg && row_ptr && col && src && dst && dist && want &&
-		    frontier && next && next_n);
-	/* A random undirected graph in CSR, both directions of each edge. */
-	for (i = 0; i < ne; i++) {
-		src[i] = rng() % nv;
-		dst[i] = rng() % nv;
-		deg[src[i]]++;
-		deg[dst[i]]++;
-	}
-	row_ptr[0] = 0;
-	for (i = 0; i < nv; i++)
-		row_ptr[i + 1] = row_ptr[i] + deg[i];
-	for (i = 0; i < nv; i++)
-		deg[i] = row_ptr[i];
-	for (i = 0; i < ne; i++) {
-		col[deg[src[i]]++] = dst[i];
-		col[deg[dst[i]]++] = src[i];
-	}
-	/* The CPU's BFS from vertex 0: the levels to compare with. */
-	for (i = 0; i < nv; i++)
-		want[i] = dist[i] = -1;
-	want[0] = dist[0] = 0;
-	frontier[0] = 0;
-	head = 0;
-	tail = 1;
-	while (head < tail) {
-		v = frontier[head++];
-		for (k = row_ptr[v]; k < row_ptr[v + 1]; k++)
-			if (want[col[k]] < 0) {
-				want[col[k]] = want[v] + 1;
-				frontier[tail++] = col[k];
-			}
-	}
-	/* The device's, a launch per level; frontier[0] is still 0. */
-	frontier_n = 1;
-	ARG_PTR(kern, 0, row_ptr);
-	ARG_PTR(kern, 1, col);
+	ASSERT_TRUE(dist && want && frontier && next && next_n);
+	levels = graph_bfs(&g, want, frontier);
+	/* The device's, a launch per level, from vertex 0. */
+	graph_bfs_init(&g, dist, frontier);
+	ARG_PTR(kern, 0, g.row_ptr);
+	ARG_PTR(kern, 1, g.col);
 	ARG_PTR(kern, 4, dist);
 	ARG_PTR(kern, 6, next_n);
 	stats_start(self);
@@ -488,18 +444,15 @@ TEST_F(wl, bfs)
 		level++;
 	}
 	snprintf(what, sizeof(what), "%u vertices, %u edges, %d levels",
-		 nv, ne, level);
+		 nv, g.ne, level);
 	stats_print(self, "bfs", what);
+	EXPECT_EQ(levels, level);
 	for (i = 0; i < nv; i++)
 		if (dist[i] != want[i] && bad++ < 5)
 			TH_LOG("dist[%u] = %d, CPU %d", i, dist[i], want[i]);
 	EXPECT_EQ(0, bad);
 	clReleaseKernel(kern);
-	free(deg);
-	free(row_ptr);
-	free(col);
-	free(src);
-	free(dst);
+	graph_free(&g);
 	free(dist);
 	free(want);
 	free(frontier);
