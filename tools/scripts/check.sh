@@ -31,6 +31,10 @@
 #      opencl-build   the OpenCL ICD (make -C tools cl), which every test
 #                     VM gets with clinfo (run.sh --opencl): tests/opencl
 #                     and tests/guest-opencl.sh run in every lane
+#      piglit         piglit's OpenCL tests (tests/guest-piglit.sh), given
+#                     to the stock and debug-7.3 VMs only (run.sh --piglit)
+#                     when Debian's piglit is installed: about 8 minutes
+#                     each, judged against tests/piglit/pocl-reference.txt
 #      first-run      the first run of make check and make demo on a bare
 #                     machine, rehearsed (tools/scripts/first-run.sh)
 #   7. stock VM       the tests in QEMU on the stock kernel, with 5's modules
@@ -110,6 +114,9 @@ vm() {
 	# on test_hmm, and the seconds they took.
 	grep -ahE '^# \[guest-hmm\] # hmm-tests' "$out/vm-$name/console.log" 2>/dev/null |
 		tr -d '\r' | sed "s/^# \[guest-hmm\] /# $name: /" || true
+	# tests/guest-piglit.sh's counts and its ratio to pocl's passes.
+	grep -ahE '^# \[guest-piglit\] # piglit' "$out/vm-$name/console.log" 2>/dev/null |
+		tr -d '\r' | sed "s/^# \[guest-piglit\] /# $name: /" || true
 }
 
 not_run() {
@@ -225,6 +232,16 @@ opencl=()
 if step opencl-build make -C tools cl; then
 	opencl=(--opencl build/tools/cl)
 fi
+# piglit's OpenCL tests (tests/guest-piglit.sh) need the ICD; the stock
+# and 7.3 debug lanes get them, with 600 s more for their VM (the guest
+# script's budget is 480 s).
+piglit=()
+piglit_s=0
+piglit_dir=/usr/lib/x86_64-linux-gnu/piglit
+if ((${#opencl[@]})) && [[ -x $piglit_dir/bin/cl-program-tester ]]; then
+	piglit=(--piglit "$piglit_dir")
+	piglit_s=600
+fi
 if [[ -z $only ]]; then
 	# The README's commands on a bare machine (issue 15): a failing
 	# install, make check's set-up and make demo, in a namespace where
@@ -250,8 +267,8 @@ if [[ -z $only || $only == stock ]]; then
 		vm stock --kernel "/boot/vmlinuz-$kver" --kver "$kver" \
 			--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
 			"${stock_test_mods[@]}" "${nouveau_mods[@]}" "${kernel_mods[@]}" \
-			"${opencl[@]}" \
-			--tests build/tests --timeout "${NVSVM_VM_TIMEOUT_STOCK:-900}"
+			"${opencl[@]}" "${piglit[@]}" \
+			--tests build/tests --timeout $((${NVSVM_VM_TIMEOUT_STOCK:-900} + piglit_s))
 	else
 		not_run stock/vm "no module build or no /boot/vmlinuz-$kver"
 	fi
@@ -343,8 +360,8 @@ fi
 # linux-source-SERIES, default 6.1), our modules against it, and the tests
 # in QEMU on it.
 debug_lane() {
-	local name=$1 series=${2:-} dk="" dkver tests=build/tests
-	local -a test_mods=()
+	local name=$1 series=${2:-} dk="" dkver tests=build/tests extra_s=0
+	local -a test_mods=() lane_piglit=()
 
 	if step "$name-kernel" "$scripts/build-debug-kernel.sh" ${series:+--source "$series"}; then
 		dk=$(tail -n 1 "$out/$name-kernel.log")
@@ -361,11 +378,15 @@ debug_lane() {
 		if step "build-$name-hmm-kmod" hmm_kmod "$name" "$dk" "${series:-6.1}"; then
 			test_mods+=(--module "build/$name-hmm/nvsvm_dmirror.ko")
 		fi
+		if [[ $series == 7.3 ]]; then
+			lane_piglit=("${piglit[@]}")
+			extra_s=$piglit_s
+		fi
 		vm "$name" --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
 			--kmods "$dk/modinst/lib/modules/$dkver" \
 			--module "build/$name/nvsvm.ko" --module "build/$name/nvsvm_vgpu.ko" \
-			"${test_mods[@]}" "${opencl[@]}" \
-			--tests "$tests" --timeout "${NVSVM_VM_TIMEOUT_DEBUG:-1500}"
+			"${test_mods[@]}" "${opencl[@]}" "${lane_piglit[@]}" \
+			--tests "$tests" --timeout $((${NVSVM_VM_TIMEOUT_DEBUG:-1500} + extra_s))
 	else
 		not_run "$name/vm" "no debug kernel or module build"
 	fi

@@ -17,12 +17,19 @@
 #                       [--opencl DIR]     DIR/libnvsvm-cl.so.1 (make -C
 #                                          tools cl), clinfo and their
 #                                          libraries
+#                       [--piglit DIR]     piglit's OpenCL programs and
+#                                          tests/cl/program files from DIR
+#                                          (Debian's piglit package), their
+#                                          libraries, and in /tests/piglit
+#                                          its list, pocl's reference and
+#                                          the runner (tests/guest-piglit.sh)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 kver= out= nonce= kmods= tests= script=$top/tests/run.sh output= opencl=
+piglit=
 modules=()
 while (($#)); do
 	case $1 in
@@ -35,6 +42,7 @@ while (($#)); do
 	--script) script=$2; shift 2 ;;
 	--output) output=$2; shift 2 ;;
 	--opencl) opencl=$2; shift 2 ;;
+	--piglit) piglit=$2; shift 2 ;;
 	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -111,6 +119,22 @@ if [[ -n $opencl ]]; then
 	echo /usr/lib/libnvsvm-cl.so.1 >"$root/etc/OpenCL/vendors/nvsvm.icd"
 	cp -L "$clinfo" "$root/usr/bin/clinfo"
 	copy_libs "$clinfo" "$opencl/libnvsvm-cl.so.1"
+fi
+if [[ -n $piglit ]]; then
+	# At the package's own path: its programs find their libraries there
+	# (RUNPATH), and tests/guest-piglit.sh runs them from it.
+	pdir=/usr/lib/x86_64-linux-gnu/piglit
+	if [[ ! -x $piglit/bin/cl-program-tester ]]; then
+		echo "mkinitramfs.sh: --piglit needs $piglit/bin/cl-program-tester; run 'make deps'" >&2
+		exit 1
+	fi
+	mkdir -p "$root$pdir/bin" "$root$pdir/tests/cl" "$root/tests/piglit"
+	cp -L "$piglit"/bin/cl-* "$root$pdir/bin/"
+	cp -rL "$piglit/tests/cl/program" "$root$pdir/tests/cl/"
+	copy_libs "$root$pdir"/bin/cl-*
+	"$top/tools/scripts/piglit-list.sh" "$piglit" >"$root/tests/piglit/list.txt"
+	cp "$top/tests/piglit/pocl-reference.txt" "$root/tests/piglit/"
+	cp "$top/tools/scripts/piglit-run.sh" "$root/tests/piglit/run.sh"
 fi
 cp "$script" "$root/tests/run.sh"
 for s in "$top"/tests/ktap.sh "$top"/tests/guest-*.sh; do
