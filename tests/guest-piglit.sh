@@ -98,8 +98,8 @@ END {
 	print both " " pocl_pass
 }' "$tmp/nvsvm" >"$tmp/ktap"
 sed '$d' "$tmp/ktap"
-set -- $(tail -n 1 "$tmp/ktap")
-both=$1 pocl_pass=$2
+both=$(tail -n 1 "$tmp/ktap" | cut -d' ' -f1)
+pocl_pass=$(tail -n 1 "$tmp/ktap" | cut -d' ' -f2)
 # Where nvsvm failed, the first lines piglit printed.
 awk '/^### / { show = ($0 !~ /: (pass|skip) \(exit/); n = 0 }
 	show && n++ < 6 { print "# " $0 }' "$tmp/log" | head -n 400
