@@ -42,13 +42,15 @@ FNR == 1 { file++ }
 	else if (file == 2)
 		parse($0, "pocl")
 }
-/^workloads: (ok|not ok) / && file == 1 { res[++r] = $0 }
+/^workloads: (ok|not ok) / && file == 1 { res[++r] = substr($0, 12) }
+/^workloads: 1\.\.0 # SKIP / && file == 1 { res[++r] = "skipped: " substr($0, 24) }
+/^workloads: # reloading/ && file == 1 { res[++r] = substr($0, 14) }
+/^1\.\.0 # SKIP / && file == 2 { pocl_skip = substr($0, 13) }
 END {
-	if (!n) {
+	if (!n)
 		print "(no workload figures: see build/bench/vm/results.txt and workloads-pocl.txt)"
-		exit
-	}
-	printf "%-17s %12s %12s  %s\n", "workload", "nvsvm ms", "pocl ms", "size; nvsvm faults"
+	else
+		printf "%-17s %12s %12s  %s\n", "workload", "nvsvm ms", "pocl ms", "size; nvsvm faults"
 	for (i = 1; i <= n; i++) {
 		w = order[i]
 		a = ((w, "nvsvm") in ms) ? ms[w, "nvsvm"] : "-"
@@ -57,5 +59,7 @@ END {
 			(w in faults) ? "; " faults[w] : ""
 	}
 	for (i = 1; i <= r; i++)
-		print "# nvsvm " substr(res[i], 12)
+		print "# nvsvm: " res[i]
+	if (pocl_skip != "")
+		print "# pocl: skipped: " pocl_skip
 }' "$vm" "$pocl"
