@@ -80,9 +80,9 @@ mkdir -p "$stage/bin"
 cp "$bin/nvsvm-demo" "$bin/nvsvm-stat" "$stage/bin/"
 opencl=()
 if make -s -C "$top/tools" cl >"$stage/cl.log" 2>&1 &&
-	make -s -C "$top/tests" "$top/build/tests/opencl/workloads-cl.h" >>"$stage/cl.log" 2>&1 &&
+	make -s -C "$top/tests" "$top/build/tests/gen/workloads-cl.h" >>"$stage/cl.log" 2>&1 &&
 	${CC:-cc} -O2 -Wall -Wextra -Werror -I "$top/uapi" -I "$top/tools/lib" \
-		-I "$top/tests/opencl" -I "$top/build/tests/opencl" \
+		-I "$top/tests/opencl" -I "$top/build/tests/gen" \
 		-o "$stage/bin/cl-demo" "$here/cl-demo.c" "$top"/tools/lib/*.c \
 		-lOpenCL >>"$stage/cl.log" 2>&1; then
 	opencl=(--opencl "$top/build/tools/cl")
