@@ -544,6 +544,7 @@ TEST_F(wl, list_walk)
 	char what[64];
 
 	ASSERT_NE(NULL, k);
+	/* The kernel's struct head: one pointer, as heads[i] here. */
 	heads = malloc(LISTS * sizeof(*heads));
 	ASSERT_TRUE(nodes && heads && sum && len);
 	/* Nodes malloc'd one by one, then linked in a shuffled order. */

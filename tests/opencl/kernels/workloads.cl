@@ -99,11 +99,16 @@ struct node {
 	long prefix;	/* written: the sum of the values up to this node */
 };
 
+/* A list's head: OpenCL C 1.2 takes no pointer to a pointer as argument. */
+struct head {
+	__global struct node *first;
+};
+
 /*
  * Walk list i from heads[i], writing each node's running sum into it,
  * and the list's length and total to len[i] and sum[i].
  */
-__kernel void list_walk(__global struct node *__global *heads, uint lists,
+__kernel void list_walk(__global const struct head *heads, uint lists,
 			__global long *sum, __global int *len)
 {
 	size_t i = get_global_id(0);
@@ -113,7 +118,7 @@ __kernel void list_walk(__global struct node *__global *heads, uint lists,
 
 	if (i >= lists)
 		return;
-	for (p = heads[i]; p; p = p->next) {
+	for (p = heads[i].first; p; p = p->next) {
 		s += p->value;
 		p->prefix = s;
 		n++;
