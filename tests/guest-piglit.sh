@@ -48,9 +48,11 @@ t0=$(cut -d. -f1 /proc/uptime)
 PIGLIT_LOG=$tmp/log sh $dir/run.sh $piglit $dir/list.txt 60 \
 	"${PIGLIT_BUDGET:-480}" >"$tmp/nvsvm"
 took=$(($(cut -d. -f1 /proc/uptime) - t0))
+part=$(cat $dir/part 2>/dev/null)
 
 # The subtests, then the counts; "RESULT SECONDS NAME" lines in.
-awk -v pocl=$dir/pocl-reference.txt -v goal=$goal -v took="$took" '
+awk -v pocl=$dir/pocl-reference.txt -v goal=$goal -v took="$took" \
+	-v part="${part:-1/1}" '
 # "RESULT SECONDS NAME": the name, spaces and all.
 function name_of(line) {
 	sub(/^[a-z]+ [0-9]+ /, "", line)
@@ -88,7 +90,7 @@ END {
 	print "    1.." i
 	for (k = 1; k <= i; k++)
 		print lines[k]
-	printf "# piglit on nvsvm: %d tests in %d s:", i, took
+	printf "# piglit on nvsvm: %d tests (part %s of the list) in %d s:", i, part, took
 	for (r in count)
 		printf " %d %s", count[r], r
 	printf "\n"

@@ -23,13 +23,15 @@
 #                                          libraries, and in /tests/piglit
 #                                          its list, pocl's reference and
 #                                          the runner (tests/guest-piglit.sh)
+#                       [--piglit-part K/N] only every Nth test of the
+#                                          list, from the Kth (default 1/1)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 kver= out= nonce= kmods= tests= script=$top/tests/run.sh output= opencl=
-piglit=
+piglit= piglit_part=1/1
 modules=()
 while (($#)); do
 	case $1 in
@@ -43,6 +45,7 @@ while (($#)); do
 	--output) output=$2; shift 2 ;;
 	--opencl) opencl=$2; shift 2 ;;
 	--piglit) piglit=$2; shift 2 ;;
+	--piglit-part) piglit_part=$2; shift 2 ;;
 	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -132,7 +135,15 @@ if [[ -n $piglit ]]; then
 	cp -L "$piglit"/bin/cl-* "$root$pdir/bin/"
 	cp -rL "$piglit/tests/cl/program" "$root$pdir/tests/cl/"
 	copy_libs "$root$pdir"/bin/cl-*
-	"$top/tools/scripts/piglit-list.sh" "$piglit" >"$root/tests/piglit/list.txt"
+	if [[ ! $piglit_part =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] ||
+		((BASH_REMATCH[1] > BASH_REMATCH[2])); then
+		echo "mkinitramfs.sh: --piglit-part K/N with 1 <= K <= N, not $piglit_part" >&2
+		exit 2
+	fi
+	"$top/tools/scripts/piglit-list.sh" "$piglit" |
+		awk -v k="${BASH_REMATCH[1]}" -v n="${BASH_REMATCH[2]}" '(NR - 1) % n == k - 1' \
+		>"$root/tests/piglit/list.txt"
+	echo "$piglit_part" >"$root/tests/piglit/part"
 	cp "$top/tests/piglit/pocl-reference.txt" "$root/tests/piglit/"
 	cp "$top/tools/scripts/piglit-run.sh" "$root/tests/piglit/run.sh"
 fi
