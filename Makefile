@@ -122,12 +122,14 @@ demo-run:
 # The issue 8 benchmarks beside lib/test_hmm.ko, in the VM on a non-debug
 # kernel (tools/bench/run-bench.sh); not part of make check.
 # REPS=N, SIZES="64 256", WORK=LETTERS, PREFETCH=PERCENT, PROFILE_WORK=LETTERS
-# and PROFILE_SIZE=MIB override the defaults.
+# and PROFILE_SIZE=MIB override the defaults; CL_SCALE=N sizes the OpenCL
+# C workloads run beside pocl (0: none).
 bench:
 	@NVSVM_BENCH_REPS="$(REPS)" NVSVM_BENCH_SIZES="$(SIZES)" \
 		NVSVM_BENCH_WORK="$(WORK)" NVSVM_BENCH_PREFETCH="$(PREFETCH)" \
 		NVSVM_BENCH_PROFILE_WORK="$(PROFILE_WORK)" \
 		NVSVM_BENCH_PROFILE_SIZE="$(PROFILE_SIZE)" \
+		NVSVM_BENCH_CL_SCALE="$(CL_SCALE)" \
 		tools/bench/run-bench.sh
 
 help:

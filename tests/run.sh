@@ -151,7 +151,9 @@ params() {
 	case $1 in
 	# GPU atomics on system memory as a means to test something else:
 	# exact on a coherent link (docs/architecture.md, GPU atomics).
-	behaviour|faults|security) echo sysmem_atomics=coherent ;;
+	# tests/opencl/workloads: bfs and the histograms, OpenCL C atomics
+	# on malloc'd memory (CL_DEVICE_SVM_ATOMICS).
+	behaviour|faults|security|workloads) echo sysmem_atomics=coherent ;;
 	# Not tests/launch: its programs' atomics on malloc'd memory go
 	# through the driver's exclusive access where the kernel has it
 	# (NVSVM_CAP_SYSMEM_ATOMICS: histogram, reduce), and are cancelled

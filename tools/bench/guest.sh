@@ -13,7 +13,12 @@
 #    a and b on 16 MiB, NVSVM_BENCH_PROFILE_ARGS="-w ab 16") under the kernel's function profiler restricted to nvsvm,
 #    nvsvm_vgpu and the HMM/notifier calls they make; the busiest functions
 #    go to the results port as "profile: " lines;
-# 4. unloads what it loaded.
+# 4. with NVSVM_BENCH_CL_SCALE (not 0) and /tests/bin/workloads there
+#    (the OpenCL C workloads, tests/opencl/workloads.c, through the ICD):
+#    nvsvm_vgpu reloaded with sysmem_atomics=coherent (the workloads'
+#    atomics on malloc'd memory), then workloads -s SCALE; its lines go to
+#    the results port prefixed with "workloads: ";
+# 5. unloads what it loaded.
 #
 # No figure is judged here: the one result line, "[bench] ok 1 nvsvm-bench",
 # only says that the program ran to the end with every data check passing.
@@ -94,6 +99,17 @@ if [ "${NVSVM_BENCH_PROFILE:-0}" = 1 ] && [ "$status" = 0 ] &&
 		emit "profile: $fn hits=$hits total_us=$us"
 	done
 	echo >$tracing/set_ftrace_filter
+fi
+
+if [ "${NVSVM_BENCH_CL_SCALE:-0}" != 0 ] && [ -x /tests/bin/workloads ]; then
+	if rmmod nvsvm_vgpu && modprobe nvsvm_vgpu sysmem_atomics=coherent; then
+		/tests/bin/workloads -s "$NVSVM_BENCH_CL_SCALE" 2>&1 |
+			while IFS= read -r line; do
+				emit "workloads: $line"
+			done
+	else
+		emit "workloads: # reloading nvsvm_vgpu sysmem_atomics=coherent failed"
+	fi
 fi
 
 for m in nvsvm_vgpu nvsvm test_hmm; do

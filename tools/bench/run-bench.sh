@@ -14,10 +14,16 @@
 #   5. VM         tools/vm/run.sh --script tools/bench/guest.sh, logs in
 #                 build/bench/vm/ (console.txt, results.txt)
 #   6. report     tools/bench/report.py: table, results.json, results.png
+#   7. workloads  the OpenCL C workloads (tests/opencl/workloads.c, -s
+#                 SCALE) in the same VM through the ICD (tools/cl/), and
+#                 the same program on pocl's CPU device on the host (the
+#                 VM has no pocl): time per workload side by side, nvsvm's
+#                 fault counters per workload; build/bench/workloads.txt
 #
 # usage: run-bench.sh [--reps N] [--sizes "MIB..."] [--work LETTERS]
 #                     [--prefetch PERCENT] [--no-profile] [--timeout SECONDS]
 #                     [--profile-work LETTERS] [--profile-size MIB]
+#                     [--cl-scale N | --no-cl]
 # Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
 # "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghkp),
 # NVSVM_BENCH_PREFETCH (nvsvm.prefetch_threshold for the run, default the
@@ -25,7 +31,8 @@
 # pass), NVSVM_BENCH_PROFILE_WORK and NVSVM_BENCH_PROFILE_SIZE (what that
 # pass runs, once: default "ab" on 16 MiB), NVSVM_ACCEL (tcg|kvm, see
 # tools/vm/accel.sh). `make bench` passes REPS, SIZES, WORK, PREFETCH,
-# PROFILE_WORK and PROFILE_SIZE as these.
+# PROFILE_WORK and PROFILE_SIZE as these. NVSVM_BENCH_CL_SCALE: the
+# workloads' -s (default 8; 0 leaves them out), `make bench CL_SCALE=N`.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,6 +47,7 @@ prefetch=${NVSVM_BENCH_PREFETCH:-}
 profile=${NVSVM_BENCH_PROFILE:-1}
 profile_work=${NVSVM_BENCH_PROFILE_WORK:-ab}
 profile_size=${NVSVM_BENCH_PROFILE_SIZE:-16}
+cl_scale=${NVSVM_BENCH_CL_SCALE:-8}
 timeout_s=3600
 while (($#)); do
 	case $1 in
@@ -51,7 +59,9 @@ while (($#)); do
 	--profile-work) profile_work=$2; shift 2 ;;
 	--profile-size) profile_size=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
-	-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--cl-scale) cl_scale=$2; shift 2 ;;
+	--no-cl) cl_scale=0; shift ;;
+	-h | --help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-bench.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -96,6 +106,7 @@ fi
 [[ -z $prefetch || $prefetch =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --prefetch $prefetch" >&2; exit 2; }
 [[ $profile_work =~ ^[a-hp]+$ ]] || { echo "run-bench.sh: bad --profile-work $profile_work" >&2; exit 2; }
 [[ $profile_size =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --profile-size $profile_size" >&2; exit 2; }
+[[ $cl_scale =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --cl-scale $cl_scale" >&2; exit 2; }
 work_arg=
 [[ -z $work ]] || work_arg="-w $work"
 
@@ -105,6 +116,29 @@ stage=$(mktemp -d /tmp/nvsvm-bench.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin"
 cp "$out/nvsvm-bench" "$stage/bin/"
+
+# The OpenCL workloads: the program and the ICD for the VM, and the same
+# program on pocl on the host, now (build/bench/workloads-pocl.txt).
+opencl=()
+rm -f "$out/workloads-pocl.txt"
+if ((cl_scale)); then
+	step "workloads: tests/opencl/workloads -s $cl_scale, the ICD, pocl on the host"
+	if make -s -C "$top/tests" "$top/build/tests/workloads" >"$out/workloads-build.log" 2>&1 &&
+		make -s -C "$top/tools" cl >>"$out/workloads-build.log" 2>&1; then
+		cp "$top/build/tests/workloads" "$stage/bin/"
+		opencl=(--opencl "$top/build/tools/cl")
+		if [[ -r /etc/OpenCL/vendors/pocl.icd ]]; then
+			OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd \
+				"$top/build/tests/workloads" -s "$cl_scale" \
+				>"$out/workloads-pocl.txt" 2>&1 || true
+		else
+			step "workloads: no pocl-opencl-icd on the host (make deps): nvsvm only"
+		fi
+	else
+		tail -n 20 "$out/workloads-build.log" >&2
+		step "workloads: building them or the ICD failed: left out"
+	fi
+fi
 {
 	echo '#!/bin/sh'
 	echo "NVSVM_BENCH_ARGS='-r $reps $tsc_arg $work_arg $sizes'"
@@ -112,6 +146,7 @@ cp "$out/nvsvm-bench" "$stage/bin/"
 	echo "NVSVM_BENCH_PROFILE=$profile"
 	echo "NVSVM_BENCH_PROFILE_ARGS='-w $profile_work $profile_size'"
 	echo "NVSVM_BENCH_TSC='$tsc_arg'"
+	echo "NVSVM_BENCH_CL_SCALE=$cl_scale"
 	sed 1d "$here/guest.sh"
 } >"$stage/bench.sh"
 
@@ -125,9 +160,9 @@ set +e
 	--kernel "$dk/arch/x86/boot/bzImage" --kver "$kver" \
 	--kmods "$dk/modinst/lib/modules/$kver" \
 	--module "$out/modules/nvsvm.ko" --module "$out/modules/nvsvm_vgpu.ko" \
-	--tests "$stage/bin" --script "$stage/bench.sh" \
+	--tests "$stage/bin" --script "$stage/bench.sh" "${opencl[@]}" \
 	--timeout "$timeout_s" 2>&1 | tee "$out/vm.log" |
-	grep --line-buffered -E '^  bench \| (bench|profile): |^(ok|not ok|#) ' >&2
+	grep --line-buffered -E '^  bench \| (bench|profile|workloads): |^(ok|not ok|#) ' >&2
 status=${PIPESTATUS[0]}
 set -e
 step "VM run took $((SECONDS - t)) s"
@@ -139,5 +174,9 @@ python3 "$here/report.py" --results "$out/vm/results.txt" \
 	--meta "median of $reps repetitions" \
 	--meta "nvsvm.prefetch_threshold ${prefetch:-default}"
 step "results: $out/results.json, $out/results.png; logs: $out/vm/"
+if ((cl_scale)); then
+	"$here/workloads-report.sh" "$out/vm/results.txt" "$out/workloads-pocl.txt" |
+		tee "$out/workloads.txt"
+fi
 step "make bench took $((SECONDS - t_all)) s"
 exit "$status"

@@ -3,15 +3,19 @@
 #
 # The nvsvm demo, inside a machine (or the test VM) with nvsvm installed:
 # load the virtual GP100 (`modprobe nvsvm_vgpu`), run nvsvm-demo, show the
-# driver's counters with nvsvm-stat, and unload what this script loaded.
+# driver's counters with nvsvm-stat, run cl-demo (a BFS in OpenCL C on
+# malloc'd memory, through the ICD) where it is there, and unload what
+# this script loaded.
 #
 # usage: demo.sh [nvsvm-demo arguments]
 #
 # The programs are looked for in $NVSVM_DEMO_BIN, next to this script,
 # in /tests/bin (the test VM) and in $PATH. When $NVSVM_RESULTS is set
 # (the VM's results port), one KTAP line "[demo] ok 1 nvsvm-demo" or
-# "[demo] not ok 1 ..." is appended to it. Exit status: nvsvm-demo's, or
-# 1 when loading or unloading the modules failed.
+# "[demo] not ok 1 ..." is appended to it, and one for cl-demo (a skip
+# when the ICD has no compiler yet). Exit status: 0 when both passed (or
+# cl-demo skipped), 1 otherwise or when loading or unloading the modules
+# failed.
 
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin:/usr/local/bin:/usr/local/sbin:$PATH
 
@@ -67,6 +71,16 @@ if [ -n "$stat" ]; then
 	"$stat" -d 0
 fi
 
+# The OpenCL part: the same GPU through the ICD, running OpenCL C.
+clrc=none
+cldemo=$(find_prog cl-demo)
+if [ -n "$cldemo" ]; then
+	echo
+	echo "demo: cl-demo: breadth-first search in OpenCL C on malloc'd memory"
+	"$cldemo"
+	clrc=$?
+fi
+
 if [ "$ours" = 1 ]; then
 	for m in nvsvm_vgpu nvsvm; do
 		if loaded "$m" && ! rmmod "$m"; then
@@ -82,4 +96,10 @@ if [ "$rc" = 0 ]; then
 else
 	result "not ok 1 nvsvm-demo # exit status $rc"
 fi
+case $clrc in
+none) result "ok 2 cl-demo # SKIP not built (tools/demo/run-demo.sh)" ;;
+0) result "ok 2 cl-demo" ;;
+4) result "ok 2 cl-demo # SKIP the device has no compiler or no fine-grain system SVM" ;;
+*) result "not ok 2 cl-demo # exit status $clrc"; rc=1 ;;
+esac
 exit "$rc"

@@ -16,6 +16,11 @@
 #   --bin      the static nvsvm-demo and nvsvm-stat (default
 #              build/tools/static, from `make -C tools static`)
 #
+# The OpenCL part, cl-demo (tools/demo/cl-demo.c: BFS in OpenCL C on
+# malloc'd memory), is built here with the ICD (make -C tools cl) and
+# goes into the VM with it (run.sh --opencl); when either cannot be
+# built, the demo runs without it and says so.
+#
 # tools/vm/run.sh always runs tests/run.sh in the guest; when it has no
 # --script option, this script gives it a private copy of tools/vm/ whose
 # tree has demo.sh in the place of tests/run.sh. Exit status: run.sh's
@@ -73,10 +78,23 @@ stage=$(mktemp -d /tmp/nvsvm-demo.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin"
 cp "$bin/nvsvm-demo" "$bin/nvsvm-stat" "$stage/bin/"
+opencl=()
+if make -s -C "$top/tools" cl >"$stage/cl.log" 2>&1 &&
+	make -s -C "$top/tests" "$top/build/tests/gen/workloads-cl.h" >>"$stage/cl.log" 2>&1 &&
+	${CC:-cc} -O2 -Wall -Wextra -Werror -I "$top/uapi" -I "$top/tools/lib" \
+		-I "$top/tests/opencl" -I "$top/build/tests/gen" \
+		-o "$stage/bin/cl-demo" "$here/cl-demo.c" "$top"/tools/lib/*.c \
+		-lOpenCL >>"$stage/cl.log" 2>&1; then
+	opencl=(--opencl "$top/build/tools/cl")
+else
+	tail -n 20 "$stage/cl.log" >&2
+	echo "run-demo.sh: building cl-demo or the ICD failed: the demo runs without its OpenCL part" >&2
+	rm -f "$stage/bin/cl-demo"
+fi
 
 # --quiet: the demo's output is shown, the kernel log only if the run fails.
 args=(--name demo --kernel "$kernel" --kver "$kver" --tests "$stage/bin"
-      --timeout "$timeout_s" --quiet)
+      --timeout "$timeout_s" --quiet "${opencl[@]}")
 for m in "${modules[@]}"; do
 	args+=(--module "$m")
 done

@@ -37,6 +37,12 @@
 #                     kernels), which the stock VM and the 7.3 debug VM
 #                     get (run.sh --cts) for tests/guest-cts.sh; without
 #                     ../shared/third_party it skips with that reason
+#      piglit         piglit's OpenCL tests (tests/guest-piglit.sh), given
+#                     to the stock and debug-7.3 VMs only (run.sh --piglit)
+#                     when Debian's piglit is installed, half of them each
+#                     (--piglit-part 1/2 and 2/2: all 272 take about 12
+#                     minutes under TCG), judged against
+#                     tests/piglit/pocl-reference.txt
 #      first-run      the first run of make check and make demo on a bare
 #                     machine, rehearsed (tools/scripts/first-run.sh)
 #   7. stock VM       the tests in QEMU on the stock kernel, with 5's modules
@@ -116,6 +122,9 @@ vm() {
 	# on test_hmm, and the seconds they took.
 	grep -ahE '^# \[guest-hmm\] # hmm-tests' "$out/vm-$name/console.log" 2>/dev/null |
 		tr -d '\r' | sed "s/^# \[guest-hmm\] /# $name: /" || true
+	# tests/guest-piglit.sh's counts and its ratio to pocl's passes.
+	grep -ahE '^# \[guest-piglit\] # piglit' "$out/vm-$name/console.log" 2>/dev/null |
+		tr -d '\r' | sed "s/^# \[guest-piglit\] /# $name: /" || true
 }
 
 not_run() {
@@ -258,6 +267,17 @@ fi
 # The CTS run's share of a VM's time bound (tests/guest-cts.sh).
 cts_time=0
 ((${#cts[@]} == 0)) || cts_time=600
+# piglit's OpenCL tests (tests/guest-piglit.sh) need the ICD; the stock
+# and 7.3 debug lanes get half of them each (all take about 730 s under
+# TCG with the compiler), with 600 s more for their VM (the guest
+# script's budget is 480 s).
+piglit=()
+piglit_s=0
+piglit_dir=/usr/lib/x86_64-linux-gnu/piglit
+if ((${#opencl[@]})) && [[ -x $piglit_dir/bin/cl-program-tester ]]; then
+	piglit=(--piglit "$piglit_dir")
+	piglit_s=600
+fi
 if [[ -z $only ]]; then
 	# The README's commands on a bare machine (issue 15): a failing
 	# install, make check's set-up and make demo, in a namespace where
@@ -283,8 +303,9 @@ if [[ -z $only || $only == stock ]]; then
 		vm stock --kernel "/boot/vmlinuz-$kver" --kver "$kver" \
 			--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
 			"${stock_test_mods[@]}" "${nouveau_mods[@]}" "${kernel_mods[@]}" \
-			"${opencl[@]}" "${cts[@]}" --tests build/tests \
-			--timeout "$((${NVSVM_VM_TIMEOUT_STOCK:-900} + cts_time))"
+			"${opencl[@]}" "${cts[@]}" ${piglit[@]+"${piglit[@]}" --piglit-part 1/2} \
+			--tests build/tests \
+			--timeout "$((${NVSVM_VM_TIMEOUT_STOCK:-900} + cts_time + piglit_s))"
 	else
 		not_run stock/vm "no module build or no /boot/vmlinuz-$kver"
 	fi
@@ -377,7 +398,7 @@ fi
 # in QEMU on it.
 debug_lane() {
 	local name=$1 series=${2:-} dk="" dkver tests=build/tests
-	local -a test_mods=() lane_cts=()
+	local -a test_mods=() lane_cts=() lane_piglit=()
 	local extra=0
 
 	if step "$name-kernel" "$scripts/build-debug-kernel.sh" ${series:+--source "$series"}; then
@@ -395,15 +416,17 @@ debug_lane() {
 		if step "build-$name-hmm-kmod" hmm_kmod "$name" "$dk" "${series:-6.1}"; then
 			test_mods+=(--module "build/$name-hmm/nvsvm_dmirror.ko")
 		fi
-		# The CTS in the 7.3 debug lane only (with the stock lane).
+		# The CTS and half of piglit in the 7.3 debug lane (the other
+		# half and the CTS in the stock lane).
 		if [[ $series == 7.3 ]]; then
 			lane_cts=("${cts[@]}")
-			extra=$cts_time
+			((${#piglit[@]})) && lane_piglit=("${piglit[@]}" --piglit-part 2/2)
+			extra=$((cts_time + piglit_s))
 		fi
 		vm "$name" --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
 			--kmods "$dk/modinst/lib/modules/$dkver" \
 			--module "build/$name/nvsvm.ko" --module "build/$name/nvsvm_vgpu.ko" \
-			"${test_mods[@]}" "${opencl[@]}" "${lane_cts[@]}" \
+			"${test_mods[@]}" "${opencl[@]}" "${lane_cts[@]}" "${lane_piglit[@]}" \
 			--tests "$tests" --timeout "$((${NVSVM_VM_TIMEOUT_DEBUG:-1500} + extra))"
 	else
 		not_run "$name/vm" "no debug kernel or module build"

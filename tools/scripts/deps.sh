@@ -43,6 +43,11 @@ packages=(
 	# window, llvm-14's llvm-objcopy, llvm-nm and llvm-readelf
 	# flatten and check them (tools/gpu/build-kernel.sh).
 	clang-14 lld-14 llvm-14
+	# piglit's OpenCL tests (tests/guest-piglit.sh), and pocl's CPU device,
+	# the host's reference OpenCL device: piglit's reference results
+	# (tools/scripts/piglit-reference.sh), tests/opencl/workloads on the
+	# host and make bench's pocl column.
+	piglit pocl-opencl-icd
 	"$@"
 )
 

@@ -20,12 +20,21 @@
 #                       [--cts DIR]        the Khronos CTS binaries in DIR
 #                                          (tools/scripts/build-cts.sh) in
 #                                          /cts, and their libraries
+#                       [--piglit DIR]     piglit's OpenCL programs and
+#                                          tests/cl/program files from DIR
+#                                          (Debian's piglit package), their
+#                                          libraries, and in /tests/piglit
+#                                          its list, pocl's reference and
+#                                          the runner (tests/guest-piglit.sh)
+#                       [--piglit-part K/N] only every Nth test of the
+#                                          list, from the Kth (default 1/1)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 kver= out= nonce= kmods= tests= script=$top/tests/run.sh output= opencl= cts=
+piglit= piglit_part=1/1
 modules=()
 while (($#)); do
 	case $1 in
@@ -39,6 +48,8 @@ while (($#)); do
 	--output) output=$2; shift 2 ;;
 	--opencl) opencl=$2; shift 2 ;;
 	--cts) cts=$2; shift 2 ;;
+	--piglit) piglit=$2; shift 2 ;;
+	--piglit-part) piglit_part=$2; shift 2 ;;
 	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -124,6 +135,30 @@ if [[ -n $cts ]]; then
 	mkdir -p "$root/cts"
 	find "$cts" -maxdepth 1 -type f -name 'test_*' -perm -u+x -exec cp {} "$root/cts/" \;
 	copy_libs "$root"/cts/test_*
+fi
+if [[ -n $piglit ]]; then
+	# At the package's own path: its programs find their libraries there
+	# (RUNPATH), and tests/guest-piglit.sh runs them from it.
+	pdir=/usr/lib/x86_64-linux-gnu/piglit
+	if [[ ! -x $piglit/bin/cl-program-tester ]]; then
+		echo "mkinitramfs.sh: --piglit needs $piglit/bin/cl-program-tester; run 'make deps'" >&2
+		exit 1
+	fi
+	mkdir -p "$root$pdir/bin" "$root$pdir/tests/cl" "$root/tests/piglit"
+	cp -L "$piglit"/bin/cl-* "$root$pdir/bin/"
+	cp -rL "$piglit/tests/cl/program" "$root$pdir/tests/cl/"
+	copy_libs "$root$pdir"/bin/cl-*
+	if [[ ! $piglit_part =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] ||
+		((BASH_REMATCH[1] > BASH_REMATCH[2])); then
+		echo "mkinitramfs.sh: --piglit-part K/N with 1 <= K <= N, not $piglit_part" >&2
+		exit 2
+	fi
+	"$top/tools/scripts/piglit-list.sh" "$piglit" |
+		awk -v k="${BASH_REMATCH[1]}" -v n="${BASH_REMATCH[2]}" '(NR - 1) % n == k - 1' \
+		>"$root/tests/piglit/list.txt"
+	echo "$piglit_part" >"$root/tests/piglit/part"
+	cp "$top/tests/piglit/pocl-reference.txt" "$root/tests/piglit/"
+	cp "$top/tools/scripts/piglit-run.sh" "$root/tests/piglit/run.sh"
 fi
 cp "$script" "$root/tests/run.sh"
 for s in "$top"/tests/ktap.sh "$top"/tests/guest-*.sh; do

@@ -12,6 +12,7 @@
 #               [--kmods DIR] [--debug] [--timeout SECONDS] [--counts FILE]
 #               [--workdir DIR] [--script FILE] [--quiet] [--opencl DIR]
 #               [--cts DIR]
+#               [--piglit DIR [--piglit-part K/N]]
 #
 #   --kmods DIR    the kernel's own lib/modules/KVER tree to include
 #   --debug        boot with kmemleak=on (the debug kernel)
@@ -25,6 +26,9 @@
 #                  clinfo and the libraries (tools/vm/mkinitramfs.sh)
 #   --cts DIR      the Khronos CTS binaries of tools/scripts/build-cts.sh,
 #                  in the guest's /cts (tests/guest-cts.sh runs them)
+#   --piglit DIR   piglit's OpenCL tests from DIR, for tests/guest-piglit.sh
+#                  (tools/vm/mkinitramfs.sh); --piglit-part K/N: every Nth
+#                  test of the list only, from the Kth
 #   --quiet        show the script's output only (it goes to a third serial
 #                  port, output.log); the kernel log stays in console.log
 #                  and is printed only when the run fails
@@ -38,6 +42,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 name=vm kernel= kver= tests= kmods= debug=0 timeout_s=900 counts= workdir= script=
 opencl= cts=
+piglit=
+piglit_part=
 quiet=0
 modules=()
 while (($#)); do
@@ -56,6 +62,8 @@ while (($#)); do
 	--quiet) quiet=1; shift ;;
 	--opencl) opencl=$2; shift 2 ;;
 	--cts) cts=$2; shift 2 ;;
+	--piglit) piglit=$2; shift 2 ;;
+	--piglit-part) piglit_part=$2; shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -96,6 +104,8 @@ initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}")
 [[ -n $script ]] && initrd_args+=(--script "$script")
 [[ -n $opencl ]] && initrd_args+=(--opencl "$opencl")
 [[ -n $cts ]] && initrd_args+=(--cts "$cts")
+[[ -n $piglit ]] && initrd_args+=(--piglit "$piglit")
+[[ -n $piglit_part ]] && initrd_args+=(--piglit-part "$piglit_part")
 ((quiet)) && initrd_args+=(--output ttyS2)
 "$here/mkinitramfs.sh" "${initrd_args[@]}"
 
