@@ -29,14 +29,61 @@ budget=${CTS_TIMEOUT:-150}
 total=${CTS_TOTAL:-540}
 t0=$(cut -d. -f1 /proc/uptime)
 
-# The arguments of a binary (a list of subtests, to keep the run within
-# CTS_TOTAL once kernels run; docs/opencl.md names what is left out).
-# None today: every subtest of the eight binaries runs (about 90 s).
-args() {
+# The subtests a binary runs: every one it lists (--help) that args_skip()
+# does not name, or only those args_only() names. Under TCG a CTS binary
+# runs for minutes: what is left out is what would not fit this script's
+# time (docs/opencl.md, The Khronos CTS, says why each). CL_WIMPY_MODE
+# shrinks the sizes of the tests that have a wimpy mode.
+args_only() {
 	case $1 in
-	*) ;;
+	test_basic) echo arraycopy arrayreadwrite barrier constant \
+		constant_source createkernelsinprogram enqueue_map_buffer \
+		enqueued_local_size fp2int get_global_offset get_linear_ids \
+		global_linear_id global_work_offsets hostptr if int2fp \
+		intmath_int kernel_call_kernel_function local_arg_def \
+		local_kernel_def local_kernel_scope local_linear_id loop \
+		mri_one mri_multiple pointer_cast prefetch work_item_functions \
+		wg_barrier vec_type_hint kernel_preprocessor_macros \
+		host_numeric_constants sizeof ;;
+	test_buffers) echo buffer_copy buffer_partial_copy buffer_fill_int \
+		buffer_fill_struct buffer_map_read_int buffer_map_write_int \
+		buffer_read_int buffer_write_int buffer_read_struct \
+		buffer_migrate sub_buffers_read_write sub_buffers_overlapping \
+		mem_read_write_flags mem_write_only_flags mem_read_only_flags \
+		mem_copy_host_flags mem_alloc_ref_flags array_info_size \
+		buffer_read_async_int buffer_write_async_int \
+		buffer_read_array_barrier_int buffer_read_random_size ;;
+	test_c11_atomics) echo atomic_init atomic_store atomic_load \
+		atomic_fetch_add svm_atomic_fetch_add ;;
 	esac
 }
+args_skip() {
+	case $1 in
+	test_api) echo kernel_arg_multi_setup_random ;;
+	esac
+}
+args() {
+	only=$(args_only "$1")
+	if [ -n "$only" ]; then
+		echo "$only"
+		return
+	fi
+	skip=$(args_skip "$1")
+	[ -n "$skip" ] || return 0
+	"/cts/$1" --help 2>/dev/null | sed -n '/^Test names:/,$p' |
+		tail -n +2 | tr -s ' \t' '\n\n' | grep -v '^$' |
+		grep -vxF "$(echo "$skip" | tr ' ' '\n')"
+}
+
+# The failures known and explained (docs/opencl.md): "binary/subtest
+# reason". Each is reported as a skip with its reason; any other failure
+# fails the run, and a known one that passes says so.
+known() {
+	cat <<'EOF_KNOWN'
+EOF_KNOWN
+}
+known >"$tmp/known"
+export CL_WIMPY_MODE=1
 
 if ! modprobe nvsvm_vgpu; then
 	not_ok "modprobe nvsvm_vgpu"
@@ -102,10 +149,19 @@ for bin in /cts/test_*; do
 	# longer than the tests (test_basic prints every kernel it builds).
 	# What failed and its first error line are in the results.
 	p=0 f=0 s=0
+	k=0
 	while read -r kind sub reason; do
+		why=$(sed -n "s|^$name/$sub ||p" "$tmp/known" | head -n 1)
 		case $kind in
-		P) ok "$name/$sub"; p=$((p + 1)) ;;
-		F) not_ok "$name/$sub${reason:+ $reason}"; f=$((f + 1)) ;;
+		P) ok "$name/$sub${why:+ # known failure passes now: drop it}"
+		   p=$((p + 1)) ;;
+		F) if [ -n "$why" ]; then
+			ok "$name/$sub # SKIP known failure: $why"
+			k=$((k + 1))
+		   else
+			not_ok "$name/$sub${reason:+ $reason}"
+			f=$((f + 1))
+		   fi ;;
 		S) ok "$name/$sub # SKIP $reason"; s=$((s + 1)) ;;
 		esac
 	done <"$tmp/res"
@@ -116,7 +172,7 @@ for bin in /cts/test_*; do
 		not_ok "$name -- killed after ${left}s"
 		f=$((f + 1))
 	fi
-	echo "# $name: $p passed, $f failed, $s skipped (exit status $status)"
+	echo "# $name: $p passed, $f failed, $k known failures, $s skipped (exit status $status)"
 done
 
 echo "1..$n"
