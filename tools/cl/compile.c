@@ -1491,6 +1491,18 @@ static int finish_exec(struct job_ctx *c, const char *in, const struct opts *o,
 
 /* ---- A job, here ---- */
 
+/* The binary of @type from the IR module @ir: the IR itself, or linked. */
+static int finish(struct job_ctx *c, const char *ir, const struct opts *o,
+		  uint32_t type, struct nvcl_bin *b)
+{
+	b->type = type;
+	if (type == NVCL_BIN_EXEC)
+		return finish_exec(c, ir, o, b);
+	b->ir = read_file(ir, NULL);
+	b->ir_size = b->ir ? (uint32_t)strlen(b->ir) : 0;
+	return b->ir ? 0 : -1;
+}
+
 static int job_local(const struct nvcl_job *job, struct nvcl_result *res)
 {
 	char ir[PATH_MAX], in[PATH_MAX];
@@ -1529,15 +1541,8 @@ static int job_local(const struct nvcl_job *job, struct nvcl_result *res)
 		ret = compile_source(&c, job, &o, 0, ir);
 		if (ret)
 			break;
-		if (job->mode == NVCL_COMPILE) {
-			b.type = NVCL_BIN_OBJECT;
-			b.ir = read_file(ir, NULL);
-			b.ir_size = b.ir ? (uint32_t)strlen(b.ir) : 0;
-			ret = b.ir ? 0 : -1;
-			break;
-		}
-		b.type = NVCL_BIN_EXEC;
-		ret = finish_exec(&c, ir, &o, &b);
+		ret = finish(&c, ir, &o, job->mode == NVCL_COMPILE ?
+			     NVCL_BIN_OBJECT : NVCL_BIN_EXEC, &b);
 		break;
 	case NVCL_LINK: {
 		char *argv[NVSVM_LAUNCH_MAX_PARAM + 8];
@@ -1562,15 +1567,8 @@ static int job_local(const struct nvcl_job *job, struct nvcl_result *res)
 			free(argv[2 + i]);
 		if (ret)
 			break;
-		if (o.library) {
-			b.type = NVCL_BIN_LIBRARY;
-			b.ir = read_file(ir, NULL);
-			b.ir_size = b.ir ? (uint32_t)strlen(b.ir) : 0;
-			ret = b.ir ? 0 : -1;
-			break;
-		}
-		b.type = NVCL_BIN_EXEC;
-		ret = finish_exec(&c, ir, &o, &b);
+		ret = finish(&c, ir, &o, o.library ? NVCL_BIN_LIBRARY :
+			     NVCL_BIN_EXEC, &b);
 		break;
 	}
 	default:
