@@ -1003,6 +1003,73 @@ static uint32_t type_q(const char *s)
 
 #define MAX_PARAMS	1024
 
+/* "vec_type_hint(uchar2)" from its metadata "<2 x i8> undef, i32 0". */
+static void vec_hint(const char *md, char *out, size_t size)
+{
+	static const struct { const char *ir, *cl; } types[] = {
+		{ "i8", "char" }, { "i16", "short" }, { "i32", "int" },
+		{ "i64", "long" }, { "half", "half" }, { "float", "float" },
+		{ "double", "double" },
+	};
+	const char *p = skip_ws(md), *sg;
+	unsigned long n = 1;
+	bool is_signed;
+	unsigned int i;
+
+	if (*p == '<') {
+		n = strtoul(p + 1, (char **)&p, 10);
+		p = skip_ws(p);
+		if (*p == 'x')
+			p = skip_ws(p + 1);
+	}
+	sg = strstr(p, "i32 ");
+	is_signed = sg && sg[4] == '1';
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t l = strlen(types[i].ir);
+
+		if (!strncmp(p, types[i].ir, l) && !isalnum((unsigned char)p[l]))
+			break;
+	}
+	if (i == sizeof(types) / sizeof(types[0])) {
+		*out = 0;
+		return;
+	}
+	snprintf(out, size, " vec_type_hint(%s%s", !is_signed && p[0] == 'i' ?
+		 "u" : "", types[i].cl);
+	if (n > 1)
+		snprintf(out + strlen(out), size - strlen(out), "%lu", n);
+	snprintf(out + strlen(out), size - strlen(out), ")");
+}
+
+/* CL_KERNEL_ATTRIBUTES of the kernel defined on @def (@reqd: its size). */
+static char *kernel_attrs(const struct ir *m, const char *def,
+			  const uint32_t *reqd)
+{
+	const char *hint = def_md(m, def, "work_group_size_hint");
+	const char *vec = def_md(m, def, "vec_type_hint");
+	char buf[256] = "", part[96];
+	long v[3] = { 0, 0, 0 };
+	unsigned int i;
+
+	if (reqd[0]) {
+		snprintf(part, sizeof(part), " reqd_work_group_size(%u,%u,%u)",
+			 reqd[0], reqd[1], reqd[2]);
+		strcat(buf, part);
+	}
+	if (hint) {
+		for (i = 0; i < 3; i++)
+			free(md_item(hint, i, &v[i]));
+		snprintf(part, sizeof(part), " work_group_size_hint(%ld,%ld,%ld)",
+			 v[0], v[1], v[2]);
+		strcat(buf, part);
+	}
+	if (vec) {
+		vec_hint(vec, part, sizeof(part));
+		strcat(buf, part);
+	}
+	return strdup(buf[0] ? buf + 1 : "");
+}
+
 /*
  * The kernel defined on @def: its name, arguments (layout in the PARAM
  * block, info) into @k; the entry function's IR appended to @w.
@@ -1050,14 +1117,10 @@ static bool kernel_of(struct job_ctx *c, const struct ir *m, const char *def,
 		k->reqd[i] = s ? (uint32_t)num : 0;
 		free(s);
 	}
-	if (rq) {
-		free(k->attrs);
-		k->attrs = malloc(64);
-		if (!k->attrs)
-			goto out;
-		snprintf(k->attrs, 64, "reqd_work_group_size(%u,%u,%u)",
-			 k->reqd[0], k->reqd[1], k->reqd[2]);
-	}
+	free(k->attrs);
+	k->attrs = kernel_attrs(m, def, k->reqd);
+	if (!k->attrs)
+		goto out;
 	snprintf(line, sizeof(line), "\ndefine void @__nvcl_entry_%s() {\n",
 		 k->name);
 	put(w, line, strlen(line));
