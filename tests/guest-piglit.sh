@@ -26,7 +26,7 @@ icd=/etc/OpenCL/vendors/nvsvm.icd
 goal=90
 # nvsvm's share of pocl's passes among the tests that ran, at least
 # (docs/opencl.md, piglit: the level measured, less a margin).
-floor=50
+floor=85
 if [ ! -r $dir/list.txt ] || [ ! -x $piglit/bin/cl-program-tester ]; then
 	echo "1..0 # SKIP no piglit in this VM (run.sh --piglit)"
 	exit 4
