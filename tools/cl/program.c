@@ -962,14 +962,19 @@ static cl_int nv_SetKernelExecInfo(cl_kernel k, cl_kernel_exec_info param,
 {
 	if (!nv_valid(k, NV_KERNEL))
 		return CL_INVALID_KERNEL;
-	if (!value)
-		return CL_INVALID_VALUE;
 	switch (param) {
 	case CL_KERNEL_EXEC_INFO_SVM_PTRS:
-		/* Every pointer of the process is reachable anyway. */
-		return size % sizeof(void *) ? CL_INVALID_VALUE : CL_SUCCESS;
+		/*
+		 * Every pointer of the process is reachable anyway. An empty
+		 * list (size 0, NULL) unsets the ones set before (3.0).
+		 */
+		if (!size && !value)
+			return CL_SUCCESS;
+		return !value || size % sizeof(void *) ? CL_INVALID_VALUE :
+							 CL_SUCCESS;
 	case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
-		return size == sizeof(cl_bool) ? CL_SUCCESS : CL_INVALID_VALUE;
+		return value && size == sizeof(cl_bool) ? CL_SUCCESS :
+							 CL_INVALID_VALUE;
 	default:
 		return CL_INVALID_VALUE;
 	}
