@@ -644,6 +644,12 @@ static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
 	if (o->cl3) {
 		argv[n++] = "-Xclang";
 		argv[n++] = "-fdeclare-opencl-builtins";
+		/*
+		 * clang-14's opencl-c-base.h defines these two only for SPIR
+		 * targets, -cl-ext does not: the device has both scopes.
+		 */
+		argv[n++] = "-D__opencl_c_atomic_scope_device=1";
+		argv[n++] = "-D__opencl_c_atomic_scope_all_devices=1";
 	} else {
 		argv[n++] = "-cl-no-stdinc";
 	}
