@@ -442,9 +442,15 @@ static cl_mem nv_CreateBufferWithProperties(cl_context ctx,
 					    void *host_ptr,
 					    cl_int *errcode_ret)
 {
+	cl_mem m;
+
 	if (props && props[0])
 		return nv_fail(errcode_ret, CL_INVALID_PROPERTY);
-	return nv_CreateBuffer(ctx, flags, size, host_ptr, errcode_ret);
+	m = nv_CreateBuffer(ctx, flags, size, host_ptr, errcode_ret);
+	/* CL_MEM_PROPERTIES gives back the (empty) list given. */
+	if (m)
+		m->has_props = props != NULL;
+	return m;
 }
 
 static cl_int nv_RetainMemObject(cl_mem m)
@@ -599,8 +605,12 @@ static cl_int nv_GetMemObjectInfo(cl_mem m, cl_mem_info param, size_t size,
 		PUT(size_t, m->offset);
 	case CL_MEM_USES_SVM_POINTER:
 		PUT(cl_bool, m->svm ? CL_TRUE : CL_FALSE);
-	case CL_MEM_PROPERTIES:
-		return nv_put(NULL, 0, size, value, size_ret);
+	case CL_MEM_PROPERTIES: {
+		static const cl_mem_properties none;
+
+		return nv_put(&none, m->has_props ? sizeof(none) : 0, size,
+			      value, size_ret);
+	}
 	default:
 		return CL_INVALID_VALUE;
 	}

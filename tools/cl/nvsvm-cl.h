@@ -147,6 +147,7 @@ struct _cl_mem {
 	void *data;			/* the storage */
 	size_t alloc;			/* bytes mmap'd by us, 0 if not ours */
 	bool svm;			/* data is an SVM pointer */
+	bool has_props;			/* created with a properties list */
 	int maps;
 	struct nv_destructor *dtors;
 	cl_mem parent;			/* a sub-buffer's (referenced) */

@@ -1396,6 +1396,11 @@ static cl_int nv_EnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
 		return CL_INVALID_CONTEXT;
 	if (dim < 1 || dim > 3)
 		return CL_INVALID_WORK_DIMENSION;
+	if (!global && k->ck) {
+		/* OpenCL 2.1: nothing to run, only the event. */
+		return nv_cmd_submit(&c, CL_COMMAND_NDRANGE_KERNEL, CL_FALSE,
+				     event);
+	}
 	if (!global)
 		return CL_INVALID_GLOBAL_WORK_SIZE;
 	if (k->ck)
