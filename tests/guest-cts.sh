@@ -37,18 +37,12 @@ t0=$(cut -d. -f1 /proc/uptime)
 args_only() {
 	case $1 in
 	test_basic) echo arraycopy arrayreadwrite barrier constant \
-		constant_source createkernelsinprogram enqueue_map_buffer \
-		enqueued_local_size fp2int get_global_offset get_linear_ids \
-		global_linear_id global_work_offsets hostptr if int2fp \
-		intmath_int kernel_call_kernel_function local_arg_def \
-		local_kernel_def local_kernel_scope local_linear_id loop \
-		mri_one mri_multiple pointer_cast work_item_functions \
-		wg_barrier ;;
+		createkernelsinprogram enqueue_map_buffer fp2int hostptr if \
+		int2fp intmath_int local_arg_def local_kernel_def loop mri_one \
+		mri_multiple pointer_cast work_item_functions wg_barrier ;;
 	test_buffers) echo buffer_copy buffer_partial_copy buffer_read_int \
 		buffer_read_async_int buffer_read_array_barrier_int \
 		buffer_read_struct buffer_read_random_size ;;
-	test_c11_atomics) echo atomic_init atomic_store atomic_load \
-		atomic_fetch_add svm_atomic_fetch_add ;;
 	esac
 }
 args_skip() {
@@ -97,7 +91,7 @@ fi
 # whose device has atomics on system memory): each runs its half, and
 # test_svm in both.
 case $(uname -r) in
-7.*) mine="test_svm test_c11_atomics test_basic" ;;
+7.*) mine="test_svm test_basic" ;;
 *) mine="test_svm test_computeinfo test_mem_host_flags test_api test_events test_buffers" ;;
 esac
 for name in $mine; do
