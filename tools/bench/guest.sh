@@ -102,6 +102,10 @@ if [ "${NVSVM_BENCH_PROFILE:-0}" = 1 ] && [ "$status" = 0 ] &&
 fi
 
 if [ "${NVSVM_BENCH_CL_SCALE:-0}" != 0 ] && [ -x /tests/bin/workloads ]; then
+	# The ICD's compile server, on the host (run.sh --opencl).
+	[ -r /etc/nvsvm-cl-remote ] &&
+		NVSVM_CL_REMOTE=$(cat /etc/nvsvm-cl-remote) &&
+		export NVSVM_CL_REMOTE
 	if rmmod nvsvm_vgpu && modprobe nvsvm_vgpu sysmem_atomics=coherent; then
 		/tests/bin/workloads -s "$NVSVM_BENCH_CL_SCALE" 2>&1 |
 			while IFS= read -r line; do
