@@ -1962,8 +1962,84 @@ static void cache_add(const uint8_t *job, uint32_t len, uint64_t hash,
 	}
 }
 
-int nvcl_serve(int fd)
+/*
+ * And on disk, when the server is given a directory: one file per job,
+ * named by its hash, holding the job and then its result, so that the next
+ * VM, or the next make check, does not compile it again. The caller keys
+ * the directory by the compiler (tools/vm/run.sh names it by nvsvm-clc's,
+ * nvclc.bc's and the LLVM tools' hashes). Best effort: a file that is
+ * short, foreign or of another job is a miss; a write goes to a temporary
+ * name first, then is renamed, so readers see whole files only.
+ */
+#define DISK_MAGIC	0x314e4c43U	/* "CLN1" */
+
+static const char *disk_dir;
+
+static bool disk_find(const uint8_t *job, uint32_t len, uint64_t hash,
+		      struct wbuf *res)
 {
+	char path[PATH_MAX];
+	uint32_t hdr[3];
+	uint8_t *d = NULL;
+	bool hit = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%016llx", disk_dir,
+		 (unsigned long long)hash);
+	f = fopen(path, "rb");
+	if (!f)
+		return false;
+	if (fread(hdr, sizeof(hdr), 1, f) == 1 && hdr[0] == DISK_MAGIC &&
+	    hdr[1] == len && hdr[2] <= CACHE_BYTES)
+		d = malloc((size_t)len + hdr[2] + 1);
+	if (d && fread(d, 1, (size_t)len + hdr[2], f) == (size_t)len + hdr[2] &&
+	    fgetc(f) == EOF && !memcmp(d, job, len)) {
+		put(res, d + len, hdr[2]);
+		hit = !res->oom;
+	}
+	free(d);
+	fclose(f);
+	return hit;
+}
+
+static void disk_add(const uint8_t *job, uint32_t len, uint64_t hash,
+		     const struct wbuf *res)
+{
+	uint32_t hdr[3] = { DISK_MAGIC, len, (uint32_t)res->len };
+	char path[PATH_MAX], tmp[PATH_MAX];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/%016llx", disk_dir,
+		 (unsigned long long)hash);
+	snprintf(tmp, sizeof(tmp), "%s/.%016llx.%d", disk_dir,
+		 (unsigned long long)hash, (int)getpid());
+	f = fopen(tmp, "wb");
+	if (!f)
+		return;
+	ok = fwrite(hdr, sizeof(hdr), 1, f) == 1 &&
+	     fwrite(job, 1, len, f) == len &&
+	     fwrite(res->p, 1, res->len, f) == res->len;
+	if (fclose(f) || !ok || rename(tmp, path))
+		unlink(tmp);
+}
+
+/* A result to the client: its job's id, then the result's bytes. */
+static void send_result(int fd, const void *id, const void *res, size_t n)
+{
+	struct wbuf out = { 0 };
+
+	put(&out, id, 8);
+	put(&out, res, n);
+	if (!out.oom)
+		frame_send(fd, RES_MAGIC, &out);
+	free(out.p);
+}
+
+int nvcl_serve(int fd, const char *cache_dir)
+{
+	disk_dir = cache_dir;
+
 	for (;;) {
 		struct nvcl_result res = { 0 };
 		struct nvcl_job job = { 0 };
@@ -1992,10 +2068,14 @@ int nvcl_serve(int fd)
 			hash = fnv1a64(d + 8, len - 8);
 			c = cache_find(d + 8, len - 8, hash);
 			if (c) {
-				put(&w, id, 8);
-				put(&w, c->data + c->job_len, c->res_len);
-				if (!w.oom)
-					frame_send(fd, RES_MAGIC, &w);
+				send_result(fd, id, c->data + c->job_len,
+					    c->res_len);
+				free(d);
+				continue;
+			}
+			if (disk_dir && disk_find(d + 8, len - 8, hash, &w)) {
+				cache_add(d + 8, len - 8, hash, &w);
+				send_result(fd, id, w.p, w.len);
 				free(w.p);
 				free(d);
 				continue;
@@ -2015,14 +2095,12 @@ int nvcl_serve(int fd)
 		put_str(&w, res.log);
 		put_blob(&w, res.bin, res.bin_size);
 		if (!w.oom && id && res.status != NVCL_NO_MEMORY) {
-			struct wbuf out = { 0 };
-
 			cache_add(d + 8, len - 8, hash, &w);
-			put(&out, id, 8);
-			put(&out, w.p, w.len);
-			if (!out.oom)
-				frame_send(fd, RES_MAGIC, &out);
-			free(out.p);
+			/* Not a failure: it may be this host's, not the job's. */
+			if (disk_dir && (res.status == NVCL_OK ||
+					 res.status == NVCL_BAD_OPTIONS))
+				disk_add(d + 8, len - 8, hash, &w);
+			send_result(fd, id, w.p, w.len);
 		}
 		free(w.p);
 		nvcl_result_free(&res);

@@ -142,8 +142,11 @@ int nvcl_run(const struct nvcl_job *job, struct nvcl_result *res);
 void nvcl_result_free(struct nvcl_result *res);
 /* Whether nvcl_run() can compile here (tools, library or a server). */
 bool nvcl_available(void);
-/* Serve the jobs that arrive on @fd until it closes (nvsvm-clc --serve). */
-int nvcl_serve(int fd);
+/*
+ * Serve the jobs that arrive on @fd until it closes (nvsvm-clc --serve);
+ * with @cache_dir, remember their results there too (NULL: in memory only).
+ */
+int nvcl_serve(int fd, const char *cache_dir);
 
 /* Parse a binary: 0, or -1 when it is not a valid one. */
 int nvcl_bin_parse(const void *data, size_t size, struct nvcl_bin *b);

@@ -8,10 +8,12 @@
  *	build log goes to stderr
  *   nvsvm-clc --info BINARY
  *	print a binary's kernels and their arguments
- *   nvsvm-clc --serve SOCKET
+ *   nvsvm-clc --serve SOCKET [--cache DIR]
  *	the compile server of the test VM (tools/vm/run.sh): listen on the
  *	unix socket SOCKET (QEMU's serial port connects to it) and compile
- *	the jobs that arrive until the VM is gone
+ *	the jobs that arrive until the VM is gone; with DIR, keep their
+ *	results there for the next server (DIR must belong to this compiler:
+ *	the caller keys it by nvsvm-clc, nvclc.bc and the LLVM tools)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -88,7 +90,7 @@ static int info(const char *p)
 	return 0;
 }
 
-static int serve(const char *p)
+static int serve(const char *p, const char *cache)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), c;
@@ -107,7 +109,7 @@ static int serve(const char *p)
 	while ((c = accept(s, NULL, NULL)) >= 0 || errno == EINTR) {
 		if (c < 0)
 			continue;
-		nvcl_serve(c);
+		nvcl_serve(c, cache);
 		close(c);
 	}
 	return 0;
@@ -117,7 +119,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: nvsvm-clc [-c] [-O OPTIONS] -o OUT FILE.cl\n"
 			"       nvsvm-clc --info BINARY\n"
-			"       nvsvm-clc --serve SOCKET\n");
+			"       nvsvm-clc --serve SOCKET [--cache DIR]\n");
 	exit(2);
 }
 
@@ -133,8 +135,13 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--info") && i + 1 < argc)
 			return info(argv[i + 1]);
-		if (!strcmp(argv[i], "--serve") && i + 1 < argc)
-			return serve(argv[i + 1]);
+		if (!strcmp(argv[i], "--serve") && i + 1 < argc) {
+			if (i + 2 == argc)
+				return serve(argv[i + 1], NULL);
+			if (i + 4 == argc && !strcmp(argv[i + 2], "--cache"))
+				return serve(argv[i + 1], argv[i + 3]);
+			usage();
+		}
 		if (!strcmp(argv[i], "-c"))
 			job.mode = NVCL_COMPILE;
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)

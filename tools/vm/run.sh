@@ -130,7 +130,25 @@ clc_pid=
 if [[ -n $opencl ]]; then
 	clc_sock=$workdir/clc.sock
 	rm -f "$clc_sock"
-	"$opencl/nvsvm-clc" --serve "$clc_sock" >"$workdir/clc.log" 2>&1 &
+	# Its results are kept for the next run, in a directory named by
+	# the compiler: nvsvm-clc's code (its debug info names the tree it
+	# was built in: stripped, a clone's is the same), its device library
+	# and the LLVM tools. Unused for 14 days, a directory goes.
+	clc_cache=()
+	clc_root=${NVSVM_CACHE:-/var/cache/nvsvm}
+	if mkdir -p "$clc_root" 2>/dev/null && [[ -w $clc_root ]] &&
+		objcopy --strip-all --remove-section .note.gnu.build-id \
+			"$opencl/nvsvm-clc" "$workdir/clc.code"; then
+		clc_key=$({ cat "$workdir/clc.code" "$opencl"/nvsvm-cl/*
+			    dpkg-query -W clang-14 lld-14 llvm-14 libclang-cpp14 \
+				    libllvm14 2>&1; } | sha256sum | cut -c1-12)
+		find "$clc_root" -maxdepth 1 -name 'clc-*' -mtime +14 \
+			-exec rm -rf {} + 2>/dev/null || true
+		if mkdir -p "$clc_root/clc-$clc_key"; then
+			clc_cache=(--cache "$clc_root/clc-$clc_key")
+		fi
+	fi
+	"$opencl/nvsvm-clc" --serve "$clc_sock" "${clc_cache[@]}" >"$workdir/clc.log" 2>&1 &
 	clc_pid=$!
 	for _ in $(seq 50); do
 		[[ -S $clc_sock ]] && break
