@@ -72,12 +72,12 @@ if [[ -e $out/.built ]]; then
 	exit 0
 fi
 
-# ocl-icd's loader (ocl-icd-opencl-dev) and the SPIR-V headers the CTS's
-# CMakeLists requires (spirv-headers): make deps installs both.
+# ocl-icd's loader (ocl-icd-opencl-dev), the SPIR-V headers the CTS's
+# CMakeLists requires (spirv-headers) and cmake: make deps installs them.
 libcl=$(find /usr/lib /usr/lib64 -name 'libOpenCL.so' 2>/dev/null | head -n 1 || true)
 spirv=/usr/include/spirv/unified1/spirv.hpp
-if [[ -z $libcl || ! -e $spirv ]]; then
-	log "needs libOpenCL.so (ocl-icd-opencl-dev) and $spirv (spirv-headers); run 'make deps'"
+if [[ -z $libcl || ! -e $spirv ]] || ! command -v cmake >/dev/null; then
+	log "needs libOpenCL.so (ocl-icd-opencl-dev), $spirv (spirv-headers) and cmake; run 'make deps'"
 	exit 1
 fi
 # The CTS wants SPIRV_INCLUDE_DIR/include/spirv/...

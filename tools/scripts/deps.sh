@@ -35,9 +35,9 @@ packages=(
 	# The OpenCL ICD (tools/cl/): headers and ocl-icd's loader to build
 	# it and tests/opencl against, clinfo for the VM.
 	opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 clinfo
-	# The SPIR-V headers the Khronos CTS's CMakeLists requires
+	# cmake and the SPIR-V headers the Khronos CTS's CMakeLists requires
 	# (tools/scripts/build-cts.sh).
-	spirv-headers
+	cmake spirv-headers
 	# Programs for the virtual GP100's SMs (NVSVM_IOCTL_LAUNCH, RV64IMAFD):
 	# clang-14 compiles tests/gpu/*.c, ld.lld-14 links them at the image
 	# window, llvm-14's llvm-objcopy, llvm-nm and llvm-readelf

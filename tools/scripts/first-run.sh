@@ -14,6 +14,8 @@
 #      the kernel build directory, the first module build) must pass, and
 #      the toolchain of the SMs' programs (clang-14, lld-14, llvm-14, whose
 #      files live in /usr/lib/llvm-14, hidden too) must then build one;
+#      and the packages of the CTS's build and of the OpenCL judges must
+#      have been asked for by name;
 #   3. `make demo` must pass, print the demo, and not the kernel's log.
 #
 # Each prints a KTAP-style line; exit status 0 when all three passed.
@@ -138,6 +140,27 @@ if ((status == 0)) && [[ -s $work/gpu/touch.h ]] &&
 else
 	notok "first-run/gpu-toolchain # exit $status, log:"
 	logtail "$work/gpu.log"
+	sed 's/^/#   /' "$work/apt.log"
+fi
+
+# The other tools make check's later steps call, each from a package that
+# install asked for by name (a package only some other one depends on
+# could go with it): the CTS's build (cmake and the SPIR-V headers), the
+# OpenCL judges (piglit, pocl's CPU device as the reference), the VM's.
+# cmake was missing until 2026-12-06: a fresh machine's CTS build failed.
+missing=
+for f in /usr/bin/cmake /usr/include/spirv/unified1/spirv.hpp \
+	/usr/lib/x86_64-linux-gnu/piglit/bin/cl-program-tester \
+	/etc/OpenCL/vendors/pocl.icd /usr/bin/clinfo /usr/bin/qemu-system-x86_64; do
+	pkg=$(/usr/bin/dpkg-query -S "$f" 2>/dev/null | head -n 1 | cut -d: -f1)
+	if [[ -z $pkg ]] || ! grep -qE "install.* $pkg( |$)" "$work/apt.log"; then
+		missing="$missing ${pkg:-?}($f)"
+	fi
+done
+if [[ -z $missing ]]; then
+	ok "first-run/packages deps installs cmake, spirv-headers, piglit, pocl-opencl-icd, clinfo, qemu-system-x86"
+else
+	notok "first-run/packages # not asked for by deps:$missing"
 	sed 's/^/#   /' "$work/apt.log"
 fi
 
