@@ -677,6 +677,57 @@ static void svm_system(env &e, result &r, int &)
 	free(p);
 }
 
+/*
+ * A header of the application's own directory (-I DIR): in the test VM
+ * the compiler runs on the host, which must get the files (before the
+ * fix, the build failed there: "'clhpp-inc.h' file not found").
+ */
+static void include_dir(env &e, result &r, int &)
+{
+	if (!e.compiler) {
+		r.skip = "no compiler";
+		return;
+	}
+	char dir[] = "/tmp/clhpp-XXXXXX";
+
+	if (!mkdtemp(dir)) {
+		CHECK(r, 0, "mkdtemp");
+		return;
+	}
+	std::string d = dir, h1 = d + "/clhpp-inc.h", h2 = d + "/clhpp-inc2.h";
+	FILE *f = fopen(h1.c_str(), "w");
+
+	if (f) {
+		fputs("#include \"clhpp-inc2.h\"\n#define INC_VALUE 1234\n", f);
+		fclose(f);
+	}
+	f = fopen(h2.c_str(), "w");
+	if (f) {
+		fputs("#define INC_TWICE(x) ((x) * 2)\n", f);
+		fclose(f);
+	}
+	cl::Program p(e.ctx, std::string("#include <clhpp-inc.h>\n"
+			"__kernel void k(__global int *p) { p[0] = INC_TWICE(INC_VALUE); }\n"));
+
+	try {
+		p.build({ e.dev }, ("-I " + d).c_str());
+		std::vector<int> v(1, 0);
+		cl::Buffer b(e.ctx, v.begin(), v.end(), false);
+		cl::KernelFunctor<cl::Buffer> k(p, "k");
+
+		k(cl::EnqueueArgs(e.q, cl::NDRange(1)), b).wait();
+		cl::copy(e.q, b, v.begin(), v.end());
+		CHECK(r, v[0] == 2468, "the headers' value: %d", v[0]);
+	} catch (cl::BuildError &be) {
+		for (auto &l : be.getBuildLog())
+			printf("# build log: %s\n", l.second.c_str());
+		CHECK(r, 0, "build with -I %s", dir);
+	}
+	unlink(h1.c_str());
+	unlink(h2.c_str());
+	rmdir(dir);
+}
+
 static bool setup(env &e)
 {
 	const char *want = getenv("CLHPP_PLATFORM");
@@ -747,6 +798,7 @@ int main(void)
 		{ "svm_coarse", svm_coarse },
 		{ "svm_fine", svm_fine },
 		{ "svm_system", svm_system },
+		{ "include_dir", include_dir },
 	};
 	const int ncases = sizeof(cases) / sizeof(cases[0]);
 	int failed = 0;
