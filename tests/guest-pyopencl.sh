@@ -23,8 +23,8 @@
 
 dir=/tests/pyopencl
 icd=/etc/OpenCL/vendors/nvsvm.icd
-files="test_wrapper.py test_enqueue_copy.py test_arrays_in_structs.py test_clmath.py
-test_algorithm.py test_array.py test_clrandom.py"
+files="test_wrapper.py test_enqueue_copy.py test_arrays_in_structs.py test_clrandom.py
+test_clmath.py test_algorithm.py test_array.py"
 if [ ! -r $dir/test_wrapper.py ] || [ ! -x /usr/bin/python3 ]; then
 	echo "1..0 # SKIP no python3 and pyopencl's tests in this VM (run.sh --python)"
 	exit 4
@@ -83,6 +83,7 @@ for f; do
 	echo "# pyopencl $f: $p passed, $fl failed, $s skipped, $x xfailed in $took s (pytest status $st)"
 	if [ "$st" = 137 ]; then
 		tail -n 5 "$tmp/out" | sed 's/^/# /'
+		echo
 		not_ok "$f # killed after $left s (the budget)"
 	elif [ "$unknown" -gt 0 ] || { [ "$st" != 0 ] && [ "$fl" = 0 ]; }; then
 		grep -E '^E |Error' "$tmp/out" | head -n 40 | sed 's/^/# /'
