@@ -28,6 +28,7 @@
 #define CL_HPP_ENABLE_EXCEPTIONS
 #include <CL/opencl.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -680,7 +681,8 @@ static void svm_system(env &e, result &r, int &)
 /*
  * A header of the application's own directory (-I DIR): in the test VM
  * the compiler runs on the host, which must get the files (before the
- * fix, the build failed there: "'clhpp-inc.h' file not found").
+ * fix, the build failed there: "'clhpp-inc.h' file not found"), and
+ * a header beside the one that includes it (its first fix missed those).
  */
 static void include_dir(env &e, result &r, int &)
 {
@@ -694,7 +696,10 @@ static void include_dir(env &e, result &r, int &)
 		CHECK(r, 0, "mkdtemp");
 		return;
 	}
-	std::string d = dir, h1 = d + "/clhpp-inc.h", h2 = d + "/clhpp-inc2.h";
+	/* sub/clhpp-inc.h includes "clhpp-inc2.h", beside it in sub/. */
+	std::string d = dir, sub = d + "/sub", h1 = sub + "/clhpp-inc.h", h2 = sub + "/clhpp-inc2.h";
+
+	mkdir(sub.c_str(), 0700);
 	FILE *f = fopen(h1.c_str(), "w");
 
 	if (f) {
@@ -706,7 +711,7 @@ static void include_dir(env &e, result &r, int &)
 		fputs("#define INC_TWICE(x) ((x) * 2)\n", f);
 		fclose(f);
 	}
-	cl::Program p(e.ctx, std::string("#include <clhpp-inc.h>\n"
+	cl::Program p(e.ctx, std::string("#include <sub/clhpp-inc.h>\n"
 			"__kernel void k(__global int *p) { p[0] = INC_TWICE(INC_VALUE); }\n"));
 
 	try {
@@ -725,6 +730,7 @@ static void include_dir(env &e, result &r, int &)
 	}
 	unlink(h1.c_str());
 	unlink(h2.c_str());
+	rmdir(sub.c_str());
 	rmdir(dir);
 }
 
