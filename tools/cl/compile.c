@@ -1837,7 +1837,13 @@ struct includes {
 	size_t bytes;
 };
 
-static void add_include(struct includes *in, const char *name, size_t len)
+/*
+ * Add the file @name (@len bytes) includes, under the directory @dir
+ * (@dlen bytes, 0 for the -I directories themselves): true when it is
+ * there, found now or before.
+ */
+static bool add_include(struct includes *in, const char *dir, size_t dlen,
+			const char *name, size_t len)
 {
 	char p[PATH_MAX], *nm, *data;
 	struct nvcl_input *h;
@@ -1846,13 +1852,20 @@ static void add_include(struct includes *in, const char *name, size_t len)
 	int d;
 
 	if (!len || name[0] == '/' || in->n >= REMOTE_INCLUDES)
-		return;
-	nm = strndup(name, len);
-	if (!nm || strstr(nm, ".."))
+		return false;
+	nm = malloc(dlen + len + 1);
+	if (!nm)
+		return false;
+	memcpy(nm, dir, dlen);
+	memcpy(nm + dlen, name, len);
+	nm[dlen + len] = 0;
+	if (strstr(nm, ".."))
 		goto out;
 	for (i = 0; i < in->n; i++)
-		if (!strcmp(in->h[i].name, nm))
-			goto out;
+		if (!strcmp(in->h[i].name, nm)) {
+			free(nm);
+			return true;
+		}
 	for (d = 0; d < in->ndirs; d++) {
 		if (snprintf(p, sizeof(p), "%s/%s", in->dirs[d], nm) >= (int)sizeof(p))
 			continue;
@@ -1868,17 +1881,27 @@ static void add_include(struct includes *in, const char *name, size_t len)
 		in->h = h;
 		in->h[in->n++] = (struct nvcl_input){ nm, data, size };
 		in->bytes += size;
-		return;
+		return true;
 	}
 out:
 	free(nm);
+	return false;
 }
 
-/* The #include lines of @text, each name looked up in the -I directories. */
-static void scan_includes(struct includes *in, const char *text, size_t size)
+/*
+ * The #include lines of @text, each name looked up in the -I directories;
+ * a "name" first beside the header @base includes it from (clang's order),
+ * as the server's copy of @base has only the headers sent beside it.
+ */
+static void scan_includes(struct includes *in, const char *text, size_t size,
+			  const char *base)
 {
-	const char *p = text, *end = text + size, *q;
+	const char *p = text, *end = text + size, *q, *slash;
+	size_t dlen = 0;
 
+	slash = base ? strrchr(base, '/') : NULL;
+	if (slash)
+		dlen = (size_t)(slash - base) + 1;
 	while (p < end) {
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
@@ -1893,8 +1916,10 @@ static void scan_includes(struct includes *in, const char *text, size_t size)
 
 					for (q = ++p; q < end && *q != close && *q != '\n'; q++)
 						;
-					if (q < end && *q == close)
-						add_include(in, p, (size_t)(q - p));
+					if (q < end && *q == close &&
+					    !(close == '"' && dlen &&
+					      add_include(in, base, dlen, p, (size_t)(q - p))))
+						add_include(in, "", 0, p, (size_t)(q - p));
 				}
 			}
 		}
@@ -1932,9 +1957,9 @@ static void remote_includes(const struct nvcl_job *job, struct includes *in)
 	in->own = in->n;
 	if (in->ndirs && job->mode != NVCL_LINK) {
 		for (i = 0; i < job->ninputs; i++)
-			scan_includes(in, job->inputs[i].data, job->inputs[i].size);
+			scan_includes(in, job->inputs[i].data, job->inputs[i].size, NULL);
 		for (i = in->own; i < in->n; i++)
-			scan_includes(in, in->h[i].data, in->h[i].size);
+			scan_includes(in, in->h[i].data, in->h[i].size, in->h[i].name);
 	}
 	free(opts);
 }
