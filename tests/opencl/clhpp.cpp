@@ -734,6 +734,54 @@ static void include_dir(env &e, result &r, int &)
 	rmdir(dir);
 }
 
+/*
+ * A struct copied by value: the back end makes a large copy a call of
+ * memcpy (pyopencl's ranluxcl state). Before the fix the build failed:
+ * "ld.lld-14: error: undefined symbol: memcpy".
+ */
+static void struct_copy(env &e, result &r, int &)
+{
+	if (!e.compiler) {
+		r.skip = "no compiler";
+		return;
+	}
+	cl::Program p(e.ctx, std::string(
+		"typedef struct { int v[64]; } big;\n"
+		"__kernel void bigcopy(__global const big *in, __global big *out, int n)\n"
+		"{\n"
+		"	big b = in[get_global_id(0)];\n"
+		"\n"
+		"	for (int i = 0; i < n; i++)\n"
+		"		b.v[(i * 7) & 63] += i;\n"
+		"	out[get_global_id(0)] = b;\n"
+		"}\n"));
+
+	try {
+		p.build({ e.dev });
+	} catch (cl::BuildError &be) {
+		for (auto &l : be.getBuildLog())
+			printf("# build log: %s\n", l.second.c_str());
+		CHECK(r, 0, "a struct copy's build");
+		return;
+	}
+	std::vector<int> in(4 * 64), out(4 * 64, -1);
+
+	for (size_t i = 0; i < in.size(); i++)
+		in[i] = (int)(i * 3 + 1);
+	cl::Buffer bi(e.ctx, in.begin(), in.end(), true);
+	cl::Buffer bo(e.ctx, out.begin(), out.end(), false);
+	cl::KernelFunctor<cl::Buffer, cl::Buffer, int> k(p, "bigcopy");
+
+	k(cl::EnqueueArgs(e.q, cl::NDRange(4)), bi, bo, 64).wait();
+	cl::copy(e.q, bo, out.begin(), out.end());
+	for (size_t g = 0; g < 4; g++)
+		for (int i = 0; i < 64; i++) {
+			size_t j = g * 64 + ((i * 7) & 63);
+
+			CHECK(r, out[j] == in[j] + i, "out[%zu] %d, want %d", j, out[j], in[j] + i);
+		}
+}
+
 static bool setup(env &e)
 {
 	const char *want = getenv("CLHPP_PLATFORM");
@@ -805,6 +853,7 @@ int main(void)
 		{ "svm_fine", svm_fine },
 		{ "svm_system", svm_system },
 		{ "include_dir", include_dir },
+		{ "struct_copy", struct_copy },
 	};
 	const int ncases = sizeof(cases) / sizeof(cases[0]);
 	int failed = 0;
