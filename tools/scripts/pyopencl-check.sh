@@ -38,8 +38,12 @@ make -C tools cl >>"$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 
 
 # tests/run.sh with only guest-pyopencl.sh, without the module's self-test.
 script=$out/run.sh
+# The guest script's budget: PYOPENCL_BUDGET in its environment.
+budget=${PYOPENCL_BUDGET:-600}
+[[ $budget =~ ^[0-9]+$ ]] || { echo "pyopencl: PYOPENCL_BUDGET is a number of seconds" >&2; exit 2; }
 sed -e 's|^for t in /tests/guest-\*\.sh; do|for t in /tests/guest-pyopencl.sh; do|' \
-	-e 's/^selftest$/: no self-test/' tests/run.sh >"$script"
+	-e 's/^selftest$/: no self-test/' \
+	-e "s/^export PATH=.*/&\\nexport PYOPENCL_BUDGET=$budget/" tests/run.sh >"$script"
 grep -q '^for t in /tests/guest-pyopencl.sh; do' "$script" ||
 	{ echo "pyopencl: tests/run.sh's loop over the guest scripts not found" >&2; exit 1; }
 rm -rf "${out:?}/bin"
@@ -51,7 +55,7 @@ tools/vm/run.sh --opencl "$top/build/tools/cl" --python "$src/test" --name pyope
 	--workdir "$out/vm" --kernel "/boot/vmlinuz-$kver" --kver "$kver" \
 	--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
 	--tests "$out/bin" --script "$script" \
-	--timeout $((${PYOPENCL_BUDGET:-600} + 600)) >"$out/vm.txt" 2>&1 || status=$?
+	--timeout $((budget + 600)) >"$out/vm.txt" 2>&1 || status=$?
 grep -h '^# \(FAILED\|ERROR\) ' "$out"/vm/*.log 2>/dev/null | tr -d '\r' |
 	sort -u >"$out/nvsvm-failed.txt" || true
 grep -h '# pyopencl test_' "$out"/vm/*.log 2>/dev/null | tr -d '\r' |
