@@ -56,9 +56,9 @@ tools/vm/run.sh --opencl "$top/build/tools/cl" --python "$src/test" --name pyope
 	--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko \
 	--tests "$out/bin" --script "$script" \
 	--timeout $((budget + 600)) >"$out/vm.txt" 2>&1 || status=$?
-grep -h '^# \(FAILED\|ERROR\) ' "$out"/vm/*.log 2>/dev/null | tr -d '\r' |
-	sort -u >"$out/nvsvm-failed.txt" || true
-grep -h '# pyopencl test_' "$out"/vm/*.log 2>/dev/null | tr -d '\r' |
+grep -ah '# \(FAILED\|ERROR\) test_' "$out/vm/console.log" 2>/dev/null | tr -d '\r' |
+	sed 's/^.*# \(FAILED\|ERROR\) /# \1 /' | sort -u >"$out/nvsvm-failed.txt" || true
+grep -ah '# pyopencl test_' "$out/vm/console.log" 2>/dev/null | tr -d '\r' |
 	sed 's/^.*# pyopencl /nvsvm: /' | sort -u | tee "$out/nvsvm-counts.txt" || true
 tail -n 3 "$out/vm.txt"
 
