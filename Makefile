@@ -31,7 +31,7 @@ DIAGNOSTIC := ^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):|^(WARNING|ERROR): modpo
 all: module
 .PHONY: all module module-debug clean module-install dkms-install install \
 	uninstall deps style sparse tests check demo bench debug-kernel \
-	vm-stock vm-debug help demo-run
+	vm-stock vm-debug help demo-run pyopencl
 
 define kbuild
 	@mkdir -p $(CURDIR)/build
@@ -119,6 +119,12 @@ demo-run:
 	@tools/demo/run-demo.sh --kver $(KVER) \
 		--module build/stock/nvsvm.ko --module build/stock/nvsvm_vgpu.ko
 
+# pyopencl 2022.3.1's tests against the ICD in the VM on the stock kernel
+# (tools/scripts/pyopencl-check.sh); not part of make check. POCL=1 also
+# runs them on pocl's CPU device on the host, the reference.
+pyopencl:
+	@tools/scripts/pyopencl-check.sh $(if $(POCL),--pocl)
+
 # The issue 8 benchmarks beside lib/test_hmm.ko, in the VM on a non-debug
 # kernel (tools/bench/run-bench.sh); not part of make check.
 # REPS=N, SIZES="64 256", WORK=LETTERS, PREFETCH=PERCENT, PROFILE_WORK=LETTERS
@@ -147,4 +153,5 @@ help:
 	@echo "check             everything above, in order, with a final count"
 	@echo "install uninstall the modules (module-install) and tools/ (make -C tools install)"
 	@echo "demo              the demo program in the test VM on the stock kernel"
+	@echo "pyopencl          pyopencl's tests against the ICD in the VM (POCL=1: and on pocl)"
 	@echo "bench             benchmarks vs lib/test_hmm.ko in the VM: build/bench/results.json, .png"

@@ -1316,6 +1316,16 @@ static void put_line(struct wbuf *w, const char *s, const struct lvar *v,
  * plain functions, __local variables addresses of the LOCAL window
  * (b->local_static bytes), entries are added.
  */
+static const char mem_keep[] =
+	"@llvm.compiler.used = appending global [3 x i8*] ["
+	"i8* bitcast (i8* (i8*, i8*, i64)* @memcpy to i8*), "
+	"i8* bitcast (i8* (i8*, i32, i64)* @memset to i8*), "
+	"i8* bitcast (i8* (i8*, i8*, i64)* @memmove to i8*)], "
+	"section \"llvm.metadata\"\n"
+	"declare i8* @memcpy(i8*, i8*, i64)\n"
+	"declare i8* @memset(i8*, i32, i64)\n"
+	"declare i8* @memmove(i8*, i8*, i64)\n";
+
 static bool rewrite(struct job_ctx *c, char *text, const char *out,
 		    struct nvcl_bin *b)
 {
@@ -1358,6 +1368,16 @@ static bool rewrite(struct job_ctx *c, char *text, const char *out,
 	if (!nk)
 		jlog(c, "nvsvm: the program has no kernel\n");
 	put(&w, entries.p, entries.len);
+	/*
+	 * The back end turns a large copy or fill (a struct copied by value)
+	 * into a call of memcpy, memset or memmove after the link with
+	 * nvclc.bc, which takes only what the IR names: named here, and kept
+	 * through -O2 by llvm.compiler.used. Not where the program has its
+	 * own of these.
+	 */
+	if (!strstr(text, "@llvm.compiler.used") && !strstr(text, "@memcpy(") &&
+	    !strstr(text, "@memset(") && !strstr(text, "@memmove("))
+		put(&w, mem_keep, sizeof(mem_keep) - 1);
 	ok = !w.oom && !entries.oom && !write_file(out, w.p, w.len);
 out:
 	for (i = 0; v && i < nv; i++) {
@@ -1818,10 +1838,168 @@ static void free_inputs(struct nvcl_input *in, uint32_t n)
 	free(in);
 }
 
+/*
+ * The compile server does not see the client's files: the headers the
+ * sources include from the options' -I directories go with the job, each
+ * under its include name, as clCompileProgram's embedded headers do (the
+ * server's directory of headers comes first on clang's command line). A
+ * header already given by that name is left as it is.
+ */
+#define REMOTE_INCLUDES		64
+#define REMOTE_INCLUDE_BYTES	(4U << 20)
+
+struct includes {
+	char *dirs[16];
+	int ndirs;
+	struct nvcl_input *h;
+	uint32_t n;
+	uint32_t own;		/* the first n of h that are the job's */
+	size_t bytes;
+};
+
+/*
+ * Add the file @name (@len bytes) includes, under the directory @dir
+ * (@dlen bytes, 0 for the -I directories themselves): true when it is
+ * there, found now or before.
+ */
+static bool add_include(struct includes *in, const char *dir, size_t dlen,
+			const char *name, size_t len)
+{
+	char p[PATH_MAX], *nm, *data;
+	struct nvcl_input *h;
+	size_t size;
+	uint32_t i;
+	int d;
+
+	if (!len || name[0] == '/' || in->n >= REMOTE_INCLUDES)
+		return false;
+	nm = malloc(dlen + len + 1);
+	if (!nm)
+		return false;
+	memcpy(nm, dir, dlen);
+	memcpy(nm + dlen, name, len);
+	nm[dlen + len] = 0;
+	if (strstr(nm, ".."))
+		goto out;
+	for (i = 0; i < in->n; i++)
+		if (!strcmp(in->h[i].name, nm)) {
+			free(nm);
+			return true;
+		}
+	for (d = 0; d < in->ndirs; d++) {
+		if (snprintf(p, sizeof(p), "%s/%s", in->dirs[d], nm) >= (int)sizeof(p))
+			continue;
+		data = read_file(p, &size);
+		if (!data)
+			continue;
+		h = in->bytes + size <= REMOTE_INCLUDE_BYTES ?
+		    realloc(in->h, (in->n + 1) * sizeof(*h)) : NULL;
+		if (!h) {
+			free(data);
+			break;
+		}
+		in->h = h;
+		in->h[in->n++] = (struct nvcl_input){ nm, data, size };
+		in->bytes += size;
+		return true;
+	}
+out:
+	free(nm);
+	return false;
+}
+
+/*
+ * The #include lines of @text, each name looked up in the -I directories;
+ * a "name" first beside the header @base includes it from (clang's order),
+ * as the server's copy of @base has only the headers sent beside it.
+ */
+static void scan_includes(struct includes *in, const char *text, size_t size,
+			  const char *base)
+{
+	const char *p = text, *end = text + size, *q, *slash;
+	size_t dlen = 0;
+
+	slash = base ? strrchr(base, '/') : NULL;
+	if (slash)
+		dlen = (size_t)(slash - base) + 1;
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < end && *p == '#') {
+			for (p++; p < end && (*p == ' ' || *p == '\t'); p++)
+				;
+			if (end - p > 7 && !strncmp(p, "include", 7)) {
+				for (p += 7; p < end && (*p == ' ' || *p == '\t'); p++)
+					;
+				if (p < end && (*p == '"' || *p == '<')) {
+					char close = *p == '"' ? '"' : '>';
+
+					for (q = ++p; q < end && *q != close && *q != '\n'; q++)
+						;
+					if (q < end && *q == close &&
+					    !(close == '"' && dlen &&
+					      add_include(in, base, dlen, p, (size_t)(q - p))))
+						add_include(in, "", 0, p, (size_t)(q - p));
+				}
+			}
+		}
+		while (p < end && *p != '\n')
+			p++;
+		p++;
+	}
+}
+
+/* @job's headers with the files it includes from its -I directories. */
+static void remote_includes(const struct nvcl_job *job, struct includes *in)
+{
+	char *opts = strdup(job->options ? job->options : ""), *s = opts, *w;
+	uint32_t i;
+
+	memset(in, 0, sizeof(*in));
+	while (opts && (w = next_word(&s)) && in->ndirs < 16) {
+		if (!strcmp(w, "-I"))
+			w = next_word(&s);
+		else if (!strncmp(w, "-I", 2))
+			w += 2;
+		else
+			continue;
+		if (w && *w)
+			in->dirs[in->ndirs++] = w;
+	}
+	for (i = 0; i < job->nheaders; i++) {
+		struct nvcl_input *h = realloc(in->h, (in->n + 1) * sizeof(*h));
+
+		if (!h)
+			break;
+		in->h = h;
+		in->h[in->n++] = job->headers[i];
+	}
+	in->own = in->n;
+	if (in->ndirs && job->mode != NVCL_LINK) {
+		for (i = 0; i < job->ninputs; i++)
+			scan_includes(in, job->inputs[i].data, job->inputs[i].size, NULL);
+		for (i = in->own; i < in->n; i++)
+			scan_includes(in, in->h[i].data, in->h[i].size, in->h[i].name);
+	}
+	free(opts);
+}
+
+static void free_includes(struct includes *in)
+{
+	uint32_t i;
+
+	for (i = in->own; i < in->n; i++) {
+		free(in->h[i].name);
+		free(in->h[i].data);
+	}
+	free(in->h);
+}
+
 static int job_remote(const char *port, const struct nvcl_job *job,
 		      struct nvcl_result *res)
 {
 	struct wbuf w = { 0 };
+	struct includes inc;
 	struct termios t;
 	uint32_t id[2];
 	struct rbuf r;
@@ -1853,7 +2031,9 @@ static int job_remote(const char *port, const struct nvcl_job *job,
 	put32(&w, job->mode);
 	put_str(&w, job->options);
 	put_inputs(&w, job->inputs, job->ninputs);
-	put_inputs(&w, job->headers, job->nheaders);
+	remote_includes(job, &inc);
+	put_inputs(&w, inc.h, inc.n);
+	free_includes(&inc);
 	if (w.oom || frame_send(fd, JOB_MAGIC, &w))
 		goto out;
 	for (;;) {

@@ -62,85 +62,10 @@ die() {
 	exit 1
 }
 
-# The machine's Debian archive: "URI SIGNED-BY" of every enabled deb entry
-# with the machine's release suite (not -security, -updates or a third
-# party's), from one-line and deb822 sources.
-archive_uris() {
-	local codename f
-	# shellcheck disable=SC1091
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-	[[ -n $codename ]] || return 0
-	shopt -s nullglob
-	for f in "$etc/sources.list" "$etc"/sources.list.d/*.list; do
-		[[ -r $f ]] || continue
-		awk -v want="$codename" '
-		{ sub(/#.*/, "") }
-		$1 != "deb" { next }
-		{
-			key = ""
-			if ($2 ~ /^\[/) {
-				opts = $0
-				sub(/^[^[]*\[/, "", opts)
-				sub(/\].*$/, "", opts)
-				n = split(opts, o, /[ \t]+/)
-				for (i = 1; i <= n; i++)
-					if (o[i] ~ /^signed-by=/)
-						key = substr(o[i], 11)
-				rest = $0
-				sub(/^[^]]*\][ \t]*/, "", rest)
-				split(rest, f, /[ \t]+/)
-			} else {
-				split($0, f, /[ \t]+/)
-				f[1] = $2; f[2] = $3
-			}
-			if (f[2] == want)
-				print f[1], (key == "" ? "-" : key)
-		}' "$f"
-	done
-	for f in "$etc"/sources.list.d/*.sources; do
-		[[ -r $f ]] || continue
-		awk -v want="$codename" '
-		function flush(   n, u, s, i, j, ok) {
-			if (types ~ /(^|[ \t])deb([ \t]|$)/ && enabled !~ /^[Nn][Oo]$/) {
-				ok = 0
-				n = split(suites, s, /[ \t]+/)
-				for (i = 1; i <= n; i++)
-					if (s[i] == want)
-						ok = 1
-				n = split(uris, u, /[ \t]+/)
-				for (j = 1; ok && j <= n; j++)
-					if (u[j] != "")
-						print u[j], (key ~ /^\// ? key : "-")
-			}
-			types = uris = suites = key = enabled = ""
-		}
-		/^[ \t]*#/ { next }
-		/^[ \t]*$/ { flush(); next }
-		/^[ \t]/ { next }
-		{
-			name = tolower($0); sub(/:.*/, "", name)
-			val = $0; sub(/^[^:]*:[ \t]*/, "", val); sub(/[ \t]+$/, "", val)
-			if (name == "types") types = val
-			else if (name == "uris") uris = val
-			else if (name == "suites") suites = val
-			else if (name == "signed-by") key = val
-			else if (name == "enabled") enabled = val
-		}
-		END { flush() }' "$f"
-	done
-}
-
+# The deb lines of the private apt: the machine's Debian archive with the
+# suites above (tools/scripts/debian-archive.sh).
 sources() {
-	local uri key s
-	archive_uris | sort -u | while read -r uri key; do
-		for s in "${suites[@]}"; do
-			if [[ $key == - ]]; then
-				echo "deb $uri $s main"
-			else
-				echo "deb [signed-by=$key] $uri $s main"
-			fi
-		done
-	done
+	"$(dirname "${BASH_SOURCE[0]}")/debian-archive.sh" "${suites[@]}"
 }
 
 want_sources=$(sources)
@@ -192,15 +117,7 @@ echo "$want_sources" >"$apt/sources.list"
 if id _apt >/dev/null 2>&1; then
 	chown _apt "$apt/debs" "$apt/state/lists/partial" "$apt/cache/archives/partial"
 fi
-aptopts=(
-	-o "Dir::Etc::sourcelist=$apt/sources.list"
-	-o "Dir::Etc::sourceparts=$apt/sources.list.d"
-	-o "Dir::Etc::preferences=$apt/preferences"
-	-o "Dir::Etc::preferencesparts=$apt/preferences.d"
-	-o "Dir::State=$apt/state"
-	-o "Dir::Cache=$apt/cache"
-	-o "Acquire::Languages=none"
-)
+mapfile -t aptopts < <("$(dirname "${BASH_SOURCE[0]}")/debian-archive.sh" --options "$apt")
 log=$apt/apt.log
 
 # run WHAT COMMAND...: apt's output into $log; on failure one line, with

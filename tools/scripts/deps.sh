@@ -35,6 +35,9 @@ packages=(
 	# The OpenCL ICD (tools/cl/): headers and ocl-icd's loader to build
 	# it and tests/opencl against, clinfo for the VM.
 	opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 clinfo
+	# The Khronos C++ bindings (CL/opencl.hpp) tests/opencl/clhpp.cpp is
+	# written against (g++ comes with build-essential).
+	opencl-clhpp-headers
 	# cmake and the SPIR-V headers the Khronos CTS's CMakeLists requires
 	# (tools/scripts/build-cts.sh).
 	cmake spirv-headers

@@ -28,13 +28,19 @@
 #                                          the runner (tests/guest-piglit.sh)
 #                       [--piglit-part K/N] only every Nth test of the
 #                                          list, from the Kth (default 1/1)
+#                       [--python DIR]     python3 with numpy, pyopencl and
+#                                          pytest (the host's Debian
+#                                          packages), their libraries, and
+#                                          pyopencl's tests from DIR in
+#                                          /tests/pyopencl
+#                                          (tests/guest-pyopencl.sh)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 kver= out= nonce= kmods= tests= script=$top/tests/run.sh output= opencl= cts=
-piglit= piglit_part=1/1
+piglit= piglit_part=1/1 python=
 modules=()
 while (($#)); do
 	case $1 in
@@ -50,6 +56,7 @@ while (($#)); do
 	--cts) cts=$2; shift 2 ;;
 	--piglit) piglit=$2; shift 2 ;;
 	--piglit-part) piglit_part=$2; shift 2 ;;
+	--python) python=$2; shift 2 ;;
 	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -159,6 +166,36 @@ if [[ -n $piglit ]]; then
 	echo "$piglit_part" >"$root/tests/piglit/part"
 	cp "$top/tests/piglit/pocl-reference.txt" "$root/tests/piglit/"
 	cp "$top/tools/scripts/piglit-run.sh" "$root/tests/piglit/run.sh"
+fi
+if [[ -n $python ]]; then
+	# The Debian packages' files (python3.11 and its standard library,
+	# numpy, pyopencl, pytest and the python3-* packages they depend on),
+	# their compiled caches, and the libraries of every binary among them.
+	if [[ ! -e $python/test_wrapper.py || ! -x /usr/bin/python3 ]]; then
+		echo "mkinitramfs.sh: --python needs /usr/bin/python3 and pyopencl's tests in $python (tools/scripts/pyopencl-source.sh)" >&2
+		exit 1
+	fi
+	pkgs=$(apt-cache depends --recurse --installed --no-recommends --no-suggests \
+		--no-conflicts --no-breaks --no-replaces --no-enhances \
+		python3-pyopencl python3-numpy python3-pytest |
+		grep -E '^(lib)?python3' | sort -u)
+	# shellcheck disable=SC2086 # a list of package names
+	dpkg -L $pkgs 2>/dev/null | grep -E '^/usr/(bin/python3|lib/python3)' |
+		grep -vE '/python3\.[0-9]+/(test|idlelib|tkinter|turtledemo|ensurepip|lib2to3|config-)' |
+		while read -r f; do
+			if [[ -f $f || -L $f ]]; then
+				echo "${f#/}"
+			elif [[ -d $f/__pycache__ ]]; then
+				echo "${f#/}/__pycache__"
+			fi
+		done >"$root/py.list"
+	tar -C / --no-recursion -cf - -T "$root/py.list" | tar -C "$root" -xf -
+	grep '/__pycache__$' "$root/py.list" | tar -C / -cf - -T - | tar -C "$root" -xf -
+	rm "$root/py.list"
+	mapfile -t sos < <(find "$root/usr/lib" -name '*.so*' -type f)
+	copy_libs /usr/bin/python3 "${sos[@]}"
+	mkdir -p "$root/tests/pyopencl"
+	cp -r "$python/." "$root/tests/pyopencl/"
 fi
 cp "$script" "$root/tests/run.sh"
 for s in "$top"/tests/ktap.sh "$top"/tests/guest-*.sh; do

@@ -12,7 +12,7 @@
 #               [--kmods DIR] [--debug] [--timeout SECONDS] [--counts FILE]
 #               [--workdir DIR] [--script FILE] [--quiet] [--opencl DIR]
 #               [--cts DIR]
-#               [--piglit DIR [--piglit-part K/N]]
+#               [--piglit DIR [--piglit-part K/N]] [--python DIR]
 #
 #   --kmods DIR    the kernel's own lib/modules/KVER tree to include
 #   --debug        boot with kmemleak=on (the debug kernel)
@@ -29,6 +29,8 @@
 #   --piglit DIR   piglit's OpenCL tests from DIR, for tests/guest-piglit.sh
 #                  (tools/vm/mkinitramfs.sh); --piglit-part K/N: every Nth
 #                  test of the list only, from the Kth
+#   --python DIR   python3, numpy, pyopencl, pytest and pyopencl's tests
+#                  from DIR, for tests/guest-pyopencl.sh (mkinitramfs.sh)
 #   --quiet        show the script's output only (it goes to a third serial
 #                  port, output.log); the kernel log stays in console.log
 #                  and is printed only when the run fails
@@ -44,6 +46,7 @@ name=vm kernel= kver= tests= kmods= debug=0 timeout_s=900 counts= workdir= scrip
 opencl= cts=
 piglit=
 piglit_part=
+python=
 quiet=0
 modules=()
 while (($#)); do
@@ -64,6 +67,7 @@ while (($#)); do
 	--cts) cts=$2; shift 2 ;;
 	--piglit) piglit=$2; shift 2 ;;
 	--piglit-part) piglit_part=$2; shift 2 ;;
+	--python) python=$2; shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -106,6 +110,7 @@ initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}")
 [[ -n $cts ]] && initrd_args+=(--cts "$cts")
 [[ -n $piglit ]] && initrd_args+=(--piglit "$piglit")
 [[ -n $piglit_part ]] && initrd_args+=(--piglit-part "$piglit_part")
+[[ -n $python ]] && initrd_args+=(--python "$python")
 ((quiet)) && initrd_args+=(--output ttyS2)
 "$here/mkinitramfs.sh" "${initrd_args[@]}"
 
