@@ -151,14 +151,15 @@ fi
 missing=
 for f in /usr/bin/cmake /usr/include/spirv/unified1/spirv.hpp \
 	/usr/lib/x86_64-linux-gnu/piglit/bin/cl-program-tester \
-	/etc/OpenCL/vendors/pocl.icd /usr/bin/clinfo /usr/bin/qemu-system-x86_64; do
+	/etc/OpenCL/vendors/pocl.icd /usr/bin/clinfo /usr/include/CL/opencl.hpp \
+	/usr/bin/qemu-system-x86_64; do
 	pkg=$(/usr/bin/dpkg-query -S "$f" 2>/dev/null | head -n 1 | cut -d: -f1)
 	if [[ -z $pkg ]] || ! grep -qE "install.* $pkg( |$)" "$work/apt.log"; then
 		missing="$missing ${pkg:-?}($f)"
 	fi
 done
 if [[ -z $missing ]]; then
-	ok "first-run/packages deps installs cmake, spirv-headers, piglit, pocl-opencl-icd, clinfo, qemu-system-x86"
+	ok "first-run/packages deps installs cmake, spirv-headers, piglit, pocl-opencl-icd, clinfo, opencl-clhpp-headers, qemu-system-x86"
 else
 	notok "first-run/packages # not asked for by deps:$missing"
 	sed 's/^/#   /' "$work/apt.log"
