@@ -14,6 +14,16 @@
 # CTS_TIMEOUT: seconds one binary may run (default 300); CTS_TOTAL: seconds
 # all may run (default 540, within tests/run.sh's 600 per script): a
 # binary left without time is one failure, "not run".
+#
+# /etc/nvsvm-cts, when the initramfs has it (tools/scripts/cts-check.sh,
+# `make cts`, puts it in the CTS directory; tools/vm/mkinitramfs.sh copies
+# it), is sourced and may set, in place of make check's choice:
+#   CTS_BINARIES  the binaries to run, in order (default: this lane's half)
+#   CTS_ALL=1     every subtest, each in a process of its own with
+#                 CTS_TIMEOUT seconds (not the subsets below), and the
+#                 seconds each took as a comment "# time binary/subtest N s"
+#   CTS_TIMEOUT, CTS_TOTAL  as above
+#   CTS_PARAMS    nvsvm_vgpu's parameters (default sysmem_atomics=coherent)
 # Starts and ends with neither module loaded.
 
 . "${0%/*}/ktap.sh"
@@ -25,6 +35,9 @@ if [ ! -d /cts ] || [ ! -r $icd ]; then
 fi
 need_vgpu
 tmp=$(mktemp -d)
+CTS_BINARIES='' CTS_ALL='' CTS_PARAMS=''
+# shellcheck disable=SC1091 # written by tools/scripts/cts-check.sh
+[ ! -r /etc/nvsvm-cts ] || . /etc/nvsvm-cts
 budget=${CTS_TIMEOUT:-300}
 total=${CTS_TOTAL:-540}
 t0=$(cut -d. -f1 /proc/uptime)
@@ -50,6 +63,11 @@ args_skip() {
 	test_api) echo kernel_arg_multi_setup_random ;;
 	esac
 }
+# every NAME: every subtest NAME lists.
+every() {
+	"/cts/$1" --help 2>/dev/null | sed -n '/^Test names:/,$p' |
+		tail -n +2 | tr -s ' \t' '\n\n' | grep -v '^$'
+}
 args() {
 	only=$(args_only "$1")
 	if [ -n "$only" ]; then
@@ -58,9 +76,7 @@ args() {
 	fi
 	skip=$(args_skip "$1")
 	[ -n "$skip" ] || return 0
-	"/cts/$1" --help 2>/dev/null | sed -n '/^Test names:/,$p' |
-		tail -n +2 | tr -s ' \t' '\n\n' | grep -v '^$' |
-		grep -vxF "$(echo "$skip" | tr ' ' '\n')"
+	every "$1" | grep -vxF "$(echo "$skip" | tr ' ' '\n')"
 }
 
 # The failures known and explained (docs/opencl.md): "binary/subtest
@@ -79,7 +95,7 @@ export CL_WIMPY_MODE=1
 # 7.3's own atomics on system memory (device-exclusive pages) did not
 # finish test_svm's svm_cross_buffer_pointers_coarse_grain in 300 s on the
 # debug kernel (docs/opencl.md).
-params=sysmem_atomics=coherent
+params=${CTS_PARAMS:-sysmem_atomics=coherent}
 if ! modprobe nvsvm_vgpu $params; then
 	not_ok "modprobe nvsvm_vgpu $params"
 	echo "1..$n"
@@ -94,17 +110,15 @@ case $(uname -r) in
 7.*) mine="test_svm test_basic" ;;
 *) mine="test_svm test_computeinfo test_mem_host_flags test_api test_events test_buffers" ;;
 esac
-for name in $mine; do
-	bin=/cts/$name
-	[ -x "$bin" ] || continue
-	left=$((total - ($(cut -d. -f1 /proc/uptime) - t0)))
-	if [ "$left" -lt 10 ]; then
-		not_ok "$name -- not run: the CTS's ${total}s are up"
-		continue
-	fi
-	[ "$left" -lt "$budget" ] || left=$budget
-	# shellcheck disable=SC2046 # word splitting wanted
-	(cd "$tmp" && timeout -s KILL "$left" "$bin" $(args "$name") \
+[ -z "$CTS_BINARIES" ] || mine=$CTS_BINARIES
+# run_cts NAME SECONDS [SUBTEST...]: run binary NAME on the subtests
+# given (all it runs by default without), killed after SECONDS; its
+# results, one line per subtest, appended to $tmp/res; exit status in
+# $status.
+run_cts() {
+	name=$1 secs=$2
+	shift 2
+	(cd "$tmp" && timeout -s KILL "$secs" "/cts/$name" "$@" \
 		>"$tmp/out" 2>&1
 	 echo $? >"$tmp/status")
 	status=$(cat "$tmp/status")
@@ -146,7 +160,43 @@ for name in $mine; do
 				print "S (all) skipped while initialization"
 			else if (init == "failed")
 				print "F (all) failed while initialization"
-		}' "$tmp/out" >"$tmp/res"
+		}' "$tmp/out" >"$tmp/res1"
+	cat "$tmp/res1" >>"$tmp/res"
+}
+
+for name in $mine; do
+	[ -x "/cts/$name" ] || continue
+	left=$((total - ($(cut -d. -f1 /proc/uptime) - t0)))
+	if [ "$left" -lt 10 ]; then
+		not_ok "$name -- not run: the CTS's ${total}s are up"
+		continue
+	fi
+	[ "$left" -lt "$budget" ] || left=$budget
+	: >"$tmp/res"
+	if [ -z "$CTS_ALL" ]; then
+		# shellcheck disable=SC2046 # word splitting wanted
+		run_cts "$name" "$left" $(args "$name")
+	else
+		# One process a subtest: one that hangs or crashes costs only
+		# itself, and each one's time is known.
+		for sub in $(every "$name"); do
+			left=$((total - ($(cut -d. -f1 /proc/uptime) - t0)))
+			if [ "$left" -lt 10 ]; then
+				echo "F $sub -- not run: the CTS's ${total}s are up" \
+					>>"$tmp/res"
+				continue
+			fi
+			[ "$left" -lt "$budget" ] || left=$budget
+			s0=$(cut -d. -f1 /proc/uptime)
+			run_cts "$name" "$left" "$sub"
+			# Its own name for a skip or failure of the whole binary,
+			# and a failure when it said nothing.
+			sed -i "s|^\([SF]\) (all) |\1 $sub |" "$tmp/res"
+			[ -s "$tmp/res1" ] || echo "F $sub -- no result, exit status $status" >>"$tmp/res"
+			echo "# time $name/$sub $(($(cut -d. -f1 /proc/uptime) - s0)) s (exit status $status)"
+			[ "$status" != 137 ] || status=0
+		done
+	fi
 	# Not the whole output: through the emulated serial port it took
 	# longer than the tests (test_basic prints every kernel it builds).
 	# What failed and its first error line are in the results.
