@@ -21,7 +21,9 @@
 #   CTS_BINARIES  the binaries to run, in order (default: this lane's half)
 #   CTS_ALL=1     every subtest, each in a process of its own with
 #                 CTS_TIMEOUT seconds (not the subsets below), and the
-#                 seconds each took as a comment "# time binary/subtest N s"
+#                 seconds each took as a comment "# time binary/subtest N s";
+#                 each binary has an equal share of the time left;
+#                 CTS_SUBTESTS_binary="a b" runs only those of that binary
 #   CTS_TIMEOUT, CTS_TOTAL  as above
 #   CTS_PARAMS    nvsvm_vgpu's parameters (default sysmem_atomics=coherent)
 # Starts and ends with neither module loaded.
@@ -178,11 +180,20 @@ for name in $mine; do
 		run_cts "$name" "$left" $(args "$name")
 	else
 		# One process a subtest: one that hangs or crashes costs only
-		# itself, and each one's time is known.
-		for sub in $(every "$name"); do
+		# itself, and each one's time is known. Each binary has its
+		# share of the time left: that left divided by the binaries
+		# still to run, this one included.
+		togo=$(echo "$mine" | tr ' ' '\n' | sed -n "/^$name\$/,\$p" | grep -c .)
+		b0=$(cut -d. -f1 /proc/uptime)
+		share=$(((total - (b0 - t0)) / togo))
+		eval "subs=\${CTS_SUBTESTS_$name:-}"
+		[ -n "$subs" ] || subs=$(every "$name")
+		for sub in $subs; do
 			left=$((total - ($(cut -d. -f1 /proc/uptime) - t0)))
+			mine_left=$((share - ($(cut -d. -f1 /proc/uptime) - b0)))
+			[ "$mine_left" -gt "$left" ] || left=$mine_left
 			if [ "$left" -lt 10 ]; then
-				echo "F $sub -- not run: the CTS's ${total}s are up" \
+				echo "F $sub -- not run: $name's share of the time (${share}s) is up" \
 					>>"$tmp/res"
 				continue
 			fi

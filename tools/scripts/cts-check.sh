@@ -11,9 +11,10 @@
 # each in a process of its own, and to print the seconds each took.
 #
 # usage: cts-check.sh [--lane stock|7.3] [--params PARAMS]
-#                     [--subtest-timeout S] [--total S] [BINARY...]
+#                     [--subtest-timeout S] [--total S] [BINARY[/SUBTEST]...]
 #   BINARY             test_basic, ... (default: all that build-cts.sh
-#                      builds, in the order below)
+#                      builds, in the order below); BINARY/SUBTEST runs
+#                      only the subtests so named of BINARY
 #   --lane 7.3         the 7.3 debug kernel (build-debug-kernel.sh
 #                      --source 7.3) in place of the stock 6.1 one
 #   --params           nvsvm_vgpu's parameters (default, as make check:
@@ -30,12 +31,18 @@ cd "$top"
 
 lane=stock params="" sub_s=900 total_s=14400
 bins=()
+declare -A subs=()
 while (($#)); do
 	case $1 in
 	--lane) lane=$2; shift 2 ;;
 	--params) params=$2; shift 2 ;;
 	--subtest-timeout) sub_s=$2; shift 2 ;;
 	--total) total_s=$2; shift 2 ;;
+	test_*/*)
+		b=${1%%/*}
+		[[ " ${bins[*]} " == *" $b "* ]] || bins+=("$b")
+		subs[$b]="${subs[$b]:-}${subs[$b]:+ }${1#*/}"
+		shift ;;
 	test_*) bins+=("$1"); shift ;;
 	*) echo "cts-check.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -98,6 +105,9 @@ CTS_TIMEOUT=$sub_s
 CTS_TOTAL=$total_s
 CTS_PARAMS="$params"
 EOF
+for b in "${!subs[@]}"; do
+	echo "CTS_SUBTESTS_$b=\"${subs[$b]}\"" >>"$out/bin/nvsvm-cts"
+done
 # tests/run.sh with guest-cts.sh alone, no self-test, its time bound.
 sed -e 's|^for t in /tests/guest-\*\.sh; do|for t in /tests/guest-cts.sh; do|' \
 	-e "s|^timeout_s=.*|timeout_s=$((total_s + 60))|" \
