@@ -23,7 +23,9 @@
 #                 CTS_TIMEOUT seconds (not the subsets below), and the
 #                 seconds each took as a comment "# time binary/subtest N s";
 #                 each binary has an equal share of the time left;
-#                 CTS_SUBTESTS_binary="a b" runs only those of that binary
+#                 CTS_SUBTESTS_binary="a b" runs only those of that binary;
+#                 CTS_NUM_ELEMENTS=N passes the harness its num_elements (a
+#                 smaller problem than the CTS's own, not a conformance run)
 #   CTS_TIMEOUT, CTS_TOTAL  as above
 #   CTS_PARAMS    nvsvm_vgpu's parameters (default sysmem_atomics=coherent)
 # Starts and ends with neither module loaded.
@@ -37,7 +39,7 @@ if [ ! -d /cts ] || [ ! -r $icd ]; then
 fi
 need_vgpu
 tmp=$(mktemp -d)
-CTS_BINARIES='' CTS_ALL='' CTS_PARAMS=''
+CTS_BINARIES='' CTS_ALL='' CTS_PARAMS='' CTS_NUM_ELEMENTS=''
 # shellcheck disable=SC1091 # written by tools/scripts/cts-check.sh
 [ ! -r /etc/nvsvm-cts ] || . /etc/nvsvm-cts
 budget=${CTS_TIMEOUT:-300}
@@ -199,7 +201,7 @@ for name in $mine; do
 			fi
 			[ "$left" -lt "$budget" ] || left=$budget
 			s0=$(cut -d. -f1 /proc/uptime)
-			run_cts "$name" "$left" "$sub"
+			run_cts "$name" "$left" "$sub" ${CTS_NUM_ELEMENTS:+"$CTS_NUM_ELEMENTS"}
 			# Its own name for a skip or failure of the whole binary,
 			# and a failure when it said nothing.
 			sed -i "s|^\([SF]\) (all) |\1 $sub |" "$tmp/res"

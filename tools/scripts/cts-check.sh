@@ -11,7 +11,8 @@
 # each in a process of its own, and to print the seconds each took.
 #
 # usage: cts-check.sh [--lane stock|7.3] [--params PARAMS]
-#                     [--subtest-timeout S] [--total S] [BINARY[/SUBTEST]...]
+#                     [--subtest-timeout S] [--total S] [--num-elements N]
+#                     [BINARY[/SUBTEST]...]
 #   BINARY             test_basic, ... (default: all that build-cts.sh
 #                      builds, in the order below); BINARY/SUBTEST runs
 #                      only the subtests so named of BINARY
@@ -21,6 +22,9 @@
 #                      sysmem_atomics=coherent)
 #   --subtest-timeout  seconds one subtest may run (default 900)
 #   --total            seconds all may run (default 14400)
+#   --num-elements     the harness's num_elements (its last argument): a
+#                      smaller problem than the CTS's own (16384), to tell
+#                      a slow subtest from a failing one; not conformance
 # The VM's log and results: build/cts/vm/ (console.log, results.log).
 # Exit status 0 only when nothing failed (known failures are skips).
 set -euo pipefail
@@ -29,7 +33,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top"
 
-lane=stock params="" sub_s=900 total_s=14400
+lane=stock params="" sub_s=900 total_s=14400 nelem=""
 bins=()
 declare -A subs=()
 while (($#)); do
@@ -38,6 +42,7 @@ while (($#)); do
 	--params) params=$2; shift 2 ;;
 	--subtest-timeout) sub_s=$2; shift 2 ;;
 	--total) total_s=$2; shift 2 ;;
+	--num-elements) nelem=$2; shift 2 ;;
 	test_*/*)
 		b=${1%%/*}
 		[[ " ${bins[*]} " == *" $b "* ]] || bins+=("$b")
@@ -104,6 +109,7 @@ CTS_ALL=1
 CTS_TIMEOUT=$sub_s
 CTS_TOTAL=$total_s
 CTS_PARAMS="$params"
+CTS_NUM_ELEMENTS=$nelem
 EOF
 for b in "${!subs[@]}"; do
 	echo "CTS_SUBTESTS_$b=\"${subs[$b]}\"" >>"$out/bin/nvsvm-cts"
