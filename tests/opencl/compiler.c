@@ -512,6 +512,50 @@ TEST_F(cc, build_errors)
 	clReleaseProgram(p);
 }
 
+/*
+ * The preprocessor's version macros, as the kernel sees them: clang
+ * defines __OPENCL_C_VERSION__ but not __OPENCL_VERSION__, the device's
+ * OpenCL version (300 for "OpenCL 3.0"), which the runtime must define
+ * (CTS test_basic/kernel_preprocessor_macros).
+ */
+TEST_F(cc, preprocessor_version_macros)
+{
+	static const char src[] =
+		"__kernel void v(__global int *o)\n"
+		"{\n"
+		"#ifdef __OPENCL_VERSION__\n"
+		"	o[0] = __OPENCL_VERSION__;\n"
+		"#else\n"
+		"	o[0] = -1;\n"
+		"#endif\n"
+		"	o[1] = __OPENCL_C_VERSION__;\n"
+		"	o[2] = __ENDIAN_LITTLE__;\n"
+		"}\n";
+	static const struct { const char *opts; int c; } cases[] = {
+		{ NULL, 120 }, { "-cl-std=CL3.0", 300 },
+	};
+	int *o = malloc(3 * sizeof(*o));
+	unsigned int i;
+
+	ASSERT_NE(NULL, o);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cl_program p = build(_metadata, self->ctx, self->dev, src,
+				     cases[i].opts);
+		cl_kernel k = clCreateKernel(p, "v", NULL);
+
+		ASSERT_NE(NULL, k);
+		memset(o, 0, 3 * sizeof(*o));
+		ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, o));
+		ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 1, NULL));
+		EXPECT_EQ(300, o[0]);
+		EXPECT_EQ(cases[i].c, o[1]);
+		EXPECT_EQ(1, o[2]);
+		clReleaseKernel(k);
+		clReleaseProgram(p);
+	}
+	free(o);
+}
+
 /* Build failures at the device's limits, each with its reason logged. */
 TEST_F(cc, limits_fail_the_build)
 {

@@ -635,6 +635,11 @@ static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
 	argv[n++] = "-msmall-data-limit=0";
 	argv[n++] = "-ffp-contract=off";
 	/*
+	 * The device's OpenCL version (CL_DEVICE_VERSION, "OpenCL 3.0"):
+	 * the runtime's to define, clang defines only __OPENCL_C_VERSION__.
+	 */
+	argv[n++] = "-D__OPENCL_VERSION__=300";
+	/*
 	 * The declarations of the built-in functions: all of opencl-c.h for
 	 * OpenCL C 1.x (clang's table lacks vload_half and the like); for
 	 * 3.0 the table, as opencl-c.h of clang-14 declares the image
