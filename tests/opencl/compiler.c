@@ -556,6 +556,43 @@ TEST_F(cc, preprocessor_version_macros)
 	free(o);
 }
 
+/*
+ * A __local argument is aligned for the largest built-in type (128 bytes,
+ * long16), whatever comes before it: here a 1-byte one (CTS
+ * test_basic/kernel_memory_alignment_local).
+ */
+TEST_F(cc, local_arguments_aligned)
+{
+	static const char src[] =
+		"__kernel void a(__local char *c, __local long16 *l,\n"
+		"		__global ulong *o)\n"
+		"{\n"
+		"	c[0] = 1;\n"
+		"	l[0] = (long16)(2);\n"
+		"	o[0] = (ulong)c;\n"
+		"	o[1] = (ulong)l;\n"
+		"}\n";
+	uint64_t *o = calloc(2, sizeof(*o));
+	cl_program p;
+	cl_kernel k;
+
+	ASSERT_NE(NULL, o);
+	p = build(_metadata, self->ctx, self->dev, src, NULL);
+	k = clCreateKernel(p, "a", NULL);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, 1, NULL));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, 128, NULL));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 2, o));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 1, NULL));
+	EXPECT_NE(0, o[0]);
+	EXPECT_NE(o[0], o[1]);
+	EXPECT_EQ(0, o[0] % 128);
+	EXPECT_EQ(0, o[1] % 128);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+	free(o);
+}
+
 /* Build failures at the device's limits, each with its reason logged. */
 TEST_F(cc, limits_fail_the_build)
 {
