@@ -25,7 +25,8 @@
 #                 each binary has an equal share of the time left;
 #                 CTS_SUBTESTS_binary="a b" runs only those of that binary;
 #                 CTS_NUM_ELEMENTS=N passes the harness its num_elements (a
-#                 smaller problem than the CTS's own, not a conformance run)
+#                 smaller problem than the CTS's own, not a conformance run),
+#                 CTS_NUM_ELEMENTS_binary=N for that binary only
 #   CTS_TIMEOUT, CTS_TOTAL  as above
 #   CTS_PARAMS    nvsvm_vgpu's parameters (default sysmem_atomics=coherent)
 # Starts and ends with neither module loaded.
@@ -88,6 +89,7 @@ args() {
 # fails the run, and a known one that passes says so.
 known() {
 	cat <<'EOF_KNOWN'
+test_basic/bufferreadwriterect the CTS's overlap check takes the buffer's width as row pitch where its random pitch is 0 (region's width): same-buffer regions that share bytes, CL_MEM_COPY_OVERLAP as the spec requires
 EOF_KNOWN
 }
 known >"$tmp/known"
@@ -195,6 +197,7 @@ for name in $mine; do
 		b0=$(cut -d. -f1 /proc/uptime)
 		share=$(((total - (b0 - t0)) / togo))
 		eval "subs=\${CTS_SUBTESTS_$name:-}"
+		eval "ne=\${CTS_NUM_ELEMENTS_$name:-$CTS_NUM_ELEMENTS}"
 		[ -n "$subs" ] || subs=$(every "$name")
 		for sub in $subs; do
 			left=$((total - ($(cut -d. -f1 /proc/uptime) - t0)))
@@ -207,11 +210,15 @@ for name in $mine; do
 			fi
 			[ "$left" -lt "$budget" ] || left=$budget
 			s0=$(cut -d. -f1 /proc/uptime)
-			run_cts "$name" "$left" "$sub" ${CTS_NUM_ELEMENTS:+"$CTS_NUM_ELEMENTS"}
+			run_cts "$name" "$left" "$sub" ${ne:+"$ne"}
 			# Its own name for a skip or failure of the whole binary,
 			# and a failure when it said nothing.
 			sed -i "s|^\([SF]\) (all) |\1 $sub |" "$tmp/res"
 			[ -s "$tmp/res1" ] || echo "F $sub -- no result, exit status $status" >>"$tmp/res"
+			# A failure's last words, for the log.
+			if ! grep -q '^[PS] ' "$tmp/res1"; then
+				tail -n 6 "$tmp/out" | cut -c1-200 | sed "s|^|# $name/$sub: |"
+			fi
 			echo "# time $name/$sub $(($(cut -d. -f1 /proc/uptime) - s0)) s (exit status $status)"
 			[ "$status" != 137 ] || status=0
 		done

@@ -24,7 +24,8 @@
 #   --total            seconds all may run (default 14400)
 #   --num-elements     the harness's num_elements (its last argument): a
 #                      smaller problem than the CTS's own (16384), to tell
-#                      a slow subtest from a failing one; not conformance
+#                      a slow subtest from a failing one; not conformance.
+#                      --num-elements BINARY=N: for that binary only
 # The VM's log and results: build/cts/vm/ (console.log, results.log).
 # Exit status 0 only when nothing failed (known failures are skips).
 set -euo pipefail
@@ -34,7 +35,7 @@ top=$(cd "$here/../.." && pwd)
 cd "$top"
 
 lane=stock params="" sub_s=900 total_s=14400 nelem=""
-bins=()
+bins=() nelem_bin=()
 declare -A subs=()
 while (($#)); do
 	case $1 in
@@ -42,7 +43,13 @@ while (($#)); do
 	--params) params=$2; shift 2 ;;
 	--subtest-timeout) sub_s=$2; shift 2 ;;
 	--total) total_s=$2; shift 2 ;;
-	--num-elements) nelem=$2; shift 2 ;;
+	--num-elements)
+		if [[ $2 == test_*=* ]]; then
+			nelem_bin+=("$2")
+		else
+			nelem=$2
+		fi
+		shift 2 ;;
 	test_*/*)
 		b=${1%%/*}
 		[[ " ${bins[*]} " == *" $b "* ]] || bins+=("$b")
@@ -111,6 +118,9 @@ CTS_TOTAL=$total_s
 CTS_PARAMS="$params"
 CTS_NUM_ELEMENTS=$nelem
 EOF
+for b in "${nelem_bin[@]}"; do
+	echo "CTS_NUM_ELEMENTS_${b%%=*}=${b#*=}" >>"$out/bin/nvsvm-cts"
+done
 for b in "${!subs[@]}"; do
 	echo "CTS_SUBTESTS_$b=\"${subs[$b]}\"" >>"$out/bin/nvsvm-cts"
 done
