@@ -56,7 +56,8 @@ args_only() {
 	case $1 in
 	test_basic) echo arraycopy arrayreadwrite barrier constant \
 		createkernelsinprogram enqueue_map_buffer fp2int hostptr if \
-		int2fp intmath_int local_arg_def local_kernel_def loop mri_one \
+		int2fp intmath_int kernel_preprocessor_macros local_arg_def \
+		local_kernel_def loop mri_one \
 		mri_multiple pointer_cast work_item_functions wg_barrier ;;
 	test_buffers) echo buffer_copy buffer_partial_copy buffer_read_int \
 		buffer_read_async_int buffer_read_array_barrier_int \
