@@ -538,7 +538,7 @@ TEST_F(cc, preprocessor_version_macros)
 	unsigned int i;
 
 	ASSERT_NE(NULL, o);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		cl_program p = build(_metadata, self->ctx, self->dev, src,
 				     cases[i].opts);
 		cl_kernel k = clCreateKernel(p, "v", NULL);
@@ -588,6 +588,42 @@ TEST_F(cc, local_arguments_aligned)
 	EXPECT_NE(o[0], o[1]);
 	EXPECT_EQ(0, o[0] % 128);
 	EXPECT_EQ(0, o[1] % 128);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+	free(o);
+}
+
+/*
+ * A loop LLVM turns into a memcpy (a constant string copied out, as CTS
+ * test_basic/kernel_preprocessor_macros copies __FILE__): the program
+ * links nvclc.bc's memcpy although the call appears only at -O2.
+ */
+TEST_F(cc, copy_loop_links_memcpy)
+{
+	static const char str[] =
+		"a constant string of more than 32 bytes, copied by a loop";
+	static const char src[] =
+		"__kernel void s(__global char *o)\n"
+		"{\n"
+		"	constant char *f = \"a constant string of more than 32 bytes, copied by a loop\";\n"
+		"	int i;\n"
+		"\n"
+		"	for (i = 0; f[i] != 0 && i < 128; i++)\n"
+		"		o[i] = f[i];\n"
+		"	o[i] = 0;\n"
+		"}\n";
+	char *o = malloc(128);
+	cl_program p;
+	cl_kernel k;
+
+	ASSERT_NE(NULL, o);
+	memset(o, 'x', 128);
+	p = build(_metadata, self->ctx, self->dev, src, NULL);
+	k = clCreateKernel(p, "s", NULL);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, o));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 1, NULL));
+	EXPECT_STREQ(str, o);
 	clReleaseKernel(k);
 	clReleaseProgram(p);
 	free(o);
