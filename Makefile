@@ -7,6 +7,7 @@
 #   make check            deps, static checks, DKMS build, tests on two kernels
 #   make demo             the demo in the test VM
 #   make bench            the benchmarks (tools/bench/), not part of make check
+#   make cts              the Khronos CTS binaries in full in the VM (CTS="test_x ...")
 #   make help             every target
 
 SHELL := /bin/bash
@@ -31,7 +32,7 @@ DIAGNOSTIC := ^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):|^(WARNING|ERROR): modpo
 all: module
 .PHONY: all module module-debug clean module-install dkms-install install \
 	uninstall deps style sparse tests check demo bench debug-kernel \
-	vm-stock vm-debug help demo-run pyopencl
+	vm-stock vm-debug help demo-run pyopencl cts
 
 define kbuild
 	@mkdir -p $(CURDIR)/build
@@ -138,6 +139,12 @@ bench:
 		NVSVM_BENCH_CL_SCALE="$(CL_SCALE)" \
 		tools/bench/run-bench.sh
 
+# The Khronos OpenCL CTS binaries in full, every subtest, in the stock VM
+# (tools/scripts/cts-check.sh); make check runs subsets. CTS="test_basic
+# test_buffers" runs only those; not part of make check.
+cts:
+	@tools/scripts/cts-check.sh $(CTS)
+
 help:
 	@echo "module (default)  build nvsvm.ko and nvsvm_vgpu.ko against KDIR=$(KDIR)"
 	@echo "module-debug      the same with -DDEBUG"
@@ -155,3 +162,4 @@ help:
 	@echo "demo              the demo program in the test VM on the stock kernel"
 	@echo "pyopencl          pyopencl's tests against the ICD in the VM (POCL=1: and on pocl)"
 	@echo "bench             benchmarks vs lib/test_hmm.ko in the VM: build/bench/results.json, .png"
+	@echo "cts               the Khronos CTS binaries in full in the VM (CTS=\"test_basic ...\")"

@@ -14,6 +14,21 @@
 # CTS_TIMEOUT: seconds one binary may run (default 300); CTS_TOTAL: seconds
 # all may run (default 540, within tests/run.sh's 600 per script): a
 # binary left without time is one failure, "not run".
+#
+# /etc/nvsvm-cts, when the initramfs has it (tools/scripts/cts-check.sh,
+# `make cts`, puts it in the CTS directory; tools/vm/mkinitramfs.sh copies
+# it), is sourced and may set, in place of make check's choice:
+#   CTS_BINARIES  the binaries to run, in order (default: this lane's half)
+#   CTS_ALL=1     every subtest, each in a process of its own with
+#                 CTS_TIMEOUT seconds (not the subsets below), and the
+#                 seconds each took as a comment "# time binary/subtest N s";
+#                 each binary has an equal share of the time left;
+#                 CTS_SUBTESTS_binary="a b" runs only those of that binary;
+#                 CTS_NUM_ELEMENTS=N passes the harness its num_elements (a
+#                 smaller problem than the CTS's own, not a conformance run),
+#                 CTS_NUM_ELEMENTS_binary=N for that binary only
+#   CTS_TIMEOUT, CTS_TOTAL  as above
+#   CTS_PARAMS    nvsvm_vgpu's parameters (default sysmem_atomics=coherent)
 # Starts and ends with neither module loaded.
 
 . "${0%/*}/ktap.sh"
@@ -25,6 +40,9 @@ if [ ! -d /cts ] || [ ! -r $icd ]; then
 fi
 need_vgpu
 tmp=$(mktemp -d)
+CTS_BINARIES='' CTS_ALL='' CTS_PARAMS='' CTS_NUM_ELEMENTS=''
+# shellcheck disable=SC1091 # written by tools/scripts/cts-check.sh
+[ ! -r /etc/nvsvm-cts ] || . /etc/nvsvm-cts
 budget=${CTS_TIMEOUT:-300}
 total=${CTS_TOTAL:-540}
 t0=$(cut -d. -f1 /proc/uptime)
@@ -38,7 +56,8 @@ args_only() {
 	case $1 in
 	test_basic) echo arraycopy arrayreadwrite barrier constant \
 		createkernelsinprogram enqueue_map_buffer fp2int hostptr if \
-		int2fp intmath_int local_arg_def local_kernel_def loop mri_one \
+		int2fp intmath_int kernel_preprocessor_macros local_arg_def \
+		local_kernel_def loop mri_one \
 		mri_multiple pointer_cast work_item_functions wg_barrier ;;
 	test_buffers) echo buffer_copy buffer_partial_copy buffer_read_int \
 		buffer_read_async_int buffer_read_array_barrier_int \
@@ -50,6 +69,11 @@ args_skip() {
 	test_api) echo kernel_arg_multi_setup_random ;;
 	esac
 }
+# every NAME: every subtest NAME lists.
+every() {
+	"/cts/$1" --help 2>/dev/null | sed -n '/^Test names:/,$p' |
+		tail -n +2 | tr -s ' \t' '\n\n' | grep -v '^$'
+}
 args() {
 	only=$(args_only "$1")
 	if [ -n "$only" ]; then
@@ -58,9 +82,7 @@ args() {
 	fi
 	skip=$(args_skip "$1")
 	[ -n "$skip" ] || return 0
-	"/cts/$1" --help 2>/dev/null | sed -n '/^Test names:/,$p' |
-		tail -n +2 | tr -s ' \t' '\n\n' | grep -v '^$' |
-		grep -vxF "$(echo "$skip" | tr ' ' '\n')"
+	every "$1" | grep -vxF "$(echo "$skip" | tr ' ' '\n')"
 }
 
 # The failures known and explained (docs/opencl.md): "binary/subtest
@@ -68,6 +90,7 @@ args() {
 # fails the run, and a known one that passes says so.
 known() {
 	cat <<'EOF_KNOWN'
+test_basic/bufferreadwriterect the CTS's overlap check takes the buffer's width as row pitch where its random pitch is 0 (region's width): same-buffer regions that share bytes, CL_MEM_COPY_OVERLAP as the spec requires
 EOF_KNOWN
 }
 known >"$tmp/known"
@@ -79,7 +102,7 @@ export CL_WIMPY_MODE=1
 # 7.3's own atomics on system memory (device-exclusive pages) did not
 # finish test_svm's svm_cross_buffer_pointers_coarse_grain in 300 s on the
 # debug kernel (docs/opencl.md).
-params=sysmem_atomics=coherent
+params=${CTS_PARAMS:-sysmem_atomics=coherent}
 if ! modprobe nvsvm_vgpu $params; then
 	not_ok "modprobe nvsvm_vgpu $params"
 	echo "1..$n"
@@ -94,17 +117,15 @@ case $(uname -r) in
 7.*) mine="test_svm test_basic" ;;
 *) mine="test_svm test_computeinfo test_mem_host_flags test_api test_events test_buffers" ;;
 esac
-for name in $mine; do
-	bin=/cts/$name
-	[ -x "$bin" ] || continue
-	left=$((total - ($(cut -d. -f1 /proc/uptime) - t0)))
-	if [ "$left" -lt 10 ]; then
-		not_ok "$name -- not run: the CTS's ${total}s are up"
-		continue
-	fi
-	[ "$left" -lt "$budget" ] || left=$budget
-	# shellcheck disable=SC2046 # word splitting wanted
-	(cd "$tmp" && timeout -s KILL "$left" "$bin" $(args "$name") \
+[ -z "$CTS_BINARIES" ] || mine=$CTS_BINARIES
+# run_cts NAME SECONDS [SUBTEST...]: run binary NAME on the subtests
+# given (all it runs by default without), killed after SECONDS; its
+# results, one line per subtest, appended to $tmp/res; exit status in
+# $status.
+run_cts() {
+	name=$1 secs=$2
+	shift 2
+	(cd "$tmp" && timeout -s KILL "$secs" "/cts/$name" "$@" \
 		>"$tmp/out" 2>&1
 	 echo $? >"$tmp/status")
 	status=$(cat "$tmp/status")
@@ -123,10 +144,16 @@ for name in $mine; do
 				why = "no compiler: " why
 			print "F " name (why != "" ? " -- " substr(why, 1, 120) : "")
 		}
+		# Whether s ends in t: a subtest whose last message has no
+		# newline (test_events/event_release_before_done) ends on it.
+		function ends(s, t) {
+			return length(s) >= length(t) &&
+				substr(s, length(s) - length(t) + 1) == t
+		}
 		/^[A-Za-z0-9_]+\.\.\.$/ {
 			cur = substr($0, 1, length($0) - 3); why = ""; nocc = 0; next }
-		cur != "" && $0 == cur " passed" { print "P " cur; cur = ""; next }
-		cur != "" && $0 == cur " FAILED" { fail(cur); cur = ""; next }
+		cur != "" && ends($0, cur " passed") { print "P " cur; cur = ""; next }
+		cur != "" && ends($0, cur " FAILED") { fail(cur); cur = ""; next }
 		cur != "" && $0 == cur " test not supported" {
 			print "S " cur " the device does not support it"; cur = ""; next }
 		cur != "" && index($0, cur " skipped (") == 1 {
@@ -146,7 +173,57 @@ for name in $mine; do
 				print "S (all) skipped while initialization"
 			else if (init == "failed")
 				print "F (all) failed while initialization"
-		}' "$tmp/out" >"$tmp/res"
+		}' "$tmp/out" >"$tmp/res1"
+	cat "$tmp/res1" >>"$tmp/res"
+}
+
+for name in $mine; do
+	[ -x "/cts/$name" ] || continue
+	left=$((total - ($(cut -d. -f1 /proc/uptime) - t0)))
+	if [ "$left" -lt 10 ]; then
+		not_ok "$name -- not run: the CTS's ${total}s are up"
+		continue
+	fi
+	[ "$left" -lt "$budget" ] || left=$budget
+	: >"$tmp/res"
+	if [ -z "$CTS_ALL" ]; then
+		# shellcheck disable=SC2046 # word splitting wanted
+		run_cts "$name" "$left" $(args "$name")
+	else
+		# One process a subtest: one that hangs or crashes costs only
+		# itself, and each one's time is known. Each binary has its
+		# share of the time left: that left divided by the binaries
+		# still to run, this one included.
+		togo=$(echo "$mine" | tr ' ' '\n' | sed -n "/^$name\$/,\$p" | grep -c .)
+		b0=$(cut -d. -f1 /proc/uptime)
+		share=$(((total - (b0 - t0)) / togo))
+		eval "subs=\${CTS_SUBTESTS_$name:-}"
+		eval "ne=\${CTS_NUM_ELEMENTS_$name:-$CTS_NUM_ELEMENTS}"
+		[ -n "$subs" ] || subs=$(every "$name")
+		for sub in $subs; do
+			left=$((total - ($(cut -d. -f1 /proc/uptime) - t0)))
+			mine_left=$((share - ($(cut -d. -f1 /proc/uptime) - b0)))
+			[ "$mine_left" -gt "$left" ] || left=$mine_left
+			if [ "$left" -lt 10 ]; then
+				echo "F $sub -- not run: $name's share of the time (${share}s) is up" \
+					>>"$tmp/res"
+				continue
+			fi
+			[ "$left" -lt "$budget" ] || left=$budget
+			s0=$(cut -d. -f1 /proc/uptime)
+			run_cts "$name" "$left" "$sub" ${ne:+"$ne"}
+			# Its own name for a skip or failure of the whole binary,
+			# and a failure when it said nothing.
+			sed -i "s|^\([SF]\) (all) |\1 $sub |" "$tmp/res"
+			[ -s "$tmp/res1" ] || echo "F $sub -- no result, exit status $status" >>"$tmp/res"
+			# A failure's last words, for the log.
+			if ! grep -q '^[PS] ' "$tmp/res1"; then
+				tail -n 6 "$tmp/out" | cut -c1-200 | sed "s|^|# $name/$sub: |"
+			fi
+			echo "# time $name/$sub $(($(cut -d. -f1 /proc/uptime) - s0)) s (exit status $status)"
+			[ "$status" != 137 ] || status=0
+		done
+	fi
 	# Not the whole output: through the emulated serial port it took
 	# longer than the tests (test_basic prints every kernel it builds).
 	# What failed and its first error line are in the results.

@@ -512,6 +512,123 @@ TEST_F(cc, build_errors)
 	clReleaseProgram(p);
 }
 
+/*
+ * The preprocessor's version macros, as the kernel sees them: clang
+ * defines __OPENCL_C_VERSION__ but not __OPENCL_VERSION__, the device's
+ * OpenCL version (300 for "OpenCL 3.0"), which the runtime must define
+ * (CTS test_basic/kernel_preprocessor_macros).
+ */
+TEST_F(cc, preprocessor_version_macros)
+{
+	static const char src[] =
+		"__kernel void v(__global int *o)\n"
+		"{\n"
+		"#ifdef __OPENCL_VERSION__\n"
+		"	o[0] = __OPENCL_VERSION__;\n"
+		"#else\n"
+		"	o[0] = -1;\n"
+		"#endif\n"
+		"	o[1] = __OPENCL_C_VERSION__;\n"
+		"	o[2] = __ENDIAN_LITTLE__;\n"
+		"}\n";
+	static const struct { const char *opts; int c; } cases[] = {
+		{ NULL, 120 }, { "-cl-std=CL3.0", 300 },
+	};
+	int *o = malloc(3 * sizeof(*o));
+	unsigned int i;
+
+	ASSERT_NE(NULL, o);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		cl_program p = build(_metadata, self->ctx, self->dev, src,
+				     cases[i].opts);
+		cl_kernel k = clCreateKernel(p, "v", NULL);
+
+		ASSERT_NE(NULL, k);
+		memset(o, 0, 3 * sizeof(*o));
+		ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, o));
+		ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 1, NULL));
+		EXPECT_EQ(300, o[0]);
+		EXPECT_EQ(cases[i].c, o[1]);
+		EXPECT_EQ(1, o[2]);
+		clReleaseKernel(k);
+		clReleaseProgram(p);
+	}
+	free(o);
+}
+
+/*
+ * A __local argument is aligned for the largest built-in type (128 bytes,
+ * long16), whatever comes before it: here a 1-byte one (CTS
+ * test_basic/kernel_memory_alignment_local).
+ */
+TEST_F(cc, local_arguments_aligned)
+{
+	static const char src[] =
+		"__kernel void a(__local char *c, __local long16 *l,\n"
+		"		__global ulong *o)\n"
+		"{\n"
+		"	c[0] = 1;\n"
+		"	l[0] = (long16)(2);\n"
+		"	o[0] = (ulong)c;\n"
+		"	o[1] = (ulong)l;\n"
+		"}\n";
+	uint64_t *o = calloc(2, sizeof(*o));
+	cl_program p;
+	cl_kernel k;
+
+	ASSERT_NE(NULL, o);
+	p = build(_metadata, self->ctx, self->dev, src, NULL);
+	k = clCreateKernel(p, "a", NULL);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, 1, NULL));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, 128, NULL));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 2, o));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 1, NULL));
+	EXPECT_NE(0, o[0]);
+	EXPECT_NE(o[0], o[1]);
+	EXPECT_EQ(0, o[0] % 128);
+	EXPECT_EQ(0, o[1] % 128);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+	free(o);
+}
+
+/*
+ * A loop LLVM turns into a memcpy (a constant string copied out, as CTS
+ * test_basic/kernel_preprocessor_macros copies __FILE__): the program
+ * links nvclc.bc's memcpy although the call appears only at -O2.
+ */
+TEST_F(cc, copy_loop_links_memcpy)
+{
+	static const char str[] =
+		"a constant string of more than 32 bytes, copied by a loop";
+	static const char src[] =
+		"__kernel void s(__global char *o)\n"
+		"{\n"
+		"	constant char *f = \"a constant string of more than 32 bytes, copied by a loop\";\n"
+		"	int i;\n"
+		"\n"
+		"	for (i = 0; f[i] != 0 && i < 128; i++)\n"
+		"		o[i] = f[i];\n"
+		"	o[i] = 0;\n"
+		"}\n";
+	char *o = malloc(128);
+	cl_program p;
+	cl_kernel k;
+
+	ASSERT_NE(NULL, o);
+	memset(o, 'x', 128);
+	p = build(_metadata, self->ctx, self->dev, src, NULL);
+	k = clCreateKernel(p, "s", NULL);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, o));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 1, NULL));
+	EXPECT_STREQ(str, o);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+	free(o);
+}
+
 /* Build failures at the device's limits, each with its reason logged. */
 TEST_F(cc, limits_fail_the_build)
 {

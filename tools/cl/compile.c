@@ -635,6 +635,11 @@ static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
 	argv[n++] = "-msmall-data-limit=0";
 	argv[n++] = "-ffp-contract=off";
 	/*
+	 * The device's OpenCL version (CL_DEVICE_VERSION, "OpenCL 3.0"):
+	 * the runtime's to define, clang defines only __OPENCL_C_VERSION__.
+	 */
+	argv[n++] = "-D__OPENCL_VERSION__=300";
+	/*
 	 * The declarations of the built-in functions: all of opencl-c.h for
 	 * OpenCL C 1.x (clang's table lacks vload_half and the like); for
 	 * 3.0 the table, as opencl-c.h of clang-14 declares the image
@@ -1392,6 +1397,24 @@ out:
 }
 
 /* The linker script: the image at NVSVM_GPU_IMAGE_BASE. */
+/*
+ * The C functions LLVM calls for the copies and fills it makes of a
+ * kernel's loops and aggregates (nvclc.bc's mem.c), marked used: -O2 and
+ * the code generator call them after llvm-link --only-needed, which
+ * would otherwise have left them out (an undefined memcpy).
+ */
+static const char nvcl_keep_ll[] =
+	"target datalayout = \"e-m:e-p:64:64-i64:64-i128:128-n64-S128\"\n"
+	"target triple = \"riscv64-unknown-unknown-elf\"\n"
+	"declare i8* @memcpy(i8*, i8*, i64)\n"
+	"declare i8* @memset(i8*, i32, i64)\n"
+	"declare i8* @memmove(i8*, i8*, i64)\n"
+	"@llvm.used = appending global [3 x i8*] ["
+	"i8* bitcast (i8* (i8*, i8*, i64)* @memcpy to i8*), "
+	"i8* bitcast (i8* (i8*, i32, i64)* @memset to i8*), "
+	"i8* bitcast (i8* (i8*, i8*, i64)* @memmove to i8*)], "
+	"section \"llvm.metadata\"\n";
+
 static const char nvcl_ld[] =
 	"OUTPUT_ARCH(riscv)\n"
 	"ENTRY(__nvcl_image)\n"
@@ -1530,7 +1553,7 @@ static int finish_exec(struct job_ctx *c, const char *in, const struct opts *o,
 		       struct nvcl_bin *b)
 {
 	char main_ll[PATH_MAX], all[PATH_MAX], obj[PATH_MAX], elf[PATH_MAX],
-	     ld[PATH_MAX];
+	     ld[PATH_MAX], keep[PATH_MAX];
 	char *text = read_file(in, NULL);
 	int ret;
 
@@ -1542,16 +1565,19 @@ static int finish_exec(struct job_ctx *c, const char *in, const struct opts *o,
 	path(c, obj, "all.o");
 	path(c, elf, "program.elf");
 	path(c, ld, "nvcl.ld");
+	path(c, keep, "keep.ll");
 	if (!rewrite(c, text, main_ll, b)) {
 		free(text);
 		return 1;
 	}
 	free(text);
-	if (write_file(ld, nvcl_ld, sizeof(nvcl_ld) - 1))
+	if (write_file(ld, nvcl_ld, sizeof(nvcl_ld) - 1) ||
+	    write_file(keep, nvcl_keep_ll, sizeof(nvcl_keep_ll) - 1))
 		return -1;
 	{
 		char *const a1[] = { (char *)LLINK, main_ll, "--internalize",
-				     "--only-needed", c->lib, "-o", all, NULL };
+				     "--only-needed", keep, c->lib, "-o", all,
+				     NULL };
 
 		ret = run(c, a1);
 		if (ret)

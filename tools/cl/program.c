@@ -1050,6 +1050,18 @@ static cl_int nv_GetKernelArgInfo(cl_kernel k, cl_uint index,
 	}
 }
 
+/*
+ * A __local argument's alignment: that of the largest built-in type
+ * (long16, double16), as for global memory (CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+ * CTS test_basic/kernel_memory_alignment_local checks each vector size.
+ */
+#define NV_LOCAL_ARG_ALIGN	128ULL
+
+static uint64_t local_arg_align(uint64_t off)
+{
+	return (off + NV_LOCAL_ARG_ALIGN - 1) & ~(NV_LOCAL_ARG_ALIGN - 1);
+}
+
 /* Bytes of local memory @k uses with its arguments as set. */
 static uint64_t kernel_local(cl_kernel k)
 {
@@ -1058,7 +1070,7 @@ static uint64_t kernel_local(cl_kernel k)
 
 	for (i = 0; i < k->ck->nargs; i++)
 		if (k->ck->args[i].kind == NVCL_ARG_LOCAL)
-			total = ((total + 15) & ~15ULL) + k->cargs[i].local;
+			total = local_arg_align(total) + k->cargs[i].local;
 	return (total + 15) & ~15ULL;
 }
 
@@ -1339,7 +1351,7 @@ static cl_int enqueue_compiled(struct nv_cmd *c, cl_kernel k, cl_uint dim,
 		uint64_t addr;
 
 		if (ck->args[i].kind == NVCL_ARG_LOCAL) {
-			off = (off + 15) & ~15ULL;
+			off = local_arg_align(off);
 			addr = NVSVM_GPU_LOCAL_BASE + off;
 			memcpy(call->param + ck->args[i].offset, &addr, 8);
 			off += k->cargs[i].local;

@@ -19,7 +19,11 @@
 #                                          libraries
 #                       [--cts DIR]        the Khronos CTS binaries in DIR
 #                                          (tools/scripts/build-cts.sh) in
-#                                          /cts, and their libraries
+#                                          /cts, and their libraries; and
+#                                          DIR/nvsvm-cts, when there, as
+#                                          /etc/nvsvm-cts: what
+#                                          tests/guest-cts.sh runs
+#                                          (tools/scripts/cts-check.sh)
 #                       [--piglit DIR]     piglit's OpenCL programs and
 #                                          tests/cl/program files from DIR
 #                                          (Debian's piglit package), their
@@ -142,6 +146,7 @@ if [[ -n $cts ]]; then
 	mkdir -p "$root/cts"
 	find "$cts" -maxdepth 1 -type f -name 'test_*' -perm -u+x -exec cp {} "$root/cts/" \;
 	copy_libs "$root"/cts/test_*
+	[[ ! -e $cts/nvsvm-cts ]] || cp "$cts/nvsvm-cts" "$root/etc/nvsvm-cts"
 fi
 if [[ -n $piglit ]]; then
 	# At the package's own path: its programs find their libraries there
