@@ -1321,16 +1321,6 @@ static void put_line(struct wbuf *w, const char *s, const struct lvar *v,
  * plain functions, __local variables addresses of the LOCAL window
  * (b->local_static bytes), entries are added.
  */
-static const char mem_keep[] =
-	"@llvm.compiler.used = appending global [3 x i8*] ["
-	"i8* bitcast (i8* (i8*, i8*, i64)* @memcpy to i8*), "
-	"i8* bitcast (i8* (i8*, i32, i64)* @memset to i8*), "
-	"i8* bitcast (i8* (i8*, i8*, i64)* @memmove to i8*)], "
-	"section \"llvm.metadata\"\n"
-	"declare i8* @memcpy(i8*, i8*, i64)\n"
-	"declare i8* @memset(i8*, i32, i64)\n"
-	"declare i8* @memmove(i8*, i8*, i64)\n";
-
 static bool rewrite(struct job_ctx *c, char *text, const char *out,
 		    struct nvcl_bin *b)
 {
@@ -1373,16 +1363,6 @@ static bool rewrite(struct job_ctx *c, char *text, const char *out,
 	if (!nk)
 		jlog(c, "nvsvm: the program has no kernel\n");
 	put(&w, entries.p, entries.len);
-	/*
-	 * The back end turns a large copy or fill (a struct copied by value)
-	 * into a call of memcpy, memset or memmove after the link with
-	 * nvclc.bc, which takes only what the IR names: named here, and kept
-	 * through -O2 by llvm.compiler.used. Not where the program has its
-	 * own of these.
-	 */
-	if (!strstr(text, "@llvm.compiler.used") && !strstr(text, "@memcpy(") &&
-	    !strstr(text, "@memset(") && !strstr(text, "@memmove("))
-		put(&w, mem_keep, sizeof(mem_keep) - 1);
 	ok = !w.oom && !entries.oom && !write_file(out, w.p, w.len);
 out:
 	for (i = 0; v && i < nv; i++) {
