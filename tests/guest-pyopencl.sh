@@ -19,13 +19,16 @@
 # as a comment. nvsvm_vgpu is loaded with
 # sysmem_atomics=coherent (test_algorithm's scans and sorts use atomics on
 # buffers). Starts and ends with neither module loaded.
+# PYOPENCL_FILES (a list of test files) runs those instead of all, and
+# PYOPENCL_PYTEST gives pytest more arguments (e.g. "-k tanh -l
+# --tb=long"); with it, each file's whole pytest output goes to the log.
 
 . "${0%/*}/ktap.sh"
 
 dir=/tests/pyopencl
 icd=/etc/OpenCL/vendors/nvsvm.icd
-files="test_wrapper.py test_enqueue_copy.py test_arrays_in_structs.py test_clrandom.py
-test_clmath.py test_algorithm.py test_array.py"
+files=${PYOPENCL_FILES:-"test_wrapper.py test_enqueue_copy.py test_arrays_in_structs.py
+test_clrandom.py test_clmath.py test_algorithm.py test_array.py"}
 if [ ! -r $dir/test_wrapper.py ] || [ ! -x /usr/bin/python3 ]; then
 	echo "1..0 # SKIP no python3 and pyopencl's tests in this VM (run.sh --python)"
 	exit 4
@@ -64,10 +67,12 @@ for f; do
 		continue
 	fi
 	t1=$(cut -d. -f1 /proc/uptime)
+	# shellcheck disable=SC2086 # PYOPENCL_PYTEST: arguments, word by word
 	(cd $dir && HOME=$tmp/home PYOPENCL_TEST=nvsvm PYTHONDONTWRITEBYTECODE=1 \
 		timeout -s KILL "$left" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-		-rA --tb=line "$f") >"$tmp/out" 2>&1
+		-rA --tb=line ${PYOPENCL_PYTEST:-} "$f") >"$tmp/out" 2>&1
 	st=$?
+	[ -z "${PYOPENCL_PYTEST:-}" ] || head -n 400 "$tmp/out" | sed 's/^/# /'
 	took=$(($(cut -d. -f1 /proc/uptime) - t1))
 	p=$(grep -c '^PASSED ' "$tmp/out")
 	x=$(grep -c '^XFAIL ' "$tmp/out")
