@@ -19,6 +19,9 @@
 # as a comment. nvsvm_vgpu is loaded with
 # sysmem_atomics=coherent (test_algorithm's scans and sorts use atomics on
 # buffers). Starts and ends with neither module loaded.
+# Before the files, one result checks numpy's answers in the VM (the
+# tests' expected values: test_clmath compares the device with numpy)
+# against the C library's, on test_clmath's functions and ranges.
 # PYOPENCL_FILES (a list of test files) runs those instead of all, and
 # PYOPENCL_PYTEST gives pytest more arguments (e.g. "-k tanh -l
 # --tb=long"); with it, each file's whole pytest output goes to the log.
@@ -49,9 +52,43 @@ known() {
 	esac
 }
 
+# numpy's answers, test_clmath's functions on its ranges, against the C
+# library's, one value at a time; prints each that differs, fails then.
+numpy_ref() {
+	/usr/bin/python3 - <<'EOF'
+import math
+import numpy as np
+
+fns = (("exp", -3, 3), ("log", 1e-5, 1), ("log10", 1e-5, 1), ("sqrt", 1e-5, 1),
+       ("sin", -10, 10), ("cos", -10, 10), ("asin", -0.9, 0.9),
+       ("acos", -0.9, 0.9), ("tan", -1.47, 1.47), ("atan", -10, 10),
+       ("sinh", -3, 3), ("cosh", -3, 3), ("tanh", -3, 3))
+npname = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}
+bad = 0
+for name, a, b in fns:
+    for dt, tol in ((np.float64, 1e-13), (np.float32, 1e-6)):
+        x = np.arange(a, b, (b - a) / 8192, dtype=dt)
+        got = getattr(np, npname.get(name, name))(x).astype(np.float64)
+        ref = np.array([getattr(math, name)(float(v)) for v in x])
+        err = np.abs(got - ref) / np.maximum(np.abs(ref), 1.0)
+        i = int(np.argmax(np.where(np.isnan(err), np.inf, err)))
+        if not err[i] <= tol:
+            bad += 1
+            print("numpy %s(%s %.17g) = %.17g, the C library's %.17g"
+                  % (name, np.dtype(dt).name, x[i], got[i], ref[i]))
+raise SystemExit(1 if bad else 0)
+EOF
+}
+
 # shellcheck disable=SC2086 # the list, word by word
 set -- $files
-echo "1..$#"
+echo "1..$(($# + 1))"
+if why=$(numpy_ref 2>&1); then
+	ok "numpy's reference answers"
+else
+	echo "$why" | sed 's/^/# /'
+	not_ok "numpy's reference answers: wrong in this VM"
+fi
 if ! modprobe nvsvm_vgpu sysmem_atomics=coherent; then
 	for f; do not_ok "$f # modprobe nvsvm_vgpu failed"; done
 	exit 1
