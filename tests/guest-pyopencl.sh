@@ -82,10 +82,11 @@ EOF
 }
 
 # Under QEMU's TCG ("QEMU TCG CPU", QEMU 7.2), an AVX2 gather whose index
-# is ymm4 loads every lane from its base address (the VSIB index field 100
-# taken as "no index", as in a SIB byte): numpy's float64 tanh, which
-# gathers its coefficients so, answered tanh(-3) = -1058 and an infinity
-# near -1.8. numpy leaves its AVX2 code alone there; KVM runs it right.
+# is ymm4 loads every lane from its base address (as if the VSIB index
+# field 100 meant "no index", as in a SIB byte): numpy's float64 tanh,
+# which gathers its coefficients so, answered tanh(-3) = -1058 and an
+# infinity near -1.8. numpy leaves its AVX2 code alone there; with KVM the
+# host's CPU runs it.
 if grep -q 'QEMU TCG' /proc/cpuinfo && grep -qw avx2 /proc/cpuinfo; then
 	export NPY_DISABLE_CPU_FEATURES=AVX2
 fi
