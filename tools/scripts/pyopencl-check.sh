@@ -15,6 +15,10 @@
 #           reference), print its counts and list every test that fails
 #           on nvsvm and passes on pocl
 # PYOPENCL_BUDGET: the guest's seconds for all the files (default 600).
+# PYOPENCL_FILES: the test files to run (default: tests/guest-pyopencl.sh's
+# list); PYOPENCL_PYTEST: more arguments for pytest (its whole output then
+# goes to the VM's log), e.g. PYOPENCL_FILES=test_clmath.py
+# PYOPENCL_PYTEST="-k tanh -l --tb=long".
 # Logs and results: build/pyopencl/.
 set -euo pipefail
 
@@ -41,9 +45,17 @@ script=$out/run.sh
 # The guest script's budget: PYOPENCL_BUDGET in its environment.
 budget=${PYOPENCL_BUDGET:-600}
 [[ $budget =~ ^[0-9]+$ ]] || { echo "pyopencl: PYOPENCL_BUDGET is a number of seconds" >&2; exit 2; }
+# The selection goes into the guest's environment as is: a plain charset.
+files=${PYOPENCL_FILES:-}
+pyargs=${PYOPENCL_PYTEST:-}
+[[ $files =~ ^[a-z0-9_.\ ]*$ ]] || { echo "pyopencl: PYOPENCL_FILES: test file names" >&2; exit 2; }
+[[ $pyargs =~ ^[A-Za-z0-9_.=:\ -]*$ ]] || { echo "pyopencl: PYOPENCL_PYTEST: letters, digits, _ . = : - and spaces" >&2; exit 2; }
+env="export PYOPENCL_BUDGET=$budget"
+[[ -z $files ]] || env+="\\nexport PYOPENCL_FILES='$files'"
+[[ -z $pyargs ]] || env+="\\nexport PYOPENCL_PYTEST='$pyargs'"
 sed -e 's|^for t in /tests/guest-\*\.sh; do|for t in /tests/guest-pyopencl.sh; do|' \
 	-e 's/^selftest$/: no self-test/' \
-	-e "s/^export PATH=.*/&\\nexport PYOPENCL_BUDGET=$budget/" tests/run.sh >"$script"
+	-e "s/^export PATH=.*/&\\n$env/" tests/run.sh >"$script"
 grep -q '^for t in /tests/guest-pyopencl.sh; do' "$script" ||
 	{ echo "pyopencl: tests/run.sh's loop over the guest scripts not found" >&2; exit 1; }
 rm -rf "${out:?}/bin"
