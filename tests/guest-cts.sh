@@ -26,7 +26,8 @@
 #                 CTS_SUBTESTS_binary="a b" runs only those of that binary;
 #                 CTS_NUM_ELEMENTS=N passes the harness its num_elements (a
 #                 smaller problem than the CTS's own, not a conformance run),
-#                 CTS_NUM_ELEMENTS_binary=N for that binary only
+#                 CTS_NUM_ELEMENTS_binary=N for that binary only;
+#                 CTS_ARGS_binary="..." its own options, after the rest
 #   CTS_TIMEOUT, CTS_TOTAL  as above
 #   CTS_PARAMS    nvsvm_vgpu's parameters (default sysmem_atomics=coherent)
 # Starts and ends with neither module loaded.
@@ -199,6 +200,8 @@ for name in $mine; do
 		share=$(((total - (b0 - t0)) / togo))
 		eval "subs=\${CTS_SUBTESTS_$name:-}"
 		eval "ne=\${CTS_NUM_ELEMENTS_$name:-$CTS_NUM_ELEMENTS}"
+		xa=""
+		eval "xa=\${CTS_ARGS_$name:-}"
 		[ -n "$subs" ] || subs=$(every "$name")
 		for sub in $subs; do
 			left=$((total - ($(cut -d. -f1 /proc/uptime) - t0)))
@@ -211,7 +214,8 @@ for name in $mine; do
 			fi
 			[ "$left" -lt "$budget" ] || left=$budget
 			s0=$(cut -d. -f1 /proc/uptime)
-			run_cts "$name" "$left" "$sub" ${ne:+"$ne"}
+			# shellcheck disable=SC2086 # $xa: words wanted
+			run_cts "$name" "$left" "$sub" ${ne:+"$ne"} $xa
 			# Its own name for a skip or failure of the whole binary,
 			# and a failure when it said nothing.
 			sed -i "s|^\([SF]\) (all) |\1 $sub |" "$tmp/res"

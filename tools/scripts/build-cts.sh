@@ -5,7 +5,8 @@
 # (tests/guest-cts.sh), from the pinned copy in ../shared/third_party
 # (relative to the project's top), against its pinned OpenCL-Headers and
 # ocl-icd's libOpenCL, into a cache directory outside the source tree keyed
-# by the pinned commit and this script's hash. A lock per cache entry makes
+# by the pinned commit and this script's code (its lines but comments and
+# blank ones: a comment's edit does not rebuild). A lock per cache entry makes
 # a second command wait for the first's build. Prints the directory that
 # holds the binaries.
 #
@@ -52,7 +53,8 @@ if [[ -z $pin ]]; then
 	# No README line: the tree's contents stand for the commit.
 	pin=$(cd "$cts" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-40)
 fi
-key=$( { echo "$pin $hpin"; sha256sum <"${BASH_SOURCE[0]}"; } | sha256sum | cut -c1-12)
+code=$(sed -e 's/^[[:space:]]*#.*//' -e '/^[[:space:]]*$/d' "${BASH_SOURCE[0]}")
+key=$( { echo "$pin $hpin"; sha256sum <<<"$code"; } | sha256sum | cut -c1-12)
 out=$cache/opencl-cts-${pin:0:12}-$key
 
 if [[ -n $cached && ! -e $out/.built ]]; then

@@ -12,7 +12,7 @@
 #
 # usage: cts-check.sh [--lane stock|7.3] [--params PARAMS]
 #                     [--subtest-timeout S] [--total S] [--num-elements N]
-#                     [BINARY[/SUBTEST]...]
+#                     [--args BINARY=ARGS] [BINARY[/SUBTEST]...]
 #   BINARY             test_basic, ... (default: all that build-cts.sh
 #                      builds, in the order below); BINARY/SUBTEST runs
 #                      only the subtests so named of BINARY
@@ -26,6 +26,10 @@
 #                      smaller problem than the CTS's own (16384), to tell
 #                      a slow subtest from a failing one; not conformance.
 #                      --num-elements BINARY=N: for that binary only
+#   --args BINARY=ARGS the binary's own options after the subtest's name,
+#                      e.g. test_c11_atomics="-maxDeviceThreads 64
+#                      -internalIterations 100" (the harness then warns
+#                      that the run is not a conformance run)
 # The VM's log and results: build/cts/vm/ (console.log, results.log).
 # Exit status 0 only when nothing failed (known failures are skips).
 set -euo pipefail
@@ -35,7 +39,7 @@ top=$(cd "$here/../.." && pwd)
 cd "$top"
 
 lane=stock params="" sub_s=900 total_s=14400 nelem=""
-bins=() nelem_bin=()
+bins=() nelem_bin=() args_bin=()
 declare -A subs=()
 while (($#)); do
 	case $1 in
@@ -50,6 +54,7 @@ while (($#)); do
 			nelem=$2
 		fi
 		shift 2 ;;
+	--args) args_bin+=("$2"); shift 2 ;;
 	test_*/*)
 		b=${1%%/*}
 		[[ " ${bins[*]} " == *" $b "* ]] || bins+=("$b")
@@ -120,6 +125,9 @@ CTS_NUM_ELEMENTS=$nelem
 EOF
 for b in "${nelem_bin[@]}"; do
 	echo "CTS_NUM_ELEMENTS_${b%%=*}=${b#*=}" >>"$out/bin/nvsvm-cts"
+done
+for b in "${args_bin[@]}"; do
+	echo "CTS_ARGS_${b%%=*}=\"${b#*=}\"" >>"$out/bin/nvsvm-cts"
 done
 for b in "${!subs[@]}"; do
 	echo "CTS_SUBTESTS_$b=\"${subs[$b]}\"" >>"$out/bin/nvsvm-cts"
