@@ -200,7 +200,7 @@ long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg)
 
 /*
  * Is every page of [@start, @end) valid on the GPU? A snapshot under the
- * area's mutex (nvsvm_mirror_valid()), one 2 MiB block at a time.
+ * area's mutex (nvsvm_mirror_valid()), one 2 MiB block at a time. Sleeps.
  */
 static bool nvsvm_svmm_all_valid(struct nvsvm_svmm *svmm, u64 start, u64 end)
 {
@@ -215,6 +215,7 @@ static bool nvsvm_svmm_all_valid(struct nvsvm_svmm *svmm, u64 start, u64 end)
 		nvsvm_mirror_valid(svmm, block, valid);
 		if (find_next_zero_bit(valid, hi, lo) < hi)
 			return false;
+		cond_resched();
 	}
 	return true;
 }
