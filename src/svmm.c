@@ -4,6 +4,7 @@
  * with an unmanaged window left to driver-managed buffers, and the
  * MAP/UNMAP/QUERY/MIGRATE ioctls over it.
  */
+#include <linux/bitmap.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -197,13 +198,40 @@ long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg)
 	return 0;
 }
 
+/*
+ * Is every page of [@start, @end) valid on the GPU? A snapshot under the
+ * area's mutex (nvsvm_mirror_valid()), one 2 MiB block at a time. Sleeps.
+ */
+static bool nvsvm_svmm_all_valid(struct nvsvm_svmm *svmm, u64 start, u64 end)
+{
+	DECLARE_BITMAP(valid, NVSVM_RANGE_MAX_PAGES);
+	u64 block, lo, hi;
+
+	for (block = ALIGN_DOWN(start, NVSVM_RANGE_MAX_BYTES); block < end;
+	     block += NVSVM_RANGE_MAX_BYTES) {
+		lo = (max(start, block) - block) >> PAGE_SHIFT;
+		hi = (min(end, block + NVSVM_RANGE_MAX_BYTES) - block) >>
+		     PAGE_SHIFT;
+		nvsvm_mirror_valid(svmm, block, valid);
+		if (find_next_zero_bit(valid, hi, lo) < hi)
+			return false;
+		cond_resched();
+	}
+	return true;
+}
+
 /**
  * nvsvm_ioctl_migrate() - NVSVM_IOCTL_MIGRATE
  * @nf: the file
  * @uarg: struct nvsvm_migrate
  *
  * Best effort (nvsvm_dmem_migrate()). After a move to VRAM the range's
- * present pages are mapped on the GPU.
+ * present pages are mapped on the GPU. So are they when the move left
+ * blocks of the range in system memory because they are thrashing, and
+ * moved nothing else: the GPU is to work on them where they are, as it
+ * would after a move, without a fault per page (UVM's pin maps the
+ * pages remotely); a range mapped whole already is left as it is,
+ * without another hmm_range_fault().
  *
  * Return: 0 with @moved set; -EOPNOTSUPP without device-private memory,
  * -EINVAL for bad fields, no area or a range that is not mirrored,
@@ -213,7 +241,7 @@ long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
 {
 	struct nvsvm_migrate args;
 	struct nvsvm_svmm *svmm;
-	u64 end, mapped, moved;
+	u64 end, mapped, moved, pinned;
 	bool to_vram;
 	long ret;
 
@@ -229,10 +257,14 @@ long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
 	to_vram = args.target == NVSVM_MIGRATE_TO_VRAM;
 	end = args.addr + args.size;
 	ret = nvsvm_dmem_migrate(nf->ndev, current->mm, args.addr, end,
-				 to_vram, &svmm->blocks, &moved);
+				 to_vram, &svmm->blocks, &moved, &pinned);
 	args.moved = moved;
-	/* Map what is now in VRAM; a failure here only costs GPU faults. */
-	if (!ret && to_vram && args.moved)
+	/*
+	 * Map what is now in VRAM, and what thrashing left in system memory;
+	 * a failure here only costs GPU faults.
+	 */
+	if (!ret && to_vram &&
+	    (moved || (pinned && !nvsvm_svmm_all_valid(svmm, args.addr, end))))
 		nvsvm_mirror_map(svmm, args.addr, end, 0, &mapped);
 	nvsvm_svmm_put(svmm);
 	if (ret)

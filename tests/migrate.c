@@ -952,6 +952,66 @@ TEST(thrashing_pins_block)
 }
 
 /*
+ * The ping-pong of nvsvm-bench's p on the 4 pages at @r->buf: MIGRATE them
+ * to VRAM, the GPU fills them with the round's value, the CPU checks a
+ * word of each and writes another, which takes all four back. The GPU
+ * faults counted from the fourth round (the block pinned by then) to the
+ * end: in *@r->arg.
+ */
+static int fill_rounds(struct thrash_run *r)
+{
+	volatile uint64_t *buf = r->buf;
+	uint64_t *faults = (uint64_t *)r->arg, f0 = 0, f1;
+	unsigned int i, p;
+
+	for (i = 0; i < ROUNDS; i++) {
+		if (i == 3)
+			CHECK(counter("faults", &f0));
+		CHK_OK(nvsvm_migrate(r->f.fd, nvsvm_ptr(r->buf), 4 * PAGE,
+				     NVSVM_MIGRATE_TO_VRAM, &r->moves[i]));
+		CHECK(gpu_ok1(&r->f, nvsvm_op_fill(nvsvm_ptr(r->buf), 4 * PAGE,
+						   0x8000 + i), NULL));
+		for (p = 0; p < 4; p++) {
+			CHK_EQ(buf[p * WORDS + 1], 0x8000 + i);
+			buf[p * WORDS] = 0x9000 + i;
+		}
+	}
+	CHECK(counter("faults", &f1));
+	*faults = f1 - f0;
+	return KTAP_PASS;
+}
+
+/*
+ * A pinned block costs the GPU no fault: the MIGRATE that leaves it in
+ * system memory maps its pages there, as a move maps what it moved. The
+ * third move pins the block (60 s lapse); the CPU had taken its four
+ * pages back, so the GPU held no PTE of them. Before: the fill of every
+ * first pinned round faulted them in again (fault batches, each paying
+ * the model's fault latency: the ping-pong ran slower with detection on
+ * than off, issue 36 item 2).
+ */
+TEST(thrashing_pinned_block_mapped)
+{
+	const unsigned int v[4] = { 1, 3, 60000000, 300 };
+	uint64_t faults = ~0ULL;
+	struct thrash_run r = { .v = v, .fn = fill_rounds, .arg = &faults };
+	unsigned int i;
+
+	NEED_DMEM();
+	ASSERT_PASS(thrash_run(&r));
+	for (i = 0; i < ROUNDS; i++)
+		ASSERT_EQ(i < 3 ? 4 : 0, r.moves[i]);
+	ASSERT_EQ(1, r.thrashing);
+	ASSERT_EQ(ROUNDS - 3, r.skips);
+	ASSERT_EQ(0, faults);
+	/* Valid on the GPU, in system memory, writable. */
+	ASSERT_PASS(query_expect(&r.f, r.buf, 4,
+				 IN_VRAM | NVSVM_QUERY_WRITE,
+				 NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE));
+	close(r.f.fd);
+}
+
+/*
  * With detection off (nvsvm.thrashing_enable=0), every round moves. (Moves
  * further apart than the lapse: thrashing_default_lapse_spaced.)
  */

@@ -50,7 +50,9 @@
  *   p  a CPU/GPU ping-pong on 16 pages (MIGRATE to VRAM, GPU FILL, CPU
  *      read and write), rounds per second with thrashing detection on
  *      against off (nvsvm.thrashing_enable), interleaved (once, not per
- *      size; skipped without device-private memory)
+ *      size; skipped without device-private memory); "#" lines give each
+ *      mode's counters per round and the time of each phase of the rounds
+ *      that moved pages and of those that did not
  *
  * Every GPU result is checked against the data (sums, filled words), so a
  * broken run stops with an error instead of printing a figure. Output, on
@@ -823,12 +825,24 @@ static void thrash_enable(const char *v)
 }
 
 /*
+ * What the rounds of one mode cost: seconds in MIGRATE, EXEC FILL and the
+ * CPU's turn, summed over the rounds whose MIGRATE moved pages ([1]) and
+ * those where it moved none ([0]: the block pinned in system memory),
+ * rounds of each, and the driver's counters (pp_stats[]).
+ */
+struct pp_cost {
+	double phase[2][3];
+	unsigned int rounds[2];
+	uint64_t stats[7];
+};
+
+/*
  * One CPU/GPU ping-pong of PP_ROUNDS rounds on PP_PAGES pages: MIGRATE
  * them to VRAM, the GPU fills them with the round's number, the CPU checks
  * one word of each and writes another (taking each page back). Returns
  * rounds per second.
  */
-static double ping_pong_rate(void)
+static double ping_pong_rate(struct pp_cost *c)
 {
 	const size_t size = PP_PAGES * PAGE;
 	struct nvsvm_op op;
@@ -844,26 +858,88 @@ static double ping_pong_rate(void)
 	populate(p, size);
 	t0 = now();
 	for (r = 1; r <= PP_ROUNDS; r++) {
+		double ph[3];
+		uint64_t moved;
+
+		t = now();
 		ret = nvsvm_migrate(B.fd, nvsvm_ptr(p), size,
-				    NVSVM_MIGRATE_TO_VRAM, NULL);
+				    NVSVM_MIGRATE_TO_VRAM, &moved);
 		if (ret)
 			die("MIGRATE: %s", strerror(-ret));
+		ph[0] = now() - t;
+		t = now();
 		op = nvsvm_op_fill(nvsvm_ptr(p), size, r);
 		ret = nvsvm_exec(B.fd, B.chan[0], 0, &op, 1, EXEC_TIMEOUT_MS,
 				 &e);
 		if (ret || e.status != NVSVM_EXEC_OK)
 			die("EXEC FILL: %s", ret ? strerror(-ret) :
 			    nvsvm_status_name(e.status));
+		ph[1] = now() - t;
+		t = now();
 		for (i = 0; i < PP_PAGES; i++) {
 			if (p[i * WORDS + 7] != r)
 				die("ping-pong round %u: page %u holds %#llx",
 				    r, i, (unsigned long long)p[i * WORDS + 7]);
 			p[i * WORDS] = r;
 		}
+		ph[2] = now() - t;
+		for (i = 0; i < 3; i++)
+			c->phase[!!moved][i] += ph[i];
+		c->rounds[!!moved]++;
 	}
 	t = now() - t0;
 	unmap(base, len);
 	return PP_ROUNDS / t;
+}
+
+/* The driver's counters a ping-pong round pays for, per mode. */
+static const char *const pp_stats[] = {
+	"faults", "batches", "replays", "invalidates", "migrated_to_vram",
+	"migrated_to_sysmem", "thrash_skips",
+};
+#define PP_NSTATS	(sizeof(pp_stats) / sizeof(pp_stats[0]))
+_Static_assert(PP_NSTATS == sizeof(((struct pp_cost *)0)->stats) /
+	       sizeof(uint64_t), "pp_cost.stats holds pp_stats[]");
+
+/* One ping_pong_rate(), adding what it cost to @c. */
+static double ping_pong_counted(struct pp_cost *c)
+{
+	uint64_t before[PP_NSTATS];
+	unsigned int i;
+	double rate;
+
+	for (i = 0; i < PP_NSTATS; i++)
+		before[i] = stat_get(pp_stats[i]);
+	rate = ping_pong_rate(c);
+	for (i = 0; i < PP_NSTATS; i++)
+		c->stats[i] += stat_get(pp_stats[i]) - before[i];
+	return rate;
+}
+
+/*
+ * "#" lines: the counters @c moved by over @reps runs of PP_ROUNDS
+ * rounds, per round, and the time of each phase of the rounds that moved
+ * pages and of those that did not, per round.
+ */
+static void ping_pong_costs(const char *mode, const struct pp_cost *c,
+			    unsigned int reps)
+{
+	static const char *const kind[2] = { "moved none", "moved" };
+	unsigned int i, k;
+
+	printf("# p.%s per round:", mode);
+	for (i = 0; i < PP_NSTATS; i++)
+		printf(" %s %.2f", pp_stats[i],
+		       (double)c->stats[i] / reps / PP_ROUNDS);
+	printf("\n");
+	for (k = 2; k-- > 0; ) {
+		unsigned int n = c->rounds[k] ? c->rounds[k] : 1;
+
+		printf("# p.%s %u rounds %s, us per round: migrate %.1f fill %.1f cpu %.1f\n",
+		       mode, c->rounds[k], kind[k],
+		       c->phase[k][0] * 1e6 / n, c->phase[k][1] * 1e6 / n,
+		       c->phase[k][2] * 1e6 / n);
+	}
 }
 
 /*
@@ -872,19 +948,22 @@ static double ping_pong_rate(void)
  */
 static void ping_pong(void)
 {
+	struct pp_cost con = { 0 }, coff = { 0 };
 	double on[MAX_REPS], off[MAX_REPS];
 	uint64_t t0 = stat_get("thrashing");
 	unsigned int r;
 
 	for (r = 0; r < B.reps; r++) {
 		thrash_enable("0");
-		off[r] = ping_pong_rate();
+		off[r] = ping_pong_counted(&coff);
 		thrash_enable("1");
-		on[r] = ping_pong_rate();
+		on[r] = ping_pong_counted(&con);
 	}
 	printf("# p: %u rounds on %u pages; %llu blocks found thrashing\n",
 	       PP_ROUNDS, PP_PAGES,
 	       (unsigned long long)(stat_get("thrashing") - t0));
+	ping_pong_costs("on", &con, B.reps);
+	ping_pong_costs("off", &coff, B.reps);
 	samples("p.on-64K", "ours", "rounds/s, detection on", on, B.reps);
 	samples("p.off-64K", "ours", "rounds/s, detection off", off, B.reps);
 	result("p.on-64K", "ours", median(on, B.reps), "rounds/s");
