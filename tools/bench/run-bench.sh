@@ -104,7 +104,7 @@ fi
 
 [[ -z $work || $work =~ ^[a-hkp]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
 [[ -z $prefetch || $prefetch =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --prefetch $prefetch" >&2; exit 2; }
-[[ $profile_work =~ ^[a-hp]+$ ]] || { echo "run-bench.sh: bad --profile-work $profile_work" >&2; exit 2; }
+[[ $profile_work =~ ^[a-hkp]+$ ]] || { echo "run-bench.sh: bad --profile-work $profile_work" >&2; exit 2; }
 [[ $profile_size =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --profile-size $profile_size" >&2; exit 2; }
 [[ $cl_scale =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --cl-scale $cl_scale" >&2; exit 2; }
 work_arg=
