@@ -105,7 +105,7 @@ static inline u64 rv_jam64(__uint128_t v)
 	return (u64)(v >> 64) | ((u64)v != 0);
 }
 
-static struct rv_num rv_unpack(const struct rv_fmt *f, u64 x)
+static __always_inline struct rv_num rv_unpack(const struct rv_fmt *f, u64 x)
 {
 	struct rv_num n = { .sign = !!(x & rv_signbit(f)) };
 	u64 exp = (x >> f->mbits) & rv_emask(f);
@@ -143,7 +143,8 @@ static inline bool rv_is_nan(const struct rv_num *n)
  * sig >> n rounded in @rm to an integer (1 <= n <= 63), with *@inexact
  * set when bits were lost.
  */
-static u64 rv_round_shift(u64 sig, int n, bool sign, u32 rm, bool *inexact)
+static __always_inline u64 rv_round_shift(u64 sig, int n, bool sign, u32 rm,
+					  bool *inexact)
 {
 	u64 q = sig >> n;
 	u64 rem = sig & ((1ULL << n) - 1);
@@ -200,8 +201,8 @@ static u64 rv_overflow(const struct rv_fmt *f, bool sign, u32 rm, u32 *ff)
  * sig * 2^(e - 62), sig nonzero with its leading one at bit 62 (the bits
  * below bit 0 jammed into it), rounded once in @rm and packed.
  */
-static u64 rv_round_pack(const struct rv_fmt *f, bool sign, int e, u64 sig,
-			 u32 rm, u32 *ff)
+static __always_inline u64 rv_round_pack(const struct rv_fmt *f, bool sign,
+					 int e, u64 sig, u32 rm, u32 *ff)
 {
 	int n = 62 - f->mbits;
 	int be = e + f->bias;
@@ -285,8 +286,8 @@ static u64 rv_add_core(const struct rv_fmt *f, bool sa, int ea, __uint128_t ma,
 	return rv_round_pack(f, sa, ea, rv_jam64(m), rm, ff);
 }
 
-static u64 rv_add(const struct rv_fmt *f, u64 x, u64 y, bool neg_y, u32 rm,
-		  u32 *ff)
+static __always_inline u64 rv_add(const struct rv_fmt *f, u64 x, u64 y,
+				  bool neg_y, u32 rm, u32 *ff)
 {
 	struct rv_num a = rv_unpack(f, x), b = rv_unpack(f, y);
 
@@ -310,7 +311,7 @@ static u64 rv_add(const struct rv_fmt *f, u64 x, u64 y, bool neg_y, u32 rm,
 }
 
 /* The exact product of two significands at bit 62, leading one at 126. */
-static __uint128_t rv_mul_sig(u64 ma, u64 mb, int *e)
+static __always_inline __uint128_t rv_mul_sig(u64 ma, u64 mb, int *e)
 {
 	__uint128_t p = (__uint128_t)ma * mb;	/* leading one at 124 or 125 */
 
@@ -321,7 +322,8 @@ static __uint128_t rv_mul_sig(u64 ma, u64 mb, int *e)
 	return p << 2;
 }
 
-static u64 rv_mul(const struct rv_fmt *f, u64 x, u64 y, u32 rm, u32 *ff)
+static __always_inline u64 rv_mul(const struct rv_fmt *f, u64 x, u64 y, u32 rm,
+				  u32 *ff)
 {
 	struct rv_num a = rv_unpack(f, x), b = rv_unpack(f, y);
 	bool sign = a.sign ^ b.sign;

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/cdefs.h>	/* __always_inline, as the kernel has it */
 
 #include "../../uapi/nvsvm_vgpu.h"
 
