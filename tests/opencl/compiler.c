@@ -851,15 +851,21 @@ TEST_F(cc, buffers_and_atomics)
 }
 
 /* The same count with atomic_inc on malloc'd memory (SVM pointers). */
-TEST_F(cc, atomics_on_malloc)
+/*
+ * A kernel's atomic_inc on @n, counting the multiples of 3 in @v (N
+ * ints): exact where the device reports CL_DEVICE_SVM_ATOMICS (the driver
+ * makes the GPU's atomics on private memory exact), else the event fails
+ * (a Pascal on PCIe has no host atomics: the driver refuses them).
+ */
+static void count_atomics(struct __test_metadata *_metadata, cl_context ctx,
+			  cl_device_id dev, cl_command_queue q, int *v, int *n)
 {
 	static const char src[] =
 		"__kernel void count(__global const int *v, volatile __global int *n)\n"
 		"{ if (v[get_global_id(0)] % 3 == 0) atomic_inc(n); }\n";
 	enum { N = 3000 };
-	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_program p = build(_metadata, ctx, dev, src, NULL);
 	cl_kernel k = clCreateKernel(p, "count", NULL);
-	int *v = malloc(N * sizeof(int)), *n = malloc(sizeof(int));
 	cl_device_svm_capabilities caps = 0;
 	size_t global = N;
 	int want = 0, i;
@@ -867,8 +873,8 @@ TEST_F(cc, atomics_on_malloc)
 	cl_event ev;
 
 	ASSERT_TRUE(k && v && n);
-	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev,
-			CL_DEVICE_SVM_CAPABILITIES, sizeof(caps), &caps, NULL));
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES,
+					      sizeof(caps), &caps, NULL));
 	for (i = 0; i < N; i++) {
 		v[i] = (i * 40503u) >> 3;
 		want += v[i] % 3 == 0;
@@ -876,8 +882,8 @@ TEST_F(cc, atomics_on_malloc)
 	*n = 0;
 	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, v));
 	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 1, n));
-	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(self->q, k, 1, NULL,
-			&global, NULL, 0, NULL, &ev));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(q, k, 1, NULL, &global,
+						     NULL, 0, NULL, &ev));
 	clWaitForEvents(1, &ev);
 	ASSERT_EQ(CL_SUCCESS, clGetEventInfo(ev,
 			CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st,
@@ -892,10 +898,34 @@ TEST_F(cc, atomics_on_malloc)
 	} else {
 		EXPECT_EQ(CL_OUT_OF_RESOURCES, st);
 	}
-	free(v);
-	free(n);
 	clReleaseKernel(k);
 	clReleaseProgram(p);
+}
+
+TEST_F(cc, atomics_on_malloc)
+{
+	int *v = malloc(3000 * sizeof(int)), *n = malloc(sizeof(int));
+
+	count_atomics(_metadata, self->ctx, self->dev, self->q, v, n);
+	free(v);
+	free(n);
+}
+
+/*
+ * A device-scope atomic on clSVMAlloc memory without CL_MEM_SVM_ATOMICS
+ * (CTS test_svm/svm_shared_address_space_fine_grain_buffers): as exact as
+ * on malloc'd memory. Such memory was a window buffer, where a PCIe GPU's
+ * atomics are refused, and the kernel failed.
+ */
+TEST_F(cc, atomics_on_fine_grain_buffer)
+{
+	cl_svm_mem_flags fl = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
+	int *v = clSVMAlloc(self->ctx, fl, 3000 * sizeof(int), 0);
+	int *n = clSVMAlloc(self->ctx, fl, sizeof(int), 0);
+
+	count_atomics(_metadata, self->ctx, self->dev, self->q, v, n);
+	clSVMFree(self->ctx, v);
+	clSVMFree(self->ctx, n);
 }
 
 int main(int argc, char **argv)

@@ -42,7 +42,14 @@ static void *nv_SVMAlloc(cl_context ctx, cl_svm_mem_flags flags, size_t size,
 	if (alignment & (alignment - 1))
 		return NULL;
 	len = (size + PAGE - 1) & ~(PAGE - 1);
-	p = nv_mem_alloc(ctx, len, alignment, flags & CL_MEM_SVM_ATOMICS);
+	/*
+	 * Without CL_MEM_SVM_ATOMICS a kernel's atomics are still atomic
+	 * among the device's work-items: as for a buffer, where the device
+	 * has them exact on private memory only (not on window buffers), the
+	 * allocation is private memory.
+	 */
+	p = nv_mem_alloc(ctx, len, alignment,
+			 (flags & CL_MEM_SVM_ATOMICS) || nv_ctx_svm_atomics(ctx));
 	if (!p)
 		return NULL;
 	a = malloc(sizeof(*a));
