@@ -19,7 +19,9 @@
 #   --lane 7.3         the 7.3 debug kernel (build-debug-kernel.sh
 #                      --source 7.3) in place of the stock 6.1 one
 #   --params           nvsvm_vgpu's parameters (default, as make check:
-#                      sysmem_atomics=coherent)
+#                      sysmem_atomics=coherent; "" for none: on 7.3 the
+#                      GPU's atomics on system memory are then the
+#                      driver's device-exclusive pages)
 #   --subtest-timeout  seconds one subtest may run (default 900)
 #   --total            seconds all may run (default 14400)
 #   --num-elements     the harness's num_elements (its last argument): a
@@ -38,7 +40,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top"
 
-lane=stock params="" sub_s=900 total_s=14400 nelem=""
+lane=stock params=default sub_s=900 total_s=14400 nelem=""
 bins=() nelem_bin=() args_bin=()
 declare -A subs=()
 while (($#)); do
