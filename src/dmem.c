@@ -46,10 +46,17 @@
  * a device-wide clock, taken when a migration allocates one of its pages
  * and when the mirror maps one of its pages on the GPU (a GPU fault, MAP,
  * MIGRATE's re-map: nvsvm_dmem_vram()). When a move to VRAM finds no free
- * page, it evicts the chunk used least recently back to system memory
+ * page, it evicts a victim chunk back to system memory. Which one is the
+ * evict_policy parameter's, read once per victim: "lru" (the default) the
+ * chunk used least recently by those stamps; "uvm" the chunk whose last
+ * page allocation is the oldest, however recently the GPU used it, as
+ * NVIDIA UVM picks its root chunks (allocation order; its own TODO says
+ * access order would be better), the baseline of the oversubscription
+ * benchmark (docs/benchmarks.md). Either way the victim is evicted
  * (migrate_device_range(), as at unregister: the pages this move just
  * filled are locked, so they stay) and carries on; each chunk is tried at
- * most once per move, so a move stops when none is left. Whose pages they are does not matter: VRAM
+ * most once per move, so a move stops when none is left. Whose pages they
+ * are does not matter: VRAM
  * is the device's; the evicted pages keep their owner's memcg charge (the
  * kernel moves it back to the new system page).
  *
@@ -72,10 +79,12 @@
 #include <linux/memremap.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu-refcount.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
@@ -101,7 +110,8 @@
  *	first, so that moves fill the chunks in order)
  * @nchunks: 2 MiB chunks of video memory (the last one may be partial)
  * @clock: the last stamp given out
- * @chunks: per 2 MiB chunk, its last use and last eviction attempt
+ * @chunks: per 2 MiB chunk, its last use, last allocation and last eviction
+ *	attempt
  */
 struct nvsvm_dmem {
 	struct nvsvm_device *ndev;
@@ -119,13 +129,58 @@ struct nvsvm_dmem {
 
 /**
  * struct nvsvm_dmem_chunk - a 2 MiB chunk of video memory
- * @last_use: the stamp of its last use
+ * @last_use: the stamp of its last use (allocation or GPU mapping)
+ * @last_alloc: the stamp of the last allocation of one of its pages
  * @tried: the stamp of the last move that tried to evict it
  */
 struct nvsvm_dmem_chunk {
 	unsigned long last_use;
+	unsigned long last_alloc;
 	unsigned long tried;
 };
+
+/* The victim of an eviction (the evict_policy parameter). */
+enum nvsvm_evict_policy {
+	NVSVM_EVICT_LRU,	/* the chunk used least recently */
+	NVSVM_EVICT_UVM,	/* the chunk allocated least recently */
+};
+
+static const char *const nvsvm_evict_names[] = {
+	[NVSVM_EVICT_LRU] = "lru",
+	[NVSVM_EVICT_UVM] = "uvm",
+};
+
+static int evict_policy = NVSVM_EVICT_LRU;
+
+/* A known name only: anything else is -EINVAL and changes nothing. */
+static int nvsvm_evict_policy_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(nvsvm_evict_names); i++) {
+		if (sysfs_streq(val, nvsvm_evict_names[i])) {
+			WRITE_ONCE(*(int *)kp->arg, i);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int nvsvm_evict_policy_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  nvsvm_evict_names[READ_ONCE(*(int *)kp->arg)]);
+}
+
+static const struct kernel_param_ops nvsvm_evict_policy_ops = {
+	.set = nvsvm_evict_policy_set,
+	.get = nvsvm_evict_policy_get,
+};
+
+module_param_cb(evict_policy, &nvsvm_evict_policy_ops, &evict_policy, 0644);
+MODULE_PARM_DESC(evict_policy,
+		 "VRAM chunk evicted under oversubscription: lru, the one used least recently (default), or uvm, the one allocated least recently (NVIDIA UVM's order)");
 
 static struct nvsvm_dmem *nvsvm_page_dmem(struct page *page)
 {
@@ -174,6 +229,7 @@ static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem,
 		return NULL;
 
 	nvsvm_dmem_touch(dmem, idx, stamp);
+	WRITE_ONCE(dmem->chunks[idx / NVSVM_DMEM_CHUNK].last_alloc, stamp);
 	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, 1);
 	page = pfn_to_page(dmem->base_pfn + idx);
 	nvsvm_zone_device_page_init(page, &dmem->pgmap);
@@ -326,23 +382,27 @@ static bool nvsvm_dmem_in_use(struct nvsvm_dmem *dmem, unsigned long first,
 
 /*
  * Make room in VRAM for the move that started at @stamp: evict the chunk
- * in use that was used least recently and that this move has not tried
- * yet, with @pfns as scratch. The pages this move filled are locked and
- * stay (migrate_device_range() skips them).
+ * in use that this move has not tried yet and whose stamp is the oldest,
+ * with @pfns as scratch: its last use (evict_policy lru) or its last
+ * allocation (uvm). The pages this move filled are locked and stay
+ * (migrate_device_range() skips them).
  * Return: pages evicted; 0 when no chunk is left to try.
  */
-static unsigned long nvsvm_dmem_evict_lru(struct nvsvm_dmem *dmem,
+static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 					  unsigned long stamp,
 					  unsigned long *pfns)
 {
 	unsigned long c, victim, oldest, first, n, moved = 0;
+	bool uvm;
 
 	while (!moved) {
+		uvm = READ_ONCE(evict_policy) == NVSVM_EVICT_UVM;
 		victim = dmem->nchunks;
 		oldest = ULONG_MAX;
 		for (c = 0; c < dmem->nchunks; c++) {
 			struct nvsvm_dmem_chunk *ch = &dmem->chunks[c];
-			unsigned long last = READ_ONCE(ch->last_use);
+			unsigned long last = uvm ? READ_ONCE(ch->last_alloc) :
+						   READ_ONCE(ch->last_use);
 
 			/* The last chunk may be partial: scan its pages only. */
 			if (last < oldest && READ_ONCE(ch->tried) != stamp &&
@@ -371,7 +431,7 @@ static unsigned long nvsvm_dmem_evict_lru(struct nvsvm_dmem *dmem,
 /*
  * Destinations for a move to VRAM: a VRAM page with the data for each page
  * that may migrate (never-touched anonymous pages get zeroes). When VRAM
- * is full, the chunk used least recently is evicted to make room for a
+ * is full, a chunk (evict_policy's victim) is evicted to make room for a
  * page with data (@evict: scratch for it, or NULL not to evict); when
  * nothing can be evicted, or for a never-touched page, the rest stays in
  * system memory.
@@ -396,7 +456,7 @@ static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
 		 * of a large untouched range would fill system memory.
 		 */
 		while (!dpage && evict && spage &&
-		       nvsvm_dmem_evict_lru(dmem, stamp, evict))
+		       nvsvm_dmem_evict_one(dmem, stamp, evict))
 			dpage = nvsvm_dmem_alloc(dmem, stamp);
 		if (!dpage)
 			break;
@@ -509,7 +569,8 @@ static const struct dev_pagemap_ops nvsvm_dmem_ops = {
  * @vram: (out) its byte offset in video memory
  *
  * The mirror asks when it maps a page on the GPU: a VRAM page's chunk
- * counts as used now (eviction takes the chunk used least recently).
+ * counts as used now (evict_policy lru evicts the chunk used least
+ * recently).
  *
  * Return: true for a device-private page of @ndev (map it with the video
  * memory aperture at @vram); false for a system memory page.
@@ -655,8 +716,8 @@ static void nvsvm_dmem_count_move(struct nvsvm_device *ndev,
  *	(skipped), or NULL
  *
  * Best effort: holes, pages that cannot move (file-backed, pinned, locked
- * elsewhere) and what does not fit in VRAM, even after evicting the VRAM
- * chunks used least recently, stay where they are; so do the blocks found
+ * elsewhere) and what does not fit in VRAM, even after evicting every
+ * other VRAM chunk (evict_policy's order), stay where they are; so do the blocks found
  * thrashing (src/thrash.c); a block counts one move per call,
  * after its last piece. Takes the mmap lock for read, one VMA chunk at a
  * time.

@@ -5,8 +5,8 @@
  * GPU reads and writes; a CPU access brings a page back with its data;
  * fork, munmap and exit with pages in VRAM are correct and give the VRAM
  * back (debugfs vram_pages); migrating more than the VRAM evicts the VRAM
- * chunks used least recently (by migration and GPU fault history) back to
- * system memory, losing no GPU or CPU write; bad input fails with the
+ * chunks used least recently (by migration and GPU fault history; with
+ * evict_policy=uvm the ones allocated least recently) back to system memory, losing no GPU or CPU write; bad input fails with the
  * documented errno and changes nothing.
  *
  * Where GET_INFO lacks NVSVM_CAP_DEVICE_PRIVATE (Debian's stock kernel has
@@ -17,8 +17,9 @@
  * so oversubscription runs in tests/guest-migrate.sh with nvsvm_vgpu
  * vram_mb=4:
  *   migrate              the cases below, with the modules' defaults
- *   migrate small-vram   oversubscription, eviction and LRU (and a few
- *                        basic cases again) with a small VRAM
+ *   migrate small-vram   oversubscription, eviction, LRU and the uvm
+ *                        policy (and a few basic cases again) with a
+ *                        small VRAM
  *   migrate odd-vram     eviction with a partial last 2 MiB chunk
  *                        (nvsvm_vgpu vram_mb=3)
  *   migrate hold         for the unload test of tests/guest-migrate.sh:
@@ -637,10 +638,13 @@ TEST(eviction_keeps_writes)
  * 0 (512 pages, offset 0 never used) and chunk 1 of @nb pages: A fills
  * chunk 0 (511 pages, first fit), B chunk 1; the GPU faults A in again
  * (after UNMAP), so B's chunk is the one used least recently: a move of C
- * evicts exactly B's @nb pages, puts C there, and A stays. Every word is
- * right, and the VRAM empty once the CPU read everything back.
+ * evicts exactly B's @nb pages, puts C there, and A stays. With @uvm
+ * (evict_policy=uvm, NVIDIA UVM's allocation order, set by the caller) C's
+ * move evicts A's 511 pages instead, the chunk allocated first although
+ * the GPU used it last, and B stays. Every word is right, and the VRAM
+ * empty once the CPU read everything back.
  */
-static int lru_case(struct fx *f, uint64_t *buf, size_t nb)
+static int evict_case(struct fx *f, uint64_t *buf, size_t nb, bool uvm)
 {
 	const size_t na = BLOCK_PAGES - 1, nc = 16;
 	uint64_t *a = buf, *b = &buf[BLOCK / 8], *c = &buf[2 * BLOCK / 8];
@@ -663,12 +667,13 @@ static int lru_case(struct fx *f, uint64_t *buf, size_t nb)
 	CHECK(counter("evictions", &e1));
 	CHECK(counter("evicted_pages", &p1));
 	CHK_EQ(e1 - e0, 1);
-	CHK_EQ(p1 - p0, nb);
-	CHECK(vram_pages_become(na + nc));
-	CHECK(query_expect(f, a, na, IN_VRAM, IN_VRAM));
-	CHECK(none_in_vram(f, b, nb));
+	CHK_EQ(p1 - p0, uvm ? na : nb);
+	CHECK(vram_pages_become((uvm ? nb : na) + nc));
+	CHECK(query_expect(f, uvm ? b : a, uvm ? nb : na, IN_VRAM, IN_VRAM));
+	CHECK(none_in_vram(f, uvm ? a : b, uvm ? na : nb));
 	CHECK(query_expect(f, c, nc, IN_VRAM, IN_VRAM));
 	CHECK(gpu_sum_eq(f, b, nb * PAGE, pat_sum(BLOCK / 8, nb * WORDS)));
+	CHECK(gpu_sum_eq(f, a, na * PAGE, pat_sum(0, na * WORDS)));
 	CHECK(cpu_pat(buf, 0, BLOCK / 8 + nb * WORDS));
 	CHECK(cpu_pat(buf, 2 * BLOCK / 8, nc * WORDS));
 	return vram_pages_become(0);
@@ -687,7 +692,97 @@ TEST(lru_keeps_faulted)
 	buf = blocks_filled(3);
 	ASSERT_NE(NULL, buf);
 	FX_OPEN(&f);
-	ASSERT_PASS(lru_case(&f, buf, BLOCK_PAGES));
+	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES, false));
+}
+
+#define EVICT_POLICY	"/sys/module/nvsvm/parameters/evict_policy"
+
+/*
+ * Read nvsvm's evict_policy into @old (@n bytes, newline dropped) when
+ * @old is not NULL, then write @v unless it is NULL. Return: 0 or -errno
+ * (of the write: what the kernel refused).
+ */
+static int evict_policy(const char *v, char *old, size_t n)
+{
+	int fd = open(EVICT_POLICY, O_RDWR), ret = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	if (old) {
+		r = pread(fd, old, n - 1, 0);
+		if (r <= 0) {
+			close(fd);
+			return -EIO;
+		}
+		old[r] = '\0';
+		old[strcspn(old, "\n")] = '\0';
+	}
+	if (v && pwrite(fd, v, strlen(v), 0) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * The 4 MiB VRAM (vram_mb=4), the policy switched at run time on the same
+ * memory: evict_case() with evict_policy=uvm (A evicted, B kept), then
+ * with "lru\n" (B evicted, A kept); the policy before is put back.
+ */
+TEST(evict_policy_uvm_then_lru)
+{
+	char old[16];
+	uint64_t *buf;
+	struct fx f;
+	int ret;
+
+	NEED_DMEM();
+	if (info.vram_size != 2 * BLOCK)
+		SKIP(return, "VRAM not 4 MiB (run with nvsvm_vgpu vram_mb=4)");
+	ASSERT_PASS(vram_pages_become(0));
+	buf = blocks_filled(3);
+	ASSERT_NE(NULL, buf);
+	FX_OPEN(&f);
+	ASSERT_EQ(0, evict_policy("uvm", old, sizeof(old)));
+	ret = evict_case(&f, buf, BLOCK_PAGES, true);
+	if (ret == KTAP_PASS) {
+		ret = evict_policy("lru\n", NULL, 0);
+		if (!ret)
+			ret = evict_case(&f, buf, BLOCK_PAGES, false);
+	}
+	ASSERT_EQ(0, evict_policy(old, NULL, 0));
+	ASSERT_PASS(ret);
+}
+
+/*
+ * A bad evict_policy is refused with EINVAL and changes nothing: after
+ * "uvm", each bad value leaves "uvm"; after "lru", "lru".
+ */
+TEST(evict_policy_bad_value)
+{
+	static const char *const bad[] = {
+		"", "\n", "LRU", "uvm2", "lr", "fifo", "0", "uvm lru",
+	};
+	static const char *const good[] = { "uvm", "lru" };
+	char old[16], now[16];
+	unsigned int i, g;
+
+	NEED_DMEM();
+	ASSERT_EQ(0, evict_policy(NULL, old, sizeof(old)));
+	ASSERT_STREQ("lru", old);
+	for (g = 0; g < 2; g++) {
+		ASSERT_EQ(0, evict_policy(good[g], NULL, 0));
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			ASSERT_EQ(-EINVAL, evict_policy(bad[i], NULL, 0)) {
+				TH_LOG("evict_policy \"%s\"", bad[i]);
+			}
+			ASSERT_EQ(0, evict_policy(NULL, now, sizeof(now)));
+			ASSERT_STREQ(good[g], now) {
+				TH_LOG("after \"%s\"", bad[i]);
+			}
+		}
+	}
+	ASSERT_EQ(0, evict_policy(old, NULL, 0));
 }
 
 /*
@@ -708,7 +803,7 @@ TEST(evict_partial_chunk)
 	buf = blocks_filled(3);
 	ASSERT_NE(NULL, buf);
 	FX_OPEN(&f);
-	ASSERT_PASS(lru_case(&f, buf, BLOCK_PAGES / 2));
+	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES / 2, false));
 }
 
 #define THRASH_PARAMS	"/sys/module/nvsvm/parameters/thrashing_"
@@ -1336,7 +1431,8 @@ static int hold(void)
 
 /* The cases that need a small VRAM: "migrate small-vram" only. */
 static const char *const small_only[] = {
-	"oversubscription", "eviction_keeps_writes", "lru_keeps_faulted", NULL
+	"oversubscription", "eviction_keeps_writes", "lru_keeps_faulted",
+	"evict_policy_uvm_then_lru", NULL
 };
 
 /* The case that needs a 3 MiB VRAM: "migrate odd-vram" only. */
