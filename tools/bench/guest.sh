@@ -13,12 +13,16 @@
 #    a and b on 16 MiB, NVSVM_BENCH_PROFILE_ARGS="-w ab 16") under the kernel's function profiler restricted to nvsvm,
 #    nvsvm_vgpu and the HMM/notifier calls they make; the busiest functions
 #    go to the results port as "profile: " lines;
-# 4. with NVSVM_BENCH_CL_SCALE (not 0) and /tests/bin/workloads there
+# 4. with NVSVM_BENCH_OVERSUB (a VRAM size in MiB, not 0): nvsvm_vgpu
+#    reloaded with vram_mb=$NVSVM_BENCH_OVERSUB, then nvsvm-bench -w o
+#    (oversubscription, evict_policy uvm against lru); its lines go to the
+#    results port prefixed with "bench: " like the first pass's;
+# 5. with NVSVM_BENCH_CL_SCALE (not 0) and /tests/bin/workloads there
 #    (the OpenCL C workloads, tests/opencl/workloads.c, through the ICD):
 #    nvsvm_vgpu reloaded with sysmem_atomics=coherent (the workloads'
 #    atomics on malloc'd memory), then workloads -s SCALE; its lines go to
 #    the results port prefixed with "workloads: ";
-# 5. unloads what it loaded.
+# 6. unloads what it loaded.
 #
 # No figure is judged here: the one result line, "[bench] ok 1 nvsvm-bench",
 # only says that the program ran to the end with every data check passing.
@@ -65,13 +69,18 @@ emit "bench: # THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>
 emit "bench: # nvsvm.prefetch_threshold=$(cat /sys/module/nvsvm/parameters/prefetch_threshold 2>/dev/null)"
 
 # The program's own status is kept apart from the pipe's; $args is a list.
-# shellcheck disable=SC2086
-( "$bench" $args 2>&1; echo "exit $?" >/tmp/bench.rc ) | while IFS= read -r line; do
-	emit "bench: $line"
-done
-status=$(sed -n 's/^exit //p' /tmp/bench.rc)
+# NVSVM_BENCH_MAIN=0: the oversubscription pass only.
+status=0
+if [ "${NVSVM_BENCH_MAIN:-1}" = 1 ]; then
+	# shellcheck disable=SC2086
+	( "$bench" $args 2>&1; echo "exit $?" >/tmp/bench.rc ) | while IFS= read -r line; do
+		emit "bench: $line"
+	done
+	status=$(sed -n 's/^exit //p' /tmp/bench.rc)
+fi
 
-if [ "${NVSVM_BENCH_PROFILE:-0}" = 1 ] && [ "$status" = 0 ] &&
+if [ "${NVSVM_BENCH_MAIN:-1}" = 1 ] &&
+	[ "${NVSVM_BENCH_PROFILE:-0}" = 1 ] && [ "$status" = 0 ] &&
 	[ -e $tracing/function_profile_enabled ]; then
 	# Our modules' functions, and the core mm calls on our paths.
 	echo '*:mod:nvsvm' >$tracing/set_ftrace_filter
@@ -99,6 +108,20 @@ if [ "${NVSVM_BENCH_PROFILE:-0}" = 1 ] && [ "$status" = 0 ] &&
 		emit "profile: $fn hits=$hits total_us=$us"
 	done
 	echo >$tracing/set_ftrace_filter
+fi
+
+if [ "${NVSVM_BENCH_OVERSUB:-0}" != 0 ] && [ "$status" = 0 ]; then
+	if rmmod nvsvm_vgpu && modprobe nvsvm_vgpu vram_mb="$NVSVM_BENCH_OVERSUB"; then
+		# shellcheck disable=SC2086
+		( "$bench" -P ${NVSVM_BENCH_OVERSUB_ARGS:-} -w o 2>&1
+		  echo "exit $?" >/tmp/bench.rc ) | while IFS= read -r line; do
+			emit "bench: $line"
+		done
+		status=$(sed -n 's/^exit //p' /tmp/bench.rc)
+	else
+		emit "bench: # reloading nvsvm_vgpu vram_mb=$NVSVM_BENCH_OVERSUB failed"
+		status=1
+	fi
 fi
 
 if [ "${NVSVM_BENCH_CL_SCALE:-0}" != 0 ] && [ -x /tests/bin/workloads ]; then

@@ -6,7 +6,7 @@
  * build takes from the linux-source tree: nothing of it is copied here).
  *
  * usage: nvsvm-bench [-r REPS] [-g GPCS] [-W WARPS] [-w WORKLOADS] [-t MHZ] [-P]
- *                    SIZE_MIB...
+ *                    [SIZE_MIB...]
  *
  *   -r REPS       repetitions of every measurement; the median is printed
  *                 (default 3; e takes 2 * REPS + 5, its munmap being short)
@@ -53,6 +53,14 @@
  *      size; skipped without device-private memory); "#" lines give each
  *      mode's counters per round and the time of each phase of the rounds
  *      that moved pages and of those that did not
+ *   o  oversubscription (issue 36 item 1; not in the default letters:
+ *      guest.sh runs "-w o" alone with a small VRAM, nvsvm_vgpu vram_mb):
+ *      working sets of 125, 150 and 200 % of the VRAM, a sequential
+ *      sweep, a hot-set walk and CPU/GPU turns, each with evict_policy=uvm
+ *      (NVIDIA UVM's allocation order, the baseline: o.NAME.uvm) and lru
+ *      (o.NAME), interleaved; MiB/s of 2 MiB blocks the GPU accessed, and
+ *      the counters per run (once, not per size: SIZE_MIB is not needed
+ *      with -w o alone; see oversub())
  *
  * Every GPU result is checked against the data (sums, filled words), so a
  * broken run stops with an error instead of printing a figure. Output, on
@@ -815,13 +823,19 @@ static void munmap_ratio(const char *w, size_t mib, size_t touch, bool peer)
 #define PP_PAGES	16
 #define PP_ROUNDS	64
 
+/* Write @v to the module parameter file @path. */
+static void param_write(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(v, f) < 0 || fclose(f))
+		die("%s: %s", path, strerror(errno));
+}
+
 /* Write @v to nvsvm's thrashing_enable. */
 static void thrash_enable(const char *v)
 {
-	FILE *f = fopen(THRASH_ENABLE, "w");
-
-	if (!f || fputs(v, f) < 0 || fclose(f))
-		die("%s: %s", THRASH_ENABLE, strerror(errno));
+	param_write(THRASH_ENABLE, v);
 }
 
 /*
@@ -968,6 +982,215 @@ static void ping_pong(void)
 	samples("p.off-64K", "ours", "rounds/s, detection off", off, B.reps);
 	result("p.on-64K", "ours", median(on, B.reps), "rounds/s");
 	result("p.off-64K", "ours", median(off, B.reps), "rounds/s");
+}
+
+#define EVICT_POLICY	"/sys/module/nvsvm/parameters/evict_policy"
+#define OS_SEQ_SWEEPS	3
+#define OS_HOT_STEPS	64
+#define OS_TURN_ROUNDS	2
+
+/* Write @v to nvsvm's evict_policy. */
+static void evict_policy(const char *v)
+{
+	param_write(EVICT_POLICY, v);
+}
+
+/* Wait (up to 2 s) for the VRAM to be empty: munmap frees pages late. */
+static void vram_empty(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 200 && stat_get("vram_pages"); i++)
+		usleep(10000);
+	if (stat_get("vram_pages"))
+		die("%llu pages still in VRAM before an oversubscription run",
+		    (unsigned long long)stat_get("vram_pages"));
+}
+
+/* The counters of one oversubscription run, as os_stats[] names them. */
+static const char *const os_stats[] = {
+	"migrated_to_vram", "migrated_to_sysmem", "evicted_pages",
+	"evictions", "thrashing", "thrash_skips",
+};
+#define OS_NSTATS	(sizeof(os_stats) / sizeof(os_stats[0]))
+
+/* One run: seconds, blocks the GPU accessed, counter deltas. */
+struct os_run {
+	double secs;
+	unsigned long steps;
+	uint64_t stats[OS_NSTATS];
+};
+
+/* A fixed-seed generator (xorshift64), the same walk for both policies. */
+static uint64_t os_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * One GPU access of block @b of @p: MIGRATE it to VRAM (the runtime's
+ * prefetch before a kernel), then a SUM of its 512 pages on the GPU,
+ * checked against @want.
+ */
+static void os_gpu_sum(uint64_t *p, unsigned long b, uint64_t want)
+{
+	uint64_t *blk = p + b * (HUGE / 8), sum;
+	int ret = nvsvm_migrate(B.fd, nvsvm_ptr(blk), HUGE,
+				NVSVM_MIGRATE_TO_VRAM, NULL);
+
+	if (ret)
+		die("MIGRATE block %lu: %s", b, strerror(-ret));
+	gpu_run(NVSVM_OP_SUM, blk, HUGE, 0, &sum);
+	if (sum != want)
+		die("oversubscription: block %lu sums to %#llx, expected %#llx",
+		    b, (unsigned long long)sum, (unsigned long long)want);
+}
+
+/*
+ * One run of @pattern on @nb 2 MiB blocks of fresh memory, filled with
+ * pat() per word; see oversub() for the patterns.
+ */
+static void os_run(char pattern, unsigned long nb, struct os_run *r)
+{
+	const size_t size = nb * HUGE;
+	uint64_t before[OS_NSTATS], *p, *sums, x = 0x5eed0f36ULL, w;
+	unsigned long b, i, k, nhot = nb / 5 ? (nb + 2) / 5 : 1;
+	void *base;
+	size_t len;
+	double t0;
+
+	p = anon(size, HUGE, false, &base, &len);
+	sums = calloc(nb, sizeof(*sums));
+	if (!sums)
+		die("calloc %lu sums", nb);
+	for (i = 0; i < size / 8; i++) {
+		p[i] = pat(i);
+		sums[i / (HUGE / 8)] += pat(i);
+	}
+	vram_empty();
+	for (i = 0; i < OS_NSTATS; i++)
+		before[i] = stat_get(os_stats[i]);
+	r->steps = 0;
+	t0 = now();
+	switch (pattern) {
+	case 's':
+		for (k = 0; k < OS_SEQ_SWEEPS; k++)
+			for (b = 0; b < nb; b++, r->steps++)
+				os_gpu_sum(p, b, sums[b]);
+		break;
+	case 'h':
+		for (k = 0; k < OS_HOT_STEPS; k++, r->steps++) {
+			if (os_rand(&x) % 10 < 9 || nhot == nb)
+				b = os_rand(&x) % nhot;
+			else
+				b = nhot + os_rand(&x) % (nb - nhot);
+			os_gpu_sum(p, b, sums[b]);
+		}
+		break;
+	case 't':
+		/*
+		 * The GPU sweeps the buffer (MIGRATE, FILL of the round's
+		 * value), then the CPU checks a word of every page and writes
+		 * another, which takes each page back to system memory.
+		 */
+		for (k = 1; k <= OS_TURN_ROUNDS; k++) {
+			for (b = 0; b < nb; b++, r->steps++) {
+				uint64_t *blk = p + b * (HUGE / 8), sum;
+				int ret = nvsvm_migrate(B.fd, nvsvm_ptr(blk),
+							HUGE,
+							NVSVM_MIGRATE_TO_VRAM,
+							NULL);
+
+				if (ret)
+					die("MIGRATE block %lu: %s", b,
+					    strerror(-ret));
+				gpu_run(NVSVM_OP_FILL, blk, HUGE, k, &sum);
+			}
+			for (i = 0; i < size / 8; i += WORDS) {
+				w = p[i + 7];
+				if (w != k)
+					die("turns round %lu: word %lu is %#llx",
+					    k, i + 7, (unsigned long long)w);
+				p[i] = k;
+			}
+		}
+		break;
+	}
+	r->secs = now() - t0;
+	for (i = 0; i < OS_NSTATS; i++)
+		r->stats[i] = stat_get(os_stats[i]) - before[i];
+	free(sums);
+	unmap(base, len);
+}
+
+/*
+ * o: oversubscription (issue 36 item 1), once, on the GPU's VRAM V
+ * (GET_INFO; guest.sh reloads nvsvm_vgpu with a small vram_mb for it):
+ * working sets of 125, 150 and 200 % of V in 2 MiB blocks, three
+ * patterns, each run with evict_policy=uvm (the baseline: allocation
+ * order) and lru (nvsvm's), interleaved, REPS times. A GPU access is a
+ * MIGRATE of a 2 MiB block to VRAM and a GPU SUM (FILL for t) of it:
+ *   s  sequential sweep: blocks 0..n-1, OS_SEQ_SWEEPS times
+ *   h  hot set: OS_HOT_STEPS blocks of a fixed-seed walk, 90 % of them
+ *      among the first 20 % of the blocks
+ *   t  turns: OS_TURN_ROUNDS rounds of a GPU sweep (FILL) and a CPU
+ *      sweep (a read and a write per page) of the same buffer
+ * Figures: MiB/s of blocks the GPU accessed (median), and per run the
+ * counters' means ("#" lines); the thrashing counters count blocks
+ * (thrash_skips: MIGRATEs of a whole block left in system memory).
+ */
+static void oversub(uint64_t vram)
+{
+	static const unsigned int pct[] = { 125, 150, 200 };
+	static const char *const pname[] = { "seq", "hot", "turns" };
+	static const char pats[] = "sht";
+	static const char *const pol[] = { "uvm", "lru" };
+	unsigned long nb;
+	unsigned int s, q, k, r, i;
+	char name[48];
+
+	printf("# o: VRAM %llu MiB; a GPU access: MIGRATE of a 2 MiB block, then EXEC over it; evict_policy uvm (baseline) and lru, interleaved\n",
+	       (unsigned long long)(vram >> 20));
+	for (q = 0; q < 3; q++) {
+		for (s = 0; s < 3; s++) {
+			double rate[2][MAX_REPS], med[2];
+			struct os_run sum[2] = { 0 };
+
+			nb = (vram * pct[s] / 100 + HUGE - 1) / HUGE;
+			for (r = 0; r < B.reps; r++) {
+				for (k = 0; k < 2; k++) {
+					struct os_run run;
+
+					evict_policy(pol[k]);
+					os_run(pats[q], nb, &run);
+					rate[k][r] = run.steps * 2.0 / run.secs;
+					sum[k].steps += run.steps;
+					sum[k].secs += run.secs;
+					for (i = 0; i < OS_NSTATS; i++)
+						sum[k].stats[i] += run.stats[i];
+				}
+			}
+			for (k = 0; k < 2; k++) {
+				snprintf(name, sizeof(name), "o.%s%s-%u%%",
+					 pname[q], k ? "" : ".uvm", pct[s]);
+				samples(name, "ours", "MiB/s", rate[k], B.reps);
+				printf("# %s %lu blocks, per run: %lu accesses",
+				       name, nb, sum[k].steps / B.reps);
+				for (i = 0; i < OS_NSTATS; i++)
+					printf(" %s %.1f", os_stats[i],
+					       (double)sum[k].stats[i] / B.reps);
+				printf("\n");
+				med[k] = median(rate[k], B.reps);
+				result(name, "ours", med[k], "MiB/s");
+			}
+			printf("# o.%s-%u%%: lru/uvm %.3f\n", pname[q], pct[s],
+			       med[1] / med[0]);
+		}
+	}
+	evict_policy("lru");
 }
 
 /*
@@ -1138,7 +1361,9 @@ static void usage(FILE *f)
 		"bytes), d munmap slowdown, e munmap of 1 GiB with one page mapped,\n"
 		"h a and b on THP, k compiled programs (LAUNCH), p CPU/GPU\n"
 		"ping-pong, thrashing detection on\n"
-		"against off. The peer is " PEER_DEV " (lib/test_hmm.ko).\n",
+		"against off; o oversubscription, evict_policy lru against uvm\n"
+		"(not by default; needs no SIZE_MIB when alone). The peer is\n"
+		PEER_DEV " (lib/test_hmm.ko).\n",
 		prog);
 }
 
@@ -1181,7 +1406,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind >= argc || B.reps < 1 || B.reps > MAX_REPS ||
+	if ((optind >= argc && strpbrk(work, "abcdfgh")) || B.reps < 1 || B.reps > MAX_REPS ||
 	    gpcs > MAX_GPCS || B.warps < 1 || B.warps > NVSVM_EXEC_MAX_OPS) {
 		usage(stderr);
 		return 2;
@@ -1248,6 +1473,12 @@ int main(int argc, char **argv)
 			ping_pong();
 		else
 			printf("# p: no device-private memory, skipped\n");
+	}
+	if (strchr(work, 'o')) {
+		if (info.caps & NVSVM_CAP_DEVICE_PRIVATE)
+			oversub(info.vram_size);
+		else
+			printf("# o: no device-private memory, skipped\n");
 	}
 	return 0;
 }

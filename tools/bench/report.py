@@ -27,6 +27,7 @@ import sys
 #   ratio "peer-a": ours / the peer's a figure of the same size (c)
 #   ratio "ours-a", "ours-b": ours / our own a (b) figure of the same size (h)
 #   ratio "ours-off": ours / our own p.off figure (p.on)
+#   ratio "ours-uvm": ours / our own NAME.uvm figure of the same size (o.*)
 GOALS = {
     "a": ("GPU first-touch read through faults", "peer", ("ratio", ">=", 1.0)),
     "b": ("GPU first-touch write, never-touched memory", "peer",
@@ -73,7 +74,20 @@ GOALS = {
     "p.on": ("CPU/GPU ping-pong rounds/s, thrashing detection on (ratio: to"
              " off)", "ours-off", None),
     "p.off": ("same ping-pong, detection off", None, None),
+    "o.seq": ("oversubscription, sequential sweep, MiB/s, evict_policy lru"
+              " (ratio: to uvm)", "ours-uvm", ("ratio", ">=", 0.95)),
+    "o.seq.uvm": ("same, evict_policy uvm (UVM's allocation order)", None,
+                  None),
+    "o.hot": ("oversubscription, hot-set walk (90 % of accesses to 20 % of"
+              " the blocks), lru (ratio: to uvm)", "ours-uvm",
+              ("ratio", ">=", 0.95)),
+    "o.hot.uvm": ("same, evict_policy uvm", None, None),
+    "o.turns": ("oversubscription, CPU and GPU taking turns on one buffer,"
+                " lru (ratio: to uvm)", "ours-uvm", ("ratio", ">=", 0.95)),
+    "o.turns.uvm": ("same, evict_policy uvm", None, None),
 }
+# Goals of one size only: issue 36 item 1, the hot set at 150 % of VRAM.
+GOAL_AT = {("o.hot", "150%"): ("ratio", ">=", 1.5)}
 ORDER = list(GOALS)
 RESULT = re.compile(r"^bench: result (\S+) (ours|peer) (\S+) (\S+)\s*$")
 
@@ -121,6 +135,7 @@ def build(figures):
     for name in names:
         letter, size = split(name)
         what, how, goal = GOALS.get(letter, ("", None, None))
+        goal = GOAL_AT.get((letter, size), goal)
         ours, unit = figures.get((name, "ours"), (None, None))
         peer = figures.get((name, "peer"), (None, None))[0]
         base = None
@@ -133,6 +148,9 @@ def build(figures):
             base = figures.get((how[-1] + "-" + size, "ours"), (None, None))[0]
         elif how == "ours-off":
             base = figures.get(("p.off-" + size, "ours"), (None, None))[0]
+        elif how == "ours-uvm":
+            base = figures.get((letter + ".uvm-" + size, "ours"),
+                               (None, None))[0]
         ratio = ours / base if ours is not None and base else None
         rows.append({
             "name": name,

@@ -14,7 +14,11 @@
 #   5. VM         tools/vm/run.sh --script tools/bench/guest.sh, logs in
 #                 build/bench/vm/ (console.txt, results.txt)
 #   6. report     tools/bench/report.py: table, results.json, results.png
-#   7. workloads  the OpenCL C workloads (tests/opencl/workloads.c, -s
+#   7. oversub    with --oversub MIB (default 16; 0: none): nvsvm_vgpu
+#                 reloaded with vram_mb=MIB, nvsvm-bench -w o (working sets
+#                 of 125-200 % of it, evict_policy uvm against lru); --work
+#                 with only o runs this pass alone
+#   8. workloads  the OpenCL C workloads (tests/opencl/workloads.c, -s
 #                 SCALE) in the same VM through the ICD (tools/cl/), and
 #                 the same program on pocl's CPU device on the host (the
 #                 VM has no pocl): time per workload side by side, nvsvm's
@@ -23,9 +27,10 @@
 # usage: run-bench.sh [--reps N] [--sizes "MIB..."] [--work LETTERS]
 #                     [--prefetch PERCENT] [--no-profile] [--timeout SECONDS]
 #                     [--profile-work LETTERS] [--profile-size MIB]
-#                     [--cl-scale N | --no-cl]
+#                     [--cl-scale N | --no-cl] [--oversub MIB]
 # Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
-# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghkp),
+# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghkp,
+# and o when --oversub is not 0),
 # NVSVM_BENCH_PREFETCH (nvsvm.prefetch_threshold for the run, default the
 # module's), NVSVM_BENCH_PROFILE (1, the default, adds the function-profile
 # pass), NVSVM_BENCH_PROFILE_WORK and NVSVM_BENCH_PROFILE_SIZE (what that
@@ -33,6 +38,8 @@
 # tools/vm/accel.sh). `make bench` passes REPS, SIZES, WORK, PREFETCH,
 # PROFILE_WORK and PROFILE_SIZE as these. NVSVM_BENCH_CL_SCALE: the
 # workloads' -s (default 8; 0 leaves them out), `make bench CL_SCALE=N`.
+# NVSVM_BENCH_OVERSUB: the oversubscription pass's vram_mb (default 16; 0
+# leaves it out), `make bench OVERSUB=MIB`.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -48,6 +55,7 @@ profile=${NVSVM_BENCH_PROFILE:-1}
 profile_work=${NVSVM_BENCH_PROFILE_WORK:-ab}
 profile_size=${NVSVM_BENCH_PROFILE_SIZE:-16}
 cl_scale=${NVSVM_BENCH_CL_SCALE:-8}
+oversub=${NVSVM_BENCH_OVERSUB:-16}
 timeout_s=3600
 while (($#)); do
 	case $1 in
@@ -61,7 +69,8 @@ while (($#)); do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--cl-scale) cl_scale=$2; shift 2 ;;
 	--no-cl) cl_scale=0; shift ;;
-	-h | --help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--oversub) oversub=$2; shift 2 ;;
+	-h | --help) sed -n '3,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-bench.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -102,7 +111,17 @@ else
 	step "host TSC frequency unknown: the guest calibrates it against its own clock"
 fi
 
-[[ -z $work || $work =~ ^[a-hkp]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
+[[ -z $work || $work =~ ^[a-hkop]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
+[[ $oversub =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --oversub $oversub" >&2; exit 2; }
+# o is its own pass (guest.sh), with its own VRAM; the rest is the first.
+main=1
+if [[ -n $work && $work == *o* ]]; then
+	work=${work//o/}
+	[[ -n $work ]] || main=0
+	((oversub)) || { echo "run-bench.sh: --work o with --oversub 0" >&2; exit 2; }
+elif [[ -n $work ]]; then
+	oversub=0
+fi
 [[ -z $prefetch || $prefetch =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --prefetch $prefetch" >&2; exit 2; }
 [[ $profile_work =~ ^[a-hkp]+$ ]] || { echo "run-bench.sh: bad --profile-work $profile_work" >&2; exit 2; }
 [[ $profile_size =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --profile-size $profile_size" >&2; exit 2; }
@@ -147,6 +166,9 @@ fi
 	echo "NVSVM_BENCH_PROFILE_ARGS='-w $profile_work $profile_size'"
 	echo "NVSVM_BENCH_TSC='$tsc_arg'"
 	echo "NVSVM_BENCH_CL_SCALE=$cl_scale"
+	echo "NVSVM_BENCH_MAIN=$main"
+	echo "NVSVM_BENCH_OVERSUB=$oversub"
+	echo "NVSVM_BENCH_OVERSUB_ARGS='-r $reps $tsc_arg'"
 	sed 1d "$here/guest.sh"
 } >"$stage/bench.sh"
 
@@ -172,7 +194,8 @@ python3 "$here/report.py" --results "$out/vm/results.txt" \
 	--json "$out/results.json" --plot "$out/results.png" \
 	--meta "kernel $kver, qemu $accel" \
 	--meta "median of $reps repetitions" \
-	--meta "nvsvm.prefetch_threshold ${prefetch:-default}"
+	--meta "nvsvm.prefetch_threshold ${prefetch:-default}" \
+	--meta "oversubscription pass: nvsvm_vgpu vram_mb=${oversub} (0: none)"
 step "results: $out/results.json, $out/results.png; logs: $out/vm/"
 if ((cl_scale)); then
 	"$here/workloads-report.sh" "$out/vm/results.txt" "$out/workloads-pocl.txt" |
