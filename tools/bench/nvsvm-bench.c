@@ -1010,7 +1010,7 @@ static void vram_empty(void)
 /* The counters of one oversubscription run, as os_stats[] names them. */
 static const char *const os_stats[] = {
 	"migrated_to_vram", "migrated_to_sysmem", "evicted_pages",
-	"evictions", "thrashing", "thrash_skips",
+	"evictions", "thrashing", "thrash_skips", "faults",
 };
 #define OS_NSTATS	(sizeof(os_stats) / sizeof(os_stats[0]))
 

@@ -194,6 +194,8 @@ def plot(rows, path):
     d = os.path.splitext(path)[0] + ".plot"
     os.makedirs(d, exist_ok=True)
     rates = [r for r in rows if r["unit"] == "pages/s"]
+    if not rates:
+        return "no pages/s figure (the oversubscription pass alone?)"
     with open(os.path.join(d, "rates.dat"), "w") as f:
         for r in rates:
             f.write(f'"{r["name"]}" {r["ours"] or 0:g} {r["peer"] or 0:g}\n')
