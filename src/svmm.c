@@ -226,12 +226,12 @@ static bool nvsvm_svmm_all_valid(struct nvsvm_svmm *svmm, u64 start, u64 end)
  * @uarg: struct nvsvm_migrate
  *
  * Best effort (nvsvm_dmem_migrate()). After a move to VRAM the range's
- * present pages are mapped on the GPU. So are they when the move left
- * blocks of the range in system memory because they are thrashing, and
- * moved nothing else: the GPU is to work on them where they are, as it
- * would after a move, without a fault per page (UVM's pin maps the
- * pages remotely); a range mapped whole already is left as it is,
- * without another hmm_range_fault().
+ * present pages are mapped on the GPU. So are they when the move moved
+ * nothing: blocks left in system memory because they are thrashing (the
+ * GPU is to work on them where they are, without a fault per page: UVM's
+ * pin maps the pages remotely), pages in VRAM already (the move's
+ * migrate_vma_setup() unmapped them from the GPU all the same); a range
+ * mapped whole still is left as it is, without another hmm_range_fault().
  *
  * Return: 0 with @moved set; -EOPNOTSUPP without device-private memory,
  * -EINVAL for bad fields, no area or a range that is not mirrored,
@@ -241,7 +241,7 @@ long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
 {
 	struct nvsvm_migrate args;
 	struct nvsvm_svmm *svmm;
-	u64 end, mapped, moved, pinned;
+	u64 end, mapped, moved;
 	bool to_vram;
 	long ret;
 
@@ -257,14 +257,17 @@ long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
 	to_vram = args.target == NVSVM_MIGRATE_TO_VRAM;
 	end = args.addr + args.size;
 	ret = nvsvm_dmem_migrate(nf->ndev, current->mm, args.addr, end,
-				 to_vram, &svmm->blocks, &moved, &pinned);
+				 to_vram, &svmm->blocks, &moved, NULL);
 	args.moved = moved;
 	/*
-	 * Map what is now in VRAM, and what thrashing left in system memory;
-	 * a failure here only costs GPU faults.
+	 * Map what is now in VRAM, what thrashing left in system memory, and
+	 * what was in VRAM already: migrate_vma_setup() invalidated the GPU's
+	 * mappings of the whole range, moved pages or not, and the GPU would
+	 * fault each page back (the hot blocks of the oversubscription
+	 * benchmark); a failure here only costs GPU faults.
 	 */
 	if (!ret && to_vram &&
-	    (moved || (pinned && !nvsvm_svmm_all_valid(svmm, args.addr, end))))
+	    (moved || !nvsvm_svmm_all_valid(svmm, args.addr, end)))
 		nvsvm_mirror_map(svmm, args.addr, end, 0, &mapped);
 	nvsvm_svmm_put(svmm);
 	if (ret)
