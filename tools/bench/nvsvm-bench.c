@@ -1014,9 +1014,12 @@ static const char *const os_stats[] = {
 };
 #define OS_NSTATS	(sizeof(os_stats) / sizeof(os_stats[0]))
 
-/* One run: seconds, blocks the GPU accessed, counter deltas. */
+/*
+ * One run: seconds, of which in MIGRATE, in EXEC and in the CPU's turns;
+ * blocks the GPU accessed; counter deltas.
+ */
 struct os_run {
-	double secs;
+	double secs, mig, exec, cpu;
 	unsigned long steps;
 	uint64_t stats[OS_NSTATS];
 };
@@ -1032,18 +1035,31 @@ static uint64_t os_rand(uint64_t *x)
 
 /*
  * One GPU access of block @b of @p: MIGRATE it to VRAM (the runtime's
- * prefetch before a kernel), then a SUM of its 512 pages on the GPU,
- * checked against @want.
+ * prefetch before a kernel), then @code (SUM or FILL of @value) over its
+ * 512 pages on the GPU; the times go to @r. Return: the SUM.
  */
-static void os_gpu_sum(uint64_t *p, unsigned long b, uint64_t want)
+static uint64_t os_access(struct os_run *r, uint64_t *p, unsigned long b,
+			  int code, uint64_t value)
 {
 	uint64_t *blk = p + b * (HUGE / 8), sum;
+	double t = now();
 	int ret = nvsvm_migrate(B.fd, nvsvm_ptr(blk), HUGE,
 				NVSVM_MIGRATE_TO_VRAM, NULL);
 
 	if (ret)
 		die("MIGRATE block %lu: %s", b, strerror(-ret));
-	gpu_run(NVSVM_OP_SUM, blk, HUGE, 0, &sum);
+	r->mig += now() - t;
+	r->exec += gpu_run(code, blk, HUGE, value, &sum);
+	r->steps++;
+	return sum;
+}
+
+/* os_access() with a SUM, checked against @want. */
+static void os_gpu_sum(struct os_run *r, uint64_t *p, unsigned long b,
+		       uint64_t want)
+{
+	uint64_t sum = os_access(r, p, b, NVSVM_OP_SUM, 0);
+
 	if (sum != want)
 		die("oversubscription: block %lu sums to %#llx, expected %#llx",
 		    b, (unsigned long long)sum, (unsigned long long)want);
@@ -1073,21 +1089,21 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
 	vram_empty();
 	for (i = 0; i < OS_NSTATS; i++)
 		before[i] = stat_get(os_stats[i]);
-	r->steps = 0;
+	memset(r, 0, sizeof(*r));
 	t0 = now();
 	switch (pattern) {
 	case 's':
 		for (k = 0; k < OS_SEQ_SWEEPS; k++)
-			for (b = 0; b < nb; b++, r->steps++)
-				os_gpu_sum(p, b, sums[b]);
+			for (b = 0; b < nb; b++)
+				os_gpu_sum(r, p, b, sums[b]);
 		break;
 	case 'h':
-		for (k = 0; k < OS_HOT_STEPS; k++, r->steps++) {
+		for (k = 0; k < OS_HOT_STEPS; k++) {
 			if (os_rand(&x) % 10 < 9 || nhot == nb)
 				b = os_rand(&x) % nhot;
 			else
 				b = nhot + os_rand(&x) % (nb - nhot);
-			os_gpu_sum(p, b, sums[b]);
+			os_gpu_sum(r, p, b, sums[b]);
 		}
 		break;
 	case 't':
@@ -1097,18 +1113,11 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
 		 * another, which takes each page back to system memory.
 		 */
 		for (k = 1; k <= OS_TURN_ROUNDS; k++) {
-			for (b = 0; b < nb; b++, r->steps++) {
-				uint64_t *blk = p + b * (HUGE / 8), sum;
-				int ret = nvsvm_migrate(B.fd, nvsvm_ptr(blk),
-							HUGE,
-							NVSVM_MIGRATE_TO_VRAM,
-							NULL);
+			double t;
 
-				if (ret)
-					die("MIGRATE block %lu: %s", b,
-					    strerror(-ret));
-				gpu_run(NVSVM_OP_FILL, blk, HUGE, k, &sum);
-			}
+			for (b = 0; b < nb; b++)
+				os_access(r, p, b, NVSVM_OP_FILL, k);
+			t = now();
 			for (i = 0; i < size / 8; i += WORDS) {
 				w = p[i + 7];
 				if (w != k)
@@ -1116,6 +1125,7 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
 					    k, i + 7, (unsigned long long)w);
 				p[i] = k;
 			}
+			r->cpu += now() - t;
 		}
 		break;
 	}
@@ -1131,15 +1141,17 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
  * (GET_INFO; guest.sh reloads nvsvm_vgpu with a small vram_mb for it):
  * working sets of 125, 150 and 200 % of V in 2 MiB blocks, three
  * patterns, each run with evict_policy=uvm (the baseline: allocation
- * order) and lru (nvsvm's), interleaved, REPS times. A GPU access is a
- * MIGRATE of a 2 MiB block to VRAM and a GPU SUM (FILL for t) of it:
+ * order) and lru (nvsvm's), interleaved (uvm first, then lru first),
+ * REPS times. A GPU access is a MIGRATE of a 2 MiB block to VRAM and a
+ * GPU SUM (FILL for t) of it:
  *   s  sequential sweep: blocks 0..n-1, OS_SEQ_SWEEPS times
  *   h  hot set: OS_HOT_STEPS blocks of a fixed-seed walk, 90 % of them
  *      among the first 20 % of the blocks
  *   t  turns: OS_TURN_ROUNDS rounds of a GPU sweep (FILL) and a CPU
  *      sweep (a read and a write per page) of the same buffer
- * Figures: MiB/s of blocks the GPU accessed (median), and per run the
- * counters' means ("#" lines); the thrashing counters count blocks
+ * Figures: MiB/s of blocks the GPU accessed (median), and ("#" lines) the
+ * time per access in MIGRATE, EXEC and the CPU's turns, and per run the
+ * counters' means; the thrashing counters count blocks
  * (thrash_skips: MIGRATEs of a whole block left in system memory).
  */
 static void oversub(uint64_t vram)
@@ -1149,7 +1161,7 @@ static void oversub(uint64_t vram)
 	static const char pats[] = "sht";
 	static const char *const pol[] = { "uvm", "lru" };
 	unsigned long nb;
-	unsigned int s, q, k, r, i;
+	unsigned int s, q, j, k, r, i;
 	char name[48];
 
 	printf("# o: VRAM %llu MiB; a GPU access: MIGRATE of a 2 MiB block, then EXEC over it; evict_policy uvm (baseline) and lru, interleaved\n",
@@ -1161,14 +1173,19 @@ static void oversub(uint64_t vram)
 
 			nb = (vram * pct[s] / 100 + HUGE - 1) / HUGE;
 			for (r = 0; r < B.reps; r++) {
-				for (k = 0; k < 2; k++) {
+				for (j = 0; j < 2; j++) {
 					struct os_run run;
 
+					/* uvm first in even repetitions. */
+					k = j ^ (r & 1);
 					evict_policy(pol[k]);
 					os_run(pats[q], nb, &run);
 					rate[k][r] = run.steps * 2.0 / run.secs;
 					sum[k].steps += run.steps;
 					sum[k].secs += run.secs;
+					sum[k].mig += run.mig;
+					sum[k].exec += run.exec;
+					sum[k].cpu += run.cpu;
 					for (i = 0; i < OS_NSTATS; i++)
 						sum[k].stats[i] += run.stats[i];
 				}
@@ -1177,8 +1194,11 @@ static void oversub(uint64_t vram)
 				snprintf(name, sizeof(name), "o.%s%s-%u%%",
 					 pname[q], k ? "" : ".uvm", pct[s]);
 				samples(name, "ours", "MiB/s", rate[k], B.reps);
-				printf("# %s %lu blocks, per run: %lu accesses",
-				       name, nb, sum[k].steps / B.reps);
+				printf("# %s %lu blocks, ms per access: migrate %.1f exec %.1f cpu %.1f; per run: %lu accesses",
+				       name, nb, sum[k].mig * 1e3 / sum[k].steps,
+				       sum[k].exec * 1e3 / sum[k].steps,
+				       sum[k].cpu * 1e3 / sum[k].steps,
+				       sum[k].steps / B.reps);
 				for (i = 0; i < OS_NSTATS; i++)
 					printf(" %s %.1f", os_stats[i],
 					       (double)sum[k].stats[i] / B.reps);
