@@ -537,6 +537,34 @@ static int none_in_vram(struct fx *f, const void *p, size_t n)
 }
 
 /*
+ * A MIGRATE to VRAM of pages already there moves nothing and leaves them
+ * mapped on the GPU: the move's migrate_vma_setup() invalidates the range
+ * all the same, and the GPU then faulted every page back (issue 36 item
+ * 1: the hot set of the oversubscription benchmark). After the second
+ * MIGRATE, QUERY: valid, writable, in VRAM; a GPU SUM right, no fault.
+ */
+TEST(migrate_again_keeps_mapped)
+{
+	const size_t n = 16;
+	uint64_t *buf, f0, f1;
+	struct fx f;
+
+	DMEM_OPEN(&f, buf, n);
+	ASSERT_PASS(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	ASSERT_PASS(query_expect(&f, buf, n, IN_VRAM | NVSVM_QUERY_WRITE,
+				 IN_VRAM | NVSVM_QUERY_WRITE));
+	ASSERT_PASS(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, 0));
+	ASSERT_PASS(query_expect(&f, buf, n, IN_VRAM | NVSVM_QUERY_WRITE,
+				 IN_VRAM | NVSVM_QUERY_WRITE));
+	ASSERT_PASS(counter("faults", &f0));
+	ASSERT_PASS(gpu_sum_eq(&f, buf, n * PAGE, pat_sum(0, n * WORDS)));
+	ASSERT_PASS(counter("faults", &f1));
+	ASSERT_EQ(0, f1 - f0);
+	ASSERT_PASS(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_SYSMEM, n));
+	ASSERT_PASS(cpu_pat(buf, 0, n * WORDS));
+}
+
+/*
  * Oversubscription: four times the VRAM moves, page by page, evicting the
  * VRAM chunks used least recently back to system memory. The last block
  * moved is in VRAM, the first is not; the debugfs counters add up; the GPU
