@@ -269,6 +269,10 @@ struct nvsvm_dmem;
  *	joined (src/pascal.c); nvsvm_chan_bind() and nvsvm_chan_unbind()
  * @inval_lock: serialises writes to the invalidate registers
  * @null_pd: an empty PD3 for channels without an SVM area
+ * @zero_dma: the CPU's zero page, DMA-mapped once (read-only) for every
+ *	GPU PTE that maps it, so that QUERY can tell such a PTE by its
+ *	address; DMA_MAPPING_ERROR when that mapping failed (each PTE then
+ *	maps the zero page on its own, unmarked)
  * @fault: fault buffer and worker state, see fault.c: the device's
  *	ordered work drains the buffer and hands each area's faults to the
  *	area's work, queued on nvsvm.ko's area workqueue (unbound); the area
@@ -298,6 +302,7 @@ struct nvsvm_device {
 		void *cpu;
 		dma_addr_t dma;
 	} null_pd;
+	dma_addr_t zero_dma;
 	struct {
 		void *cpu;
 		dma_addr_t dma;

@@ -26,6 +26,8 @@ void nvsvm_mirror_valid(struct nvsvm_svmm *svmm, u64 block,
 void nvsvm_mirror_bounds(struct nvsvm_svmm *svmm, u64 start, u64 end,
 			 u64 *lo, u64 *hi);
 bool nvsvm_mirror_exclusive_atomics(void);
+bool nvsvm_mirror_is_zero(struct nvsvm_svmm *svmm, u64 pte,
+			  unsigned int shift);
 bool nvsvm_mirror_atomics_follow(struct nvsvm_device *ndev);
 struct mmu_interval_notifier *nvsvm_mirror_notifier(struct nvsvm_svmm *svmm,
 						    u64 start);

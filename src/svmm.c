@@ -289,6 +289,8 @@ static u32 nvsvm_query_bits(struct nvsvm_svmm *svmm, u64 pte,
 		bits |= NVSVM_QUERY_ATOMIC;
 	if (flags & NVSVM_PTE_VRAM)
 		bits |= NVSVM_QUERY_VRAM;
+	if (nvsvm_mirror_is_zero(svmm, pte, shift))
+		bits |= NVSVM_QUERY_ZERO;
 	return bits;
 }
 

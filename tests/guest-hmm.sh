@@ -126,8 +126,6 @@ excl=
 # design (docs/testing.md, "Semantic differences from dmirror"), or false.
 known_difference() {
 	case $1 in
-	hmm2.hmm2_device_private.snapshot)
-		echo "the GPU page tables do not mark the zero page" ;;
 	hmm.hmm_device_private.exclusive*)
 		# No exclusive access to take (no CONFIG_DEVICE_PRIVATE, so
 		# no make_device_exclusive): a PCIe GPU's atomics on system

@@ -250,6 +250,60 @@ TEST_F(chan, dontneed_gives_zero)
 	ASSERT_EQ(0, buf[WORDS]);
 }
 
+/*
+ * QUERY marks a GPU PTE of the CPU's zero page (NVSVM_QUERY_ZERO): pages
+ * the CPU read but never wrote (4 KiB pages: no THP, whose read would map
+ * the huge zero page), and no more once the CPU or the GPU wrote them.
+ */
+TEST_F(chan, query_zero_page)
+{
+	const uint32_t bits = NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE |
+			      NVSVM_QUERY_ZERO;
+	volatile uint64_t *buf;
+	struct fx f = self->fx;
+	uint64_t mapped = 0;
+	struct nvsvm_op op;
+	uint32_t q[4];
+
+	buf = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, (void *)buf);
+	ASSERT_EQ(0, madvise((void *)buf, 4 * PAGE, MADV_NOHUGEPAGE)) {
+		TH_LOG("%s", strerror(errno));
+	}
+	/* Pages 0 and 1 read, page 2 written, page 3 never touched. */
+	ASSERT_EQ(0, buf[0] + buf[WORDS]);
+	buf[2 * WORDS] = 7;
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(buf), 4 * PAGE, 0, &mapped));
+	ASSERT_EQ(3, mapped);
+	ASSERT_EQ(0, nvsvm_query(f.fd, nvsvm_ptr(buf), 4, q));
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_ZERO, q[0] & bits);
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_ZERO, q[1] & bits);
+	EXPECT_EQ(12, NVSVM_QUERY_SHIFT(q[0]));
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE, q[2] & bits);
+	EXPECT_EQ(0, q[3]);
+
+	/* A CPU write replaces page 0's zero page (COW): a new PTE. */
+	buf[0] = 5;
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(buf), 2 * PAGE, 0, &mapped));
+	ASSERT_EQ(0, nvsvm_query(f.fd, nvsvm_ptr(buf), 2, q));
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE, q[0] & bits);
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_ZERO, q[1] & bits);
+	if (!(info.caps & NVSVM_CAP_EXEC))
+		goto out;
+
+	/* The GPU reads zeros through page 1's PTE; its write replaces it. */
+	ASSERT_PASS(gpu_read_eq(&f, &buf[WORDS + 3], 0));
+	op = nvsvm_op_write(nvsvm_ptr(&buf[WORDS]), 9);
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	ASSERT_EQ(0, nvsvm_query(f.fd, nvsvm_ptr(&buf[WORDS]), 1, q));
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE, q[0] & bits);
+	EXPECT_EQ(9, buf[WORDS]);
+	EXPECT_EQ(5, buf[0]);
+out:
+	munmap((void *)buf, 4 * PAGE);
+}
+
 TEST_F(chan, mremap_moves)
 {
 	uint64_t *buf = anon_filled(4 * PAGE), *dst, *moved;

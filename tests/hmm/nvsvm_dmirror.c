@@ -19,7 +19,8 @@
  *                   tables lacked a page (or write access) for the
  *                   range before the copy, 0 when all was mapped.
  *  SNAPSHOT         MAP without faulting (what the CPU has), then QUERY
- *                   of the GPU page tables.
+ *                   of the GPU page tables (NVSVM_QUERY_ZERO: the CPU's
+ *                   zero page, HMM_DMIRROR_PROT_ZERO).
  *  MIGRATE_TO_DEV   nvsvm's MIGRATE to VRAM (device-private memory), then
  *                   a GPU COPY of the range into the buffer; ENOENT when
  *                   QUERY then shows a page outside this GPU's VRAM.
@@ -503,6 +504,8 @@ static u8 dm_prot(struct mm_struct *mm, u64 addr, u32 bits)
 	prot = bits & NVSVM_QUERY_VRAM ? HMM_DMIRROR_PROT_DEV_PRIVATE_LOCAL : 0;
 	prot |= bits & NVSVM_QUERY_WRITE ? HMM_DMIRROR_PROT_WRITE :
 		HMM_DMIRROR_PROT_READ;
+	if (bits & NVSVM_QUERY_ZERO)
+		prot |= HMM_DMIRROR_PROT_ZERO;
 	shift = NVSVM_QUERY_SHIFT(bits);
 	if (shift == DM_PMD_SHIFT)
 		prot |= HMM_DMIRROR_PROT_PMD;
