@@ -261,6 +261,13 @@ else
 		echo "0 0" >"$tmp/nvsvm"
 	elif modprobe nvsvm_vgpu count=2 && modprobe nvsvm_dmirror; then
 		suite nvsvm
+		# How the EXCLUSIVE cases' GPU atomics were served over the
+		# run (a THP's PMD split: atomic_split; moved to VRAM:
+		# atomic_vram), GPU 0's counters.
+		d=/sys/kernel/debug/nvsvm/nvsvm0
+		for c in atomic_exclusive atomic_split atomic_vram; do
+			[ ! -r $d/$c ] || echo "# nvsvm0 $c $(cat $d/$c)"
+		done
 	else
 		not_ok "nvsvm # modprobe nvsvm_vgpu count=2, nvsvm_dmirror failed"
 		echo "0 0" >"$tmp/nvsvm"
