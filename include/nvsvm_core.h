@@ -203,6 +203,21 @@ struct nvsvm_mirror_notifier {
 };
 
 /**
+ * struct nvsvm_uffd_wait - pages a MAP must fault in through a
+ *	userfaultfd handler, outside nvsvm's locks (nvsvm_mirror_uffd_wait())
+ * @pending: set by the snapshot that found such a page missing
+ * @start: first page of the rest of the range
+ * @end: end (exclusive)
+ * @write: fault them in for writing
+ */
+struct nvsvm_uffd_wait {
+	bool pending;
+	u64 start;
+	u64 end;
+	bool write;
+};
+
+/**
  * struct nvsvm_range_req - one range for nvsvm_mirror_range()
  * @start: first address
  * @end: end (exclusive), at most NVSVM_RANGE_MAX_BYTES past @start, in
@@ -227,6 +242,10 @@ struct nvsvm_mirror_notifier {
  * @changed: (out) a valid PTE changed: a TLB invalidate is due
  * @hmm_ns: (in/out) ns spent in hmm_range_fault(), added to
  * @pte_ns: (in/out) ns spent writing PTEs, added to
+ * @uffd: where userfaultfd watches a page asked for that the CPU lacks,
+ *	record it here and fail with -EFAULT (the MAP ioctl's caller
+ *	faults it in, waiting for the handler, and maps again); NULL: fail
+ *	with -EFAULT only (the GPU fault path)
  */
 struct nvsvm_range_req {
 	u64 start;
@@ -243,6 +262,7 @@ struct nvsvm_range_req {
 	bool changed;
 	u64 hmm_ns;
 	u64 pte_ns;
+	struct nvsvm_uffd_wait *uffd;
 };
 
 struct nvsvm_fault_area;

@@ -17,7 +17,7 @@ struct page;
 int nvsvm_mirror_init(struct nvsvm_svmm *svmm);
 void nvsvm_mirror_fini(struct nvsvm_svmm *svmm);
 long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
-		      u32 flags, u64 *mapped);
+		      u32 flags, u64 *mapped, struct nvsvm_uffd_wait *uffd);
 void nvsvm_mirror_unmap_locked(struct nvsvm_svmm *svmm, u64 start, u64 end);
 int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req);
 void nvsvm_mirror_invalidate_tlb(struct nvsvm_svmm *svmm);

@@ -865,14 +865,17 @@ static u64 nvsvm_mirror_next_readable(struct mm_struct *mm, u64 addr, u64 end)
  * @end: end (exclusive)
  * @flags: NVSVM_MAP_*
  * @mapped: pages valid on the GPU afterwards
+ * @uffd: NULL, or where to record pages a userfaultfd handler must fill
+ *	(then -EFAULT; the caller waits for them, without nvsvm's locks,
+ *	and maps again: nvsvm_mirror_uffd_wait())
  *
  * Return: 0, -EFAULT (a page could not be faulted in), -EINTR, -ENOMEM,
  * -EBUSY, or -EINVAL when the area was torn down meanwhile.
  */
 long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
-		      u32 flags, u64 *mapped)
+		      u32 flags, u64 *mapped, struct nvsvm_uffd_wait *uffd)
 {
-	struct nvsvm_range_req req = { };
+	struct nvsvm_range_req req = { .uffd = uffd };
 	u64 addr = start;
 	long ret = 0;
 

@@ -133,15 +133,11 @@ known_difference() {
 		if ! grep -q ' make_device_exclusive' /proc/kallsyms &&
 		   [ "$(cat /sys/module/nvsvm_vgpu/parameters/sysmem_atomics 2>/dev/null)" = pcie ]; then
 			echo "no exclusive access on this kernel: GPU atomics on system memory over PCIe are refused"
-		elif [ "$1" = hmm.hmm_device_private.exclusive ]; then
-			echo "atomics on a page of a THP are served shared"
 		else
 			return 1
 		fi ;;
 	hmm.hmm_device_private.migrate_anon_huge_fault)
 		echo "nvsvm's VRAM pages are base pages" ;;
-	hmm.hmm_device_private.userfaultfd_read)
-		echo "the GPU never waits for a userfaultfd handler" ;;
 	*)
 		return 1 ;;
 	esac
