@@ -203,6 +203,21 @@ struct nvsvm_mirror_notifier {
 };
 
 /**
+ * struct nvsvm_uffd_wait - pages a MAP must fault in through a
+ *	userfaultfd handler, outside nvsvm's locks (nvsvm_mirror_uffd_wait())
+ * @pending: set by the snapshot that found such a page missing
+ * @start: first page of the rest of the range
+ * @end: end (exclusive)
+ * @write: fault them in for writing
+ */
+struct nvsvm_uffd_wait {
+	bool pending;
+	u64 start;
+	u64 end;
+	bool write;
+};
+
+/**
  * struct nvsvm_range_req - one range for nvsvm_mirror_range()
  * @start: first address
  * @end: end (exclusive), at most NVSVM_RANGE_MAX_BYTES past @start, in
@@ -227,6 +242,10 @@ struct nvsvm_mirror_notifier {
  * @changed: (out) a valid PTE changed: a TLB invalidate is due
  * @hmm_ns: (in/out) ns spent in hmm_range_fault(), added to
  * @pte_ns: (in/out) ns spent writing PTEs, added to
+ * @uffd: where userfaultfd watches a page asked for that the CPU lacks,
+ *	record it here and fail with -EFAULT (the MAP ioctl's caller
+ *	faults it in, waiting for the handler, and maps again); NULL: fail
+ *	with -EFAULT only (the GPU fault path)
  */
 struct nvsvm_range_req {
 	u64 start;
@@ -243,6 +262,7 @@ struct nvsvm_range_req {
 	bool changed;
 	u64 hmm_ns;
 	u64 pte_ns;
+	struct nvsvm_uffd_wait *uffd;
 };
 
 struct nvsvm_fault_area;
@@ -269,6 +289,10 @@ struct nvsvm_dmem;
  *	joined (src/pascal.c); nvsvm_chan_bind() and nvsvm_chan_unbind()
  * @inval_lock: serialises writes to the invalidate registers
  * @null_pd: an empty PD3 for channels without an SVM area
+ * @zero_dma: the CPU's zero page, DMA-mapped once (read-only) for every
+ *	GPU PTE that maps it, so that QUERY can tell such a PTE by its
+ *	address; DMA_MAPPING_ERROR when that mapping failed (each PTE then
+ *	maps the zero page on its own, unmarked)
  * @fault: fault buffer and worker state, see fault.c: the device's
  *	ordered work drains the buffer and hands each area's faults to the
  *	area's work, queued on nvsvm.ko's area workqueue (unbound); the area
@@ -298,6 +322,7 @@ struct nvsvm_device {
 		void *cpu;
 		dma_addr_t dma;
 	} null_pd;
+	dma_addr_t zero_dma;
 	struct {
 		void *cpu;
 		dma_addr_t dma;

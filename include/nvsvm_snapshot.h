@@ -15,6 +15,8 @@ struct nvsvm_range_req;
 bool nvsvm_mirror_uffd(struct mm_struct *mm, u64 start, u64 end);
 int nvsvm_mirror_uffd_check(struct nvsvm_range_req *req, unsigned long first,
 			    unsigned long last);
+int nvsvm_mirror_uffd_wait(struct mm_struct *mm,
+			   const struct nvsvm_uffd_wait *w);
 int nvsvm_mirror_fill(struct mm_struct *mm, struct nvsvm_range_req *req,
 		      const struct hmm_range *snap, unsigned long first,
 		      unsigned long last);

@@ -14,7 +14,8 @@ struct nvsvm_file;
 struct nvsvm_svmm;
 
 long nvsvm_ioctl_area_init(struct nvsvm_file *nf, void __user *uarg);
-long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg);
+long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg,
+		     struct nvsvm_uffd_wait *uffd);
 long nvsvm_ioctl_unmap(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_query(struct nvsvm_file *nf, void __user *uarg);
 long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg);

@@ -18,6 +18,7 @@
 #include "nvsvm_file.h"
 #include "nvsvm_gp100.h"
 #include "nvsvm_mirror.h"
+#include "nvsvm_snapshot.h"
 #include "nvsvm_svmm.h"
 
 static int nvsvm_open(struct inode *inode, struct file *file)
@@ -221,6 +222,42 @@ out:
 	return ret;
 }
 
+/* MAP's entry in the table below (nvsvm_ioctl() calls the one after). */
+static long nvsvm_ioctl_map_once(struct nvsvm_file *nf, void __user *uarg)
+{
+	return nvsvm_ioctl_map(nf, uarg, NULL);
+}
+
+/*
+ * MAP: where it meets pages that a userfaultfd handler must fill, they are
+ * faulted in here, as the caller's own access would, waiting for the
+ * handler (or a fatal signal) with none of nvsvm's locks held: not the
+ * unregister's (@unplug), nor the file's or the area's. Then MAP starts
+ * again; what it mapped before stays mapped.
+ */
+static long nvsvm_ioctl_map_wait(struct nvsvm_file *nf, void __user *uarg)
+{
+	struct nvsvm_device *ndev = nf->ndev;
+	struct nvsvm_uffd_wait uffd;
+	long ret;
+
+	for (;;) {
+		uffd.pending = false;
+		down_read(&ndev->unplug);
+		if (READ_ONCE(ndev->gone))
+			ret = -ENODEV;
+		else
+			ret = nvsvm_ioctl_map(nf, uarg, &uffd);
+		up_read(&ndev->unplug);
+		if (ret != -EFAULT || !uffd.pending)
+			return ret;
+		ret = nvsvm_mirror_uffd_wait(nf->mm, &uffd);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+}
+
 static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg)
 {
@@ -229,7 +266,7 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		[_IOC_NR(NVSVM_IOCTL_GET_INFO)] = nvsvm_ioctl_get_info,
 		[_IOC_NR(NVSVM_IOCTL_AREA_INIT)] = nvsvm_ioctl_area_init,
 		[_IOC_NR(NVSVM_IOCTL_AREA_FINI)] = nvsvm_ioctl_area_fini,
-		[_IOC_NR(NVSVM_IOCTL_MAP)] = nvsvm_ioctl_map,
+		[_IOC_NR(NVSVM_IOCTL_MAP)] = nvsvm_ioctl_map_once,
 		[_IOC_NR(NVSVM_IOCTL_UNMAP)] = nvsvm_ioctl_unmap,
 		[_IOC_NR(NVSVM_IOCTL_QUERY)] = nvsvm_ioctl_query,
 		[_IOC_NR(NVSVM_IOCTL_CHAN_CREATE)] = nvsvm_ioctl_chan_create,
@@ -268,6 +305,8 @@ static long nvsvm_ioctl(struct file *file, unsigned int cmd,
 		return -EINVAL;
 	if (cmd != NVSVM_IOCTL_GET_INFO && current->mm != nf->mm)
 		return -EPERM;
+	if (cmd == NVSVM_IOCTL_MAP)
+		return nvsvm_ioctl_map_wait(nf, (void __user *)arg);
 	/* The GPU was unregistered (unbound, unplugged): nothing to do. */
 	down_read(&ndev->unplug);
 	if (READ_ONCE(ndev->gone))

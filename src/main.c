@@ -21,6 +21,13 @@
 
 static DEFINE_IDA(nvsvm_ida);
 
+static void nvsvm_zero_unmap(struct nvsvm_device *ndev)
+{
+	if (ndev->zero_dma != DMA_MAPPING_ERROR)
+		dma_unmap_page(ndev->gpu->dev, ndev->zero_dma, PAGE_SIZE,
+			       DMA_TO_DEVICE);
+}
+
 /**
  * nvsvm_gpu_register() - make a GPU available as /dev/nvsvmN
  * @gpu: filled by the provider: @dev, @owner, @ops (rd32 and wr32 at
@@ -71,6 +78,11 @@ int nvsvm_gpu_register(struct nvsvm_gpu *gpu)
 		goto err_free;
 	}
 
+	ndev->zero_dma = dma_map_page(gpu->dev, ZERO_PAGE(0), 0, PAGE_SIZE,
+				      DMA_TO_DEVICE);
+	if (dma_mapping_error(gpu->dev, ndev->zero_dma))
+		ndev->zero_dma = DMA_MAPPING_ERROR;
+
 	ret = nvsvm_fault_init(ndev);
 	if (ret)
 		goto err_null_pd;
@@ -109,6 +121,7 @@ err_ida:
 err_fault:
 	nvsvm_fault_fini(ndev);
 err_null_pd:
+	nvsvm_zero_unmap(ndev);
 	dma_free_coherent(gpu->dev, PAGE_SIZE, ndev->null_pd.cpu,
 			  ndev->null_pd.dma);
 err_free:
@@ -164,6 +177,7 @@ void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu)
 	nvsvm_fault_fini(ndev);
 	WARN_ON(!xa_empty(&ndev->chans));
 	xa_destroy(&ndev->chans);
+	nvsvm_zero_unmap(ndev);
 	dma_free_coherent(gpu->dev, PAGE_SIZE, ndev->null_pd.cpu,
 			  ndev->null_pd.dma);
 	gpu->priv = NULL;

@@ -39,13 +39,36 @@ struct nvsvm_mirror_release_ctx {
 	long pages;
 };
 
+/**
+ * nvsvm_mirror_is_zero() - does a GPU PTE map the CPU's zero page?
+ * @svmm: the area whose tables hold @pte
+ * @pte: a leaf entry
+ * @shift: its page shift
+ *
+ * Every 4 KiB PTE of the zero page holds the device's one DMA mapping of
+ * it (&nvsvm_device.zero_dma), which no other page's mapping shares.
+ *
+ * Return: true for a valid system-memory 4 KiB PTE of the zero page.
+ */
+bool nvsvm_mirror_is_zero(struct nvsvm_svmm *svmm, u64 pte,
+			  unsigned int shift)
+{
+	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
+	u32 flags = desc->pte_flags(pte);
+
+	return shift == PAGE_SHIFT && svmm->ndev->zero_dma != DMA_MAPPING_ERROR &&
+	       (flags & (NVSVM_PTE_VALID | NVSVM_PTE_VRAM)) == NVSVM_PTE_VALID &&
+	       desc->pte_addr(pte) == svmm->ndev->zero_dma;
+}
+
 static void nvsvm_mirror_release(void *priv, u64 pte, unsigned int shift)
 {
 	struct nvsvm_mirror_release_ctx *ctx = priv;
 	struct nvsvm_svmm *svmm = ctx->svmm;
 	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
 
-	if (!(desc->pte_flags(pte) & NVSVM_PTE_VRAM))
+	if (!(desc->pte_flags(pte) & NVSVM_PTE_VRAM) &&
+	    !nvsvm_mirror_is_zero(svmm, pte, shift))
 		dma_unmap_page(svmm->ndev->gpu->dev, desc->pte_addr(pte),
 			       1UL << shift, DMA_BIDIRECTIONAL);
 	ctx->pages += 1L << (shift - PAGE_SHIFT);
@@ -434,6 +457,11 @@ static u64 nvsvm_mirror_new_pte(struct nvsvm_svmm *svmm, unsigned long hpfn,
 		flags |= NVSVM_PTE_VRAM;
 		if (flags & NVSVM_PTE_WRITE)
 			flags |= NVSVM_PTE_ATOMIC;
+	} else if (shift == PAGE_SHIFT &&
+		   svmm->ndev->zero_dma != DMA_MAPPING_ERROR &&
+		   is_zero_pfn(page_to_pfn(hmm_pfn_to_page(hpfn)))) {
+		/* Read-only: a write fault would have replaced it (COW). */
+		dma = svmm->ndev->zero_dma;
 	} else {
 		dma = dma_map_page(dev, hmm_pfn_to_page(hpfn), 0, 1UL << shift,
 				   DMA_BIDIRECTIONAL);
@@ -837,14 +865,17 @@ static u64 nvsvm_mirror_next_readable(struct mm_struct *mm, u64 addr, u64 end)
  * @end: end (exclusive)
  * @flags: NVSVM_MAP_*
  * @mapped: pages valid on the GPU afterwards
+ * @uffd: NULL, or where to record pages a userfaultfd handler must fill
+ *	(then -EFAULT; the caller waits for them, without nvsvm's locks,
+ *	and maps again: nvsvm_mirror_uffd_wait())
  *
  * Return: 0, -EFAULT (a page could not be faulted in), -EINTR, -ENOMEM,
  * -EBUSY, or -EINVAL when the area was torn down meanwhile.
  */
 long nvsvm_mirror_map(struct nvsvm_svmm *svmm, u64 start, u64 end,
-		      u32 flags, u64 *mapped)
+		      u32 flags, u64 *mapped, struct nvsvm_uffd_wait *uffd)
 {
-	struct nvsvm_range_req req = { };
+	struct nvsvm_range_req req = { .uffd = uffd };
 	u64 addr = start;
 	long ret = 0;
 

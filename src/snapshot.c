@@ -6,7 +6,10 @@
  *
  * - Nothing where userfaultfd watches a VMA of the range: the snapshot
  *   then faults nothing, and its result is checked against what was asked
- *   (nvsvm_mirror_uffd(), nvsvm_mirror_uffd_check()).
+ *   (nvsvm_mirror_uffd(), nvsvm_mirror_uffd_check()). A MAP ioctl then
+ *   faults the missing pages in from its caller's context, outside
+ *   nvsvm's locks, waiting for the handler (nvsvm_mirror_uffd_wait());
+ *   a GPU fault there is cancelled.
  * - The density prefetch's fill pages, after the snapshot, where the CPU's
  *   page table holds nothing (nvsvm_mirror_fill()): the VMA and page-table
  *   reads are here, the decisions are the prefetch policy's
@@ -35,8 +38,8 @@
  * A page missing in a VMA that userfaultfd watches would be a userfault.
  * hmm_range_fault() faults without FAULT_FLAG_ALLOW_RETRY, so the
  * userfault would fail anyway (SIGBUS, after a warning on DEBUG_VM
- * kernels): the GPU never waits for a user-space fault handler, and the
- * snapshot of such a range faults nothing.
+ * kernels): the snapshot of such a range faults nothing, and only a MAP
+ * waits for the handler (nvsvm_mirror_uffd_wait()).
  *
  * Return: true when a VMA of [@start, @end) has userfaultfd armed.
  */
@@ -69,14 +72,55 @@ int nvsvm_mirror_uffd_check(struct nvsvm_range_req *req, unsigned long first,
 
 	for (i = first; i < last; i++) {
 		want = req->req ? req->req[i] : req->default_flags;
-		if ((want & HMM_PFN_REQ_FAULT) &&
-		    !(req->pfns[i] & HMM_PFN_VALID))
-			return -EFAULT;
-		if ((want & HMM_PFN_REQ_WRITE) &&
-		    !(req->pfns[i] & HMM_PFN_WRITE))
-			return -EFAULT;
+		if (((want & HMM_PFN_REQ_FAULT) &&
+		     !(req->pfns[i] & HMM_PFN_VALID)) ||
+		    ((want & HMM_PFN_REQ_WRITE) &&
+		     !(req->pfns[i] & HMM_PFN_WRITE)))
+			break;
 	}
-	return 0;
+	if (i == last)
+		return 0;
+	if (req->uffd) {
+		/* The rest of the range asks the same (a MAP's). */
+		req->uffd->pending = true;
+		req->uffd->start = req->base + (i << PAGE_SHIFT);
+		req->uffd->end = req->base + (last << PAGE_SHIFT);
+		req->uffd->write = want & HMM_PFN_REQ_WRITE;
+	}
+	return -EFAULT;
+}
+
+/**
+ * nvsvm_mirror_uffd_wait() - fault in what a MAP found missing where
+ *	userfaultfd watches, waiting for the handler
+ * @mm: the caller's own mm (the MAP ioctl runs in it)
+ * @w: the pages, as nvsvm_mirror_uffd_check() recorded them
+ *
+ * As a CPU access of the caller would: fixup_user_fault() with
+ * FAULT_FLAG_ALLOW_RETRY and FAULT_FLAG_KILLABLE, so that the userfault
+ * drops the mmap lock and sleeps until the handler resolves it (or closes
+ * the userfaultfd), and a fatal signal ends the wait. The caller holds no
+ * lock of nvsvm's, of the area or of the device: a handler that never
+ * answers holds up this call only, never another's faults, the area's
+ * teardown or the device's unregister.
+ *
+ * Return: 0 (the caller maps again), -EINTR on a fatal signal, or the
+ * fault's errno (-EFAULT: no VMA, not writable, SIGBUS from the handler).
+ */
+int nvsvm_mirror_uffd_wait(struct mm_struct *mm,
+			   const struct nvsvm_uffd_wait *w)
+{
+	unsigned int flags = w->write ? FAULT_FLAG_WRITE : 0;
+	bool unlocked = false;
+	u64 addr;
+	int ret = 0;
+
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	for (addr = w->start; addr < w->end && !ret; addr += PAGE_SIZE)
+		ret = fixup_user_fault(mm, addr, flags, &unlocked);
+	mmap_read_unlock(mm);
+	return ret;
 }
 
 /*

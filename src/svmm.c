@@ -155,7 +155,18 @@ long nvsvm_svmm_get_range(struct nvsvm_file *nf, u64 addr, u64 size,
 	return 0;
 }
 
-long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg)
+/**
+ * nvsvm_ioctl_map() - NVSVM_IOCTL_MAP
+ * @nf: the file
+ * @uarg: struct nvsvm_map
+ * @uffd: (out) pending when the MAP met pages a userfaultfd handler must
+ *	fill (then -EFAULT): the caller faults them in outside its locks
+ *	(nvsvm_mirror_uffd_wait()) and calls again
+ *
+ * Return: 0 or an errno (docs/uapi.md).
+ */
+long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg,
+		     struct nvsvm_uffd_wait *uffd)
 {
 	struct nvsvm_svmm *svmm;
 	struct nvsvm_map args;
@@ -169,7 +180,7 @@ long nvsvm_ioctl_map(struct nvsvm_file *nf, void __user *uarg)
 	if (ret)
 		return ret;
 	ret = nvsvm_mirror_map(svmm, args.addr, args.addr + args.size,
-			       args.flags, &args.mapped);
+			       args.flags, &args.mapped, uffd);
 	nvsvm_svmm_put(svmm);
 	if (ret)
 		return ret;
@@ -268,7 +279,7 @@ long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
 	 */
 	if (!ret && to_vram &&
 	    (moved || !nvsvm_svmm_all_valid(svmm, args.addr, end)))
-		nvsvm_mirror_map(svmm, args.addr, end, 0, &mapped);
+		nvsvm_mirror_map(svmm, args.addr, end, 0, &mapped, NULL);
 	nvsvm_svmm_put(svmm);
 	if (ret)
 		return ret;
@@ -292,6 +303,8 @@ static u32 nvsvm_query_bits(struct nvsvm_svmm *svmm, u64 pte,
 		bits |= NVSVM_QUERY_ATOMIC;
 	if (flags & NVSVM_PTE_VRAM)
 		bits |= NVSVM_QUERY_VRAM;
+	if (nvsvm_mirror_is_zero(svmm, pte, shift))
+		bits |= NVSVM_QUERY_ZERO;
 	return bits;
 }
 

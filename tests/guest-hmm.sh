@@ -126,8 +126,6 @@ excl=
 # design (docs/testing.md, "Semantic differences from dmirror"), or false.
 known_difference() {
 	case $1 in
-	hmm2.hmm2_device_private.snapshot)
-		echo "the GPU page tables do not mark the zero page" ;;
 	hmm.hmm_device_private.exclusive*)
 		# No exclusive access to take (no CONFIG_DEVICE_PRIVATE, so
 		# no make_device_exclusive): a PCIe GPU's atomics on system
@@ -135,15 +133,11 @@ known_difference() {
 		if ! grep -q ' make_device_exclusive' /proc/kallsyms &&
 		   [ "$(cat /sys/module/nvsvm_vgpu/parameters/sysmem_atomics 2>/dev/null)" = pcie ]; then
 			echo "no exclusive access on this kernel: GPU atomics on system memory over PCIe are refused"
-		elif [ "$1" = hmm.hmm_device_private.exclusive ]; then
-			echo "atomics on a page of a THP are served shared"
 		else
 			return 1
 		fi ;;
 	hmm.hmm_device_private.migrate_anon_huge_fault)
 		echo "nvsvm's VRAM pages are base pages" ;;
-	hmm.hmm_device_private.userfaultfd_read)
-		echo "the GPU never waits for a userfaultfd handler" ;;
 	*)
 		return 1 ;;
 	esac
@@ -263,6 +257,13 @@ else
 		echo "0 0" >"$tmp/nvsvm"
 	elif modprobe nvsvm_vgpu count=2 && modprobe nvsvm_dmirror; then
 		suite nvsvm
+		# How the EXCLUSIVE cases' GPU atomics were served over the
+		# run (a THP's PMD split: atomic_split; moved to VRAM:
+		# atomic_vram), GPU 0's counters.
+		d=/sys/kernel/debug/nvsvm/nvsvm0
+		for c in atomic_exclusive atomic_split atomic_vram; do
+			[ ! -r $d/$c ] || echo "# nvsvm0 $c $(cat $d/$c)"
+		done
 	else
 		not_ok "nvsvm # modprobe nvsvm_vgpu count=2, nvsvm_dmirror failed"
 		echo "0 0" >"$tmp/nvsvm"

@@ -4,15 +4,20 @@
  * the CPU's data and the CPU sees the GPU's writes; munmap, mprotect,
  * MADV_DONTNEED, mremap, fork with copy-on-write and ftruncate each remove
  * or downgrade GPU access (QUERY shows it, EXEC faults); the unmanaged
- * window is never mirrored; page-table memory is given back.
+ * window is never mirrored; page-table memory is given back; MAP waits
+ * for a userfaultfd handler, and a fatal signal ends that wait.
  *
  * Cases: TEST_F(chan, ...) on a device with an area and a channel joined
  * to it; TEST() where the case opens the device after a step of its own.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #define TIMEOUT_MS	60000
 
@@ -248,6 +253,228 @@ TEST_F(chan, dontneed_gives_zero)
 	ASSERT_PASS(gpu_read_eq(&f, &buf[WORDS], 0));
 	ASSERT_PASS(gpu_read_eq(&f, &buf[3 * WORDS + 1], 0));
 	ASSERT_EQ(0, buf[WORDS]);
+}
+
+/*
+ * QUERY marks a GPU PTE of the CPU's zero page (NVSVM_QUERY_ZERO): pages
+ * the CPU read but never wrote (4 KiB pages: no THP, whose read would map
+ * the huge zero page), and no more once the CPU or the GPU wrote them.
+ */
+TEST_F(chan, query_zero_page)
+{
+	const uint32_t bits = NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE |
+			      NVSVM_QUERY_ZERO;
+	volatile uint64_t *buf;
+	struct fx f = self->fx;
+	uint64_t mapped = 0;
+	struct nvsvm_op op;
+	uint32_t q[4];
+
+	buf = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, (void *)buf);
+	ASSERT_EQ(0, madvise((void *)buf, 4 * PAGE, MADV_NOHUGEPAGE)) {
+		TH_LOG("%s", strerror(errno));
+	}
+	/* Pages 0 and 1 read, page 2 written, page 3 never touched. */
+	ASSERT_EQ(0, buf[0] + buf[WORDS]);
+	buf[2 * WORDS] = 7;
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(buf), 4 * PAGE, 0, &mapped));
+	ASSERT_EQ(3, mapped);
+	ASSERT_EQ(0, nvsvm_query(f.fd, nvsvm_ptr(buf), 4, q));
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_ZERO, q[0] & bits);
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_ZERO, q[1] & bits);
+	EXPECT_EQ(12, NVSVM_QUERY_SHIFT(q[0]));
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE, q[2] & bits);
+	EXPECT_EQ(0, q[3]);
+
+	/* A CPU write replaces page 0's zero page (COW): a new PTE. */
+	buf[0] = 5;
+	ASSERT_EQ(0, nvsvm_map(f.fd, nvsvm_ptr(buf), 2 * PAGE, 0, &mapped));
+	ASSERT_EQ(0, nvsvm_query(f.fd, nvsvm_ptr(buf), 2, q));
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE, q[0] & bits);
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_ZERO, q[1] & bits);
+	if (!(info.caps & NVSVM_CAP_EXEC))
+		goto out;
+
+	/* The GPU reads zeros through page 1's PTE; its write replaces it. */
+	ASSERT_PASS(gpu_read_eq(&f, &buf[WORDS + 3], 0));
+	op = nvsvm_op_write(nvsvm_ptr(&buf[WORDS]), 9);
+	ASSERT_PASS(gpu_ok(&f, &op, 1));
+	ASSERT_EQ(0, nvsvm_query(f.fd, nvsvm_ptr(&buf[WORDS]), 1, q));
+	EXPECT_EQ(NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE, q[0] & bits);
+	EXPECT_EQ(9, buf[WORDS]);
+	EXPECT_EQ(5, buf[0]);
+out:
+	munmap((void *)buf, 4 * PAGE);
+}
+
+/* A userfaultfd (missing pages) over @pages of fresh anonymous memory. */
+static int uffd_region(int flags, unsigned int pages, void **p, int *uffd)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	*p = anon(pages * PAGE);
+	if (!*p)
+		KTAP_FAIL_MSG("mmap: %s", strerror(errno));
+	*uffd = syscall(SYS_userfaultfd, flags);
+	if (*uffd < 0)
+		HELPER_SKIP("no userfaultfd");
+	CHK_SYS(ioctl(*uffd, UFFDIO_API, &api));
+	reg.range.start = nvsvm_ptr(*p);
+	reg.range.len = pages * PAGE;
+	CHK_SYS(ioctl(*uffd, UFFDIO_REGISTER, &reg));
+	return KTAP_PASS;
+}
+
+/* A handler that fills @want missing pages, word i of page P: P + i. */
+struct uffd_filler {
+	int uffd;
+	unsigned int want;
+	unsigned int served;
+};
+
+static void *uffd_fill(void *arg)
+{
+	static uint64_t page[WORDS] __attribute__((aligned(PAGE)));
+	struct uffd_filler *h = arg;
+	struct uffdio_copy copy = { .len = PAGE };
+	struct uffd_msg msg;
+	unsigned int i;
+
+	while (h->served < h->want &&
+	       read(h->uffd, &msg, sizeof(msg)) == sizeof(msg) &&
+	       msg.event == UFFD_EVENT_PAGEFAULT) {
+		copy.dst = msg.arg.pagefault.address & ~(uint64_t)(PAGE - 1);
+		for (i = 0; i < WORDS; i++)
+			page[i] = copy.dst + i;
+		copy.src = nvsvm_ptr(page);
+		if (ioctl(h->uffd, UFFDIO_COPY, &copy) < 0)
+			break;
+		h->served++;
+	}
+	return NULL;
+}
+
+/*
+ * MAP with NVSVM_MAP_FAULT of pages a userfaultfd handler fills waits for
+ * the handler (one message per page), then maps what it filled: the GPU
+ * reads the handler's data. (Before: EFAULT at once, nothing asked.)
+ */
+TEST_F(chan, uffd_map_waits)
+{
+	struct uffd_filler h = { .want = 4 };
+	volatile uint64_t *buf;
+	struct fx f = self->fx;
+	uint64_t mapped = 0;
+	pthread_t thread;
+	void *p;
+	int ret;
+
+	ASSERT_PASS_SKIP(uffd_region(O_CLOEXEC, 4, &p, &h.uffd));
+	buf = p;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, uffd_fill, &h));
+	ret = nvsvm_map(f.fd, nvsvm_ptr(p), 4 * PAGE, NVSVM_MAP_FAULT, &mapped);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("MAP: %s, %u pages served", strerror(-ret), h.served);
+		pthread_cancel(thread);
+		pthread_join(thread, NULL);
+	}
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	ASSERT_EQ(4, h.served);
+	ASSERT_EQ(4, mapped);
+	ASSERT_PASS(query_expect(&f, p, 4, NVSVM_QUERY_VALID, NVSVM_QUERY_VALID));
+	ASSERT_EQ(nvsvm_ptr(&buf[3 * WORDS]) + 5, buf[3 * WORDS + 5]);
+	if (info.caps & NVSVM_CAP_EXEC)
+		ASSERT_PASS(gpu_read_eq(&f, &buf[2 * WORDS + 7],
+					nvsvm_ptr(&buf[2 * WORDS]) + 7));
+	close(h.uffd);
+}
+
+/*
+ * A child's MAP of a page its userfaultfd handler never fills. Returns
+ * only when MAP returned (it then writes MAP's result to @out).
+ */
+static int uffd_map_child(int sock, int out)
+{
+	uint64_t mapped;
+	void *p;
+	int fd, uffd, ret;
+
+	fd = nvsvm_open(dev_index);
+	if (fd < 0 || nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE))
+		return 10;
+	if (uffd_region(O_CLOEXEC, 1, &p, &uffd) != KTAP_PASS)
+		return 11;
+	if (send_fd(sock, uffd, "u", 1))
+		return 12;
+	ret = nvsvm_map(fd, nvsvm_ptr(p), PAGE, NVSVM_MAP_FAULT, &mapped);
+	return write(out, &ret, sizeof(ret)) == sizeof(ret) ? 0 : 13;
+}
+
+/*
+ * A MAP waiting for a userfaultfd handler that never answers holds up
+ * neither another process's MAP and GPU work nor its own process's
+ * SIGKILL: the child's MAP is seen waiting (its userfault message comes;
+ * this process holds the userfaultfd, so the child's death does not
+ * release it), this process maps and the GPU reads its own page, then
+ * SIGKILL ends the child, which must not return from MAP first.
+ */
+TEST_F(chan, uffd_map_killed)
+{
+	uint64_t *mine = anon_filled(PAGE);
+	struct fx f = self->fx;
+	struct pollfd pfd[2];
+	struct uffd_msg msg;
+	int sv[2], res[2];
+	int uffd, ret = 0;
+	char c;
+	pid_t pid;
+
+	ASSERT_TRUE(mine && (void *)mine != MAP_FAILED);
+	ASSERT_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	ASSERT_SYS(pipe2(res, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(uffd_map_child(sv[1], res[1]));
+	close(sv[1]);
+	close(res[1]);
+	uffd = recv_fd(sv[0], &c, 1);
+	ASSERT_LE(0, uffd) {
+		TH_LOG("child: exit %d", wait_child(pid));
+	}
+	pfd[0] = (struct pollfd){ .fd = uffd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = res[0], .events = POLLIN };
+	ASSERT_SYS(poll(pfd, 2, -1));
+	ASSERT_FALSE(pfd[1].revents) {
+		if (read(res[0], &ret, sizeof(ret)) != sizeof(ret))
+			ret = 0;
+		TH_LOG("MAP returned %d (%s) without waiting; child exit %d",
+		       ret, strerror(-ret), wait_child(pid));
+	}
+	ASSERT_EQ((ssize_t)sizeof(msg), read(uffd, &msg, sizeof(msg))) {
+		kill(pid, SIGKILL);
+		wait_child(pid);
+	}
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	/* This process meanwhile: MAP and GPU work go on. */
+	ASSERT_PASS(map_all(&f, mine, 1)) {
+		kill(pid, SIGKILL);
+		wait_child(pid);
+	}
+	if (info.caps & NVSVM_CAP_EXEC)
+		ASSERT_PASS(gpu_read_eq(&f, &mine[9], pat(9))) {
+			kill(pid, SIGKILL);
+			wait_child(pid);
+		}
+
+	ASSERT_SYS(kill(pid, SIGKILL));
+	ASSERT_EQ(128 + SIGKILL, wait_child(pid));
+	ASSERT_EQ(0, read(res[0], &ret, sizeof(ret)));	/* no result */
+	close(uffd);
 }
 
 TEST_F(chan, mremap_moves)

@@ -186,6 +186,7 @@ struct nvsvm_unmap {
 #define NVSVM_QUERY_WRITE		(1U << 1)
 #define NVSVM_QUERY_ATOMIC		(1U << 2)
 #define NVSVM_QUERY_VRAM		(1U << 3) /* video memory aperture */
+#define NVSVM_QUERY_ZERO		(1U << 4) /* the CPU's zero page */
 #define NVSVM_QUERY_SHIFT(x)		(((x) >> 8) & 0xff) /* page shift */
 
 /**

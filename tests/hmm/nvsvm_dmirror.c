@@ -19,7 +19,8 @@
  *                   tables lacked a page (or write access) for the
  *                   range before the copy, 0 when all was mapped.
  *  SNAPSHOT         MAP without faulting (what the CPU has), then QUERY
- *                   of the GPU page tables.
+ *                   of the GPU page tables (NVSVM_QUERY_ZERO: the CPU's
+ *                   zero page, HMM_DMIRROR_PROT_ZERO).
  *  MIGRATE_TO_DEV   nvsvm's MIGRATE to VRAM (device-private memory), then
  *                   a GPU COPY of the range into the buffer; ENOENT when
  *                   QUERY then shows a page outside this GPU's VRAM.
@@ -38,8 +39,9 @@
  *  FLAGS            (where the uapi has it) FAIL_ALLOC makes dmirror's next
  *                   huge device page allocation fail; nvsvm's VRAM pages
  *                   are base pages only, so there is nothing to fail.
- *  READ_UNLOCKED    (where the uapi has it) as READ: the GPU never waits
- *                   for a userfaultfd handler, such a page is EFAULT.
+ *  READ_UNLOCKED    (where the uapi has it) MAP with NVSVM_MAP_FAULT,
+ *                   which waits for a userfaultfd handler in the caller's
+ *                   context, then READ.
  * nvsvm's ioctls take user pointers: each command maps a scratch area in
  * the caller's address space (vm_mmap) for their arguments and unmaps it
  * before it returns.
@@ -371,6 +373,29 @@ static long dm_read_write(struct dm_file *df, struct hmm_dmirror_cmd *cmd,
 	return ret;
 }
 
+#ifdef HMM_DMIRROR_READ_UNLOCKED
+/*
+ * dmirror's READ_UNLOCKED faults the range in with the mmap lock let go
+ * during a fault (a userfaultfd handler may fill the pages), then reads:
+ * nvsvm's MAP with NVSVM_MAP_FAULT, which waits for such a handler in the
+ * caller's context, then READ.
+ */
+static long dm_read_unlocked(struct dm_file *df, struct hmm_dmirror_cmd *cmd)
+{
+	struct nvsvm_map map = {
+		.addr = cmd->addr,
+		.size = cmd->npages << PAGE_SHIFT,
+		.flags = NVSVM_MAP_FAULT,
+	};
+	long ret;
+
+	ret = dm_nv_call(df, NVSVM_IOCTL_MAP, &map, sizeof(map));
+	if (ret)
+		return ret;
+	return dm_read_write(df, cmd, false);
+}
+#endif
+
 /* EINVAL unless every page of the range is in a readable VMA. */
 static long dm_check_vmas(u64 start, u64 end)
 {
@@ -503,6 +528,8 @@ static u8 dm_prot(struct mm_struct *mm, u64 addr, u32 bits)
 	prot = bits & NVSVM_QUERY_VRAM ? HMM_DMIRROR_PROT_DEV_PRIVATE_LOCAL : 0;
 	prot |= bits & NVSVM_QUERY_WRITE ? HMM_DMIRROR_PROT_WRITE :
 		HMM_DMIRROR_PROT_READ;
+	if (bits & NVSVM_QUERY_ZERO)
+		prot |= HMM_DMIRROR_PROT_ZERO;
 	shift = NVSVM_QUERY_SHIFT(bits);
 	if (shift == DM_PMD_SHIFT)
 		prot |= HMM_DMIRROR_PROT_PMD;
@@ -575,6 +602,8 @@ static long dm_ioctl(struct file *file, unsigned int command,
 	switch (command) {
 #ifdef HMM_DMIRROR_READ_UNLOCKED
 	case HMM_DMIRROR_READ_UNLOCKED:
+		ret = dm_read_unlocked(df, &cmd);
+		break;
 #endif
 	case HMM_DMIRROR_READ:
 		ret = dm_read_write(df, &cmd, false);
