@@ -24,6 +24,6 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 			 const unsigned long *req);
 long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 			u64 start, u64 end, bool to_vram,
-			struct xarray *blocks, u64 *moved, u64 *pinned);
+			struct xarray *blocks, u64 *moved);
 
 #endif /* _NVSVM_DMEM_H */

@@ -141,7 +141,7 @@ static int nvsvm_mirror_atomic_vram(struct nvsvm_svmm *svmm, u64 addr)
 		return -EAGAIN;
 	xa_init(&history);
 	ret = nvsvm_dmem_migrate(svmm->ndev, svmm->mm, addr, addr + PAGE_SIZE,
-				 true, &history, &moved, NULL);
+				 true, &history, &moved);
 	nvsvm_thrash_free(&history);
 	if (ret)
 		return ret;

@@ -712,8 +712,6 @@ static void nvsvm_dmem_count_move(struct nvsvm_device *ndev,
  * @to_vram: to VRAM, else back to system memory
  * @blocks: the area's migration history by 2 MiB block (thrashing)
  * @moved: (out) pages moved
- * @pinned: (out) bytes of the range in blocks pinned in system memory
- *	(skipped), or NULL
  *
  * Best effort: holes, pages that cannot move (file-backed, pinned, locked
  * elsewhere) and what does not fit in VRAM, even after evicting every
@@ -726,7 +724,7 @@ static void nvsvm_dmem_count_move(struct nvsvm_device *ndev,
  */
 long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 			u64 start, u64 end, bool to_vram,
-			struct xarray *blocks, u64 *moved, u64 *pinned)
+			struct xarray *blocks, u64 *moved)
 {
 	bool track = to_vram && nvsvm_thrash_enabled();
 	struct nvsvm_dmem *dmem = ndev->dmem;
@@ -736,8 +734,6 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 	long ret = 0;
 
 	*moved = 0;
-	if (pinned)
-		*pinned = 0;
 	/* src, dst and an eviction's scratch */
 	src = kmalloc_array(4 * NVSVM_DMEM_CHUNK, sizeof(*src),
 			    NVSVM_GFP_USER);
@@ -776,8 +772,6 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 			nvsvm_stat_add(ndev, NVSVM_STAT_THRASH_SKIPS, 1);
 			next = min(end, ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
 					NVSVM_RANGE_MAX_BYTES);
-			if (pinned)
-				*pinned += next - addr;
 			addr = next;
 			continue;
 		}

@@ -268,7 +268,7 @@ long nvsvm_ioctl_migrate(struct nvsvm_file *nf, void __user *uarg)
 	to_vram = args.target == NVSVM_MIGRATE_TO_VRAM;
 	end = args.addr + args.size;
 	ret = nvsvm_dmem_migrate(nf->ndev, current->mm, args.addr, end,
-				 to_vram, &svmm->blocks, &moved, NULL);
+				 to_vram, &svmm->blocks, &moved);
 	args.moved = moved;
 	/*
 	 * Map what is now in VRAM, what thrashing left in system memory, and
