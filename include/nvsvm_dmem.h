@@ -20,6 +20,8 @@ int nvsvm_dmem_init(struct nvsvm_device *ndev);
 void nvsvm_dmem_fini(struct nvsvm_device *ndev);
 bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 		     u64 *vram);
+void nvsvm_dmem_used(struct nvsvm_device *ndev, u64 vram, unsigned long stamp);
+unsigned long nvsvm_dmem_stamp(struct nvsvm_device *ndev);
 int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 			 const unsigned long *req);
 long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,

@@ -590,6 +590,35 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 	return true;
 }
 
+/**
+ * nvsvm_dmem_stamp() - a new use stamp of the device's VRAM
+ * @ndev: the device; an ioctl's caller, so that @ndev->dmem stays
+ *
+ * Return: a stamp later than every one given out before, for
+ * nvsvm_dmem_used().
+ */
+unsigned long nvsvm_dmem_stamp(struct nvsvm_device *ndev)
+{
+	return nvsvm_dmem_tick(ndev->dmem);
+}
+
+/**
+ * nvsvm_dmem_used() - the GPU uses the VRAM page at @vram
+ * @ndev: the device; an ioctl's caller, so that @ndev->dmem stays
+ * @vram: the page's byte offset in video memory, from a GPU PTE
+ * @stamp: from nvsvm_dmem_stamp()
+ *
+ * Its chunk counts as used at @stamp (evict_policy lru), as when the mirror
+ * maps the page (nvsvm_dmem_vram()).
+ */
+void nvsvm_dmem_used(struct nvsvm_device *ndev, u64 vram, unsigned long stamp)
+{
+	struct nvsvm_dmem *dmem = ndev->dmem;
+
+	if ((vram >> PAGE_SHIFT) < dmem->npages)
+		nvsvm_dmem_touch(dmem, vram >> PAGE_SHIFT, stamp);
+}
+
 /*
  * The device's dmem, referenced (nvsvm_dmem_put() it), or NULL when it has
  * none or it is going. For a caller that runs outside the ioctls'

@@ -546,14 +546,18 @@ static int none_in_vram(struct fx *f, const void *p, size_t n)
 TEST(migrate_again_keeps_mapped)
 {
 	const size_t n = 16;
-	uint64_t *buf, f0, f1;
+	uint64_t *buf, f0, f1, i0, i1;
 	struct fx f;
 
 	DMEM_OPEN(&f, buf, n);
 	ASSERT_PASS(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
 	ASSERT_PASS(query_expect(&f, buf, n, IN_VRAM | NVSVM_QUERY_WRITE,
 				 IN_VRAM | NVSVM_QUERY_WRITE));
+	/* All resident: not even unmapped, so no TLB invalidate. */
+	ASSERT_EQ(0, vgpu_stat_read("invalidates", &i0));
 	ASSERT_PASS(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, 0));
+	ASSERT_EQ(0, vgpu_stat_read("invalidates", &i1));
+	ASSERT_EQ(0, i1 - i0);
 	ASSERT_PASS(query_expect(&f, buf, n, IN_VRAM | NVSVM_QUERY_WRITE,
 				 IN_VRAM | NVSVM_QUERY_WRITE));
 	ASSERT_PASS(counter("faults", &f0));
@@ -665,14 +669,16 @@ TEST(eviction_keeps_writes)
  * Least recently used, from GPU fault history, with an empty VRAM of chunk
  * 0 (512 pages, offset 0 never used) and chunk 1 of @nb pages: A fills
  * chunk 0 (511 pages, first fit), B chunk 1; the GPU faults A in again
- * (after UNMAP), so B's chunk is the one used least recently: a move of C
+ * (after UNMAP; with @again a MIGRATE of A, all in VRAM, tells the use
+ * instead), so B's chunk is the one used least recently: a move of C
  * evicts exactly B's @nb pages, puts C there, and A stays. With @uvm
  * (evict_policy=uvm, NVIDIA UVM's allocation order, set by the caller) C's
  * move evicts A's 511 pages instead, the chunk allocated first although
  * the GPU used it last, and B stays. Every word is right, and the VRAM
  * empty once the CPU read everything back.
  */
-static int evict_case(struct fx *f, uint64_t *buf, size_t nb, bool uvm)
+static int evict_case(struct fx *f, uint64_t *buf, size_t nb, bool uvm,
+		      bool again)
 {
 	const size_t na = BLOCK_PAGES - 1, nc = 16;
 	uint64_t *a = buf, *b = &buf[BLOCK / 8], *c = &buf[2 * BLOCK / 8];
@@ -686,9 +692,13 @@ static int evict_case(struct fx *f, uint64_t *buf, size_t nb, bool uvm)
 	CHK_EQ(e1, e0);
 	CHECK(vram_pages_become(na + nb));
 
-	CHK_OK(nvsvm_unmap(f->fd, nvsvm_ptr(a), na * PAGE));
-	CHECK(query_expect(f, a, na, NVSVM_QUERY_VALID, 0));
-	CHECK(gpu_sum_eq(f, a, na * PAGE, pat_sum(0, na * WORDS)));
+	if (again) {
+		CHECK(migrate(f, a, na * PAGE, NVSVM_MIGRATE_TO_VRAM, 0));
+	} else {
+		CHK_OK(nvsvm_unmap(f->fd, nvsvm_ptr(a), na * PAGE));
+		CHECK(query_expect(f, a, na, NVSVM_QUERY_VALID, 0));
+		CHECK(gpu_sum_eq(f, a, na * PAGE, pat_sum(0, na * WORDS)));
+	}
 	CHECK(query_expect(f, a, na, IN_VRAM, IN_VRAM));
 
 	CHECK(migrate(f, c, nc * PAGE, NVSVM_MIGRATE_TO_VRAM, nc));
@@ -720,7 +730,27 @@ TEST(lru_keeps_faulted)
 	buf = blocks_filled(3);
 	ASSERT_NE(NULL, buf);
 	FX_OPEN(&f);
-	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES, false));
+	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES, false, false));
+}
+
+/*
+ * The same with the use told by a MIGRATE of A that moves nothing (A all in
+ * VRAM and mapped: the MIGRATE returns before migrate_vma_setup()): its
+ * chunk still counts as used, and B's goes.
+ */
+TEST(lru_keeps_migrated)
+{
+	uint64_t *buf;
+	struct fx f;
+
+	NEED_DMEM();
+	if (info.vram_size != 2 * BLOCK)
+		SKIP(return, "VRAM not 4 MiB (run with nvsvm_vgpu vram_mb=4)");
+	ASSERT_PASS(vram_pages_become(0));
+	buf = blocks_filled(3);
+	ASSERT_NE(NULL, buf);
+	FX_OPEN(&f);
+	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES, false, true));
 }
 
 #define EVICT_POLICY	"/sys/module/nvsvm/parameters/evict_policy"
@@ -772,11 +802,11 @@ TEST(evict_policy_uvm_then_lru)
 	ASSERT_NE(NULL, buf);
 	FX_OPEN(&f);
 	ASSERT_EQ(0, evict_policy("uvm", old, sizeof(old)));
-	ret = evict_case(&f, buf, BLOCK_PAGES, true);
+	ret = evict_case(&f, buf, BLOCK_PAGES, true, false);
 	if (ret == KTAP_PASS) {
 		ret = evict_policy("lru\n", NULL, 0);
 		if (!ret)
-			ret = evict_case(&f, buf, BLOCK_PAGES, false);
+			ret = evict_case(&f, buf, BLOCK_PAGES, false, false);
 	}
 	ASSERT_EQ(0, evict_policy(old, NULL, 0));
 	ASSERT_PASS(ret);
@@ -847,7 +877,7 @@ TEST(evict_partial_chunk)
 	buf = blocks_filled(3);
 	ASSERT_NE(NULL, buf);
 	FX_OPEN(&f);
-	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES / 2, false));
+	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES / 2, false, false));
 }
 
 #define THRASH_PARAMS	"/sys/module/nvsvm/parameters/thrashing_"
@@ -1476,7 +1506,7 @@ static int hold(void)
 /* The cases that need a small VRAM: "migrate small-vram" only. */
 static const char *const small_only[] = {
 	"oversubscription", "eviction_keeps_writes", "lru_keeps_faulted",
-	"evict_policy_uvm_then_lru", NULL
+	"lru_keeps_migrated", "evict_policy_uvm_then_lru", NULL
 };
 
 /* The case that needs a 3 MiB VRAM: "migrate odd-vram" only. */

@@ -986,7 +986,7 @@ static void ping_pong(void)
 
 #define EVICT_POLICY	"/sys/module/nvsvm/parameters/evict_policy"
 #define OS_SEQ_SWEEPS	3
-#define OS_HOT_STEPS	64
+#define OS_HOT_STEPS	256
 #define OS_TURN_ROUNDS	2
 
 /* Write @v to nvsvm's evict_policy. */
