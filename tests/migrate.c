@@ -717,19 +717,27 @@ static int evict_case(struct fx *f, uint64_t *buf, size_t nb, bool uvm,
 	return vram_pages_become(0);
 }
 
+/*
+ * The 4 MiB VRAM (vram_mb=4): two whole chunks, empty (else skip); @buf
+ * three blocks filled, @f open.
+ */
+#define SMALL_VRAM_OPEN(f, buf) do {					\
+	NEED_DMEM();							\
+	if (info.vram_size != 2 * BLOCK)				\
+		SKIP(return, "VRAM not 4 MiB (run with nvsvm_vgpu vram_mb=4)");\
+	ASSERT_PASS(vram_pages_become(0));				\
+	buf = blocks_filled(3);						\
+	ASSERT_NE(NULL, buf);						\
+	FX_OPEN(f);							\
+} while (0)
+
 /* The 4 MiB VRAM (vram_mb=4): two whole chunks. */
 TEST(lru_keeps_faulted)
 {
 	uint64_t *buf;
 	struct fx f;
 
-	NEED_DMEM();
-	if (info.vram_size != 2 * BLOCK)
-		SKIP(return, "VRAM not 4 MiB (run with nvsvm_vgpu vram_mb=4)");
-	ASSERT_PASS(vram_pages_become(0));
-	buf = blocks_filled(3);
-	ASSERT_NE(NULL, buf);
-	FX_OPEN(&f);
+	SMALL_VRAM_OPEN(&f, buf);
 	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES, false, false));
 }
 
@@ -743,13 +751,7 @@ TEST(lru_keeps_migrated)
 	uint64_t *buf;
 	struct fx f;
 
-	NEED_DMEM();
-	if (info.vram_size != 2 * BLOCK)
-		SKIP(return, "VRAM not 4 MiB (run with nvsvm_vgpu vram_mb=4)");
-	ASSERT_PASS(vram_pages_become(0));
-	buf = blocks_filled(3);
-	ASSERT_NE(NULL, buf);
-	FX_OPEN(&f);
+	SMALL_VRAM_OPEN(&f, buf);
 	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES, false, true));
 }
 
@@ -794,13 +796,7 @@ TEST(evict_policy_uvm_then_lru)
 	struct fx f;
 	int ret;
 
-	NEED_DMEM();
-	if (info.vram_size != 2 * BLOCK)
-		SKIP(return, "VRAM not 4 MiB (run with nvsvm_vgpu vram_mb=4)");
-	ASSERT_PASS(vram_pages_become(0));
-	buf = blocks_filled(3);
-	ASSERT_NE(NULL, buf);
-	FX_OPEN(&f);
+	SMALL_VRAM_OPEN(&f, buf);
 	ASSERT_EQ(0, evict_policy("uvm", old, sizeof(old)));
 	ret = evict_case(&f, buf, BLOCK_PAGES, true, false);
 	if (ret == KTAP_PASS) {
