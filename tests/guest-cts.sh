@@ -21,7 +21,8 @@
 #   CTS_BINARIES  the binaries to run, in order (default: this lane's half)
 #   CTS_ALL=1     every subtest, each in a process of its own with
 #                 CTS_TIMEOUT seconds (not the subsets below), and the
-#                 seconds each took as a comment "# time binary/subtest N s";
+#                 seconds each took as a comment "# time binary/subtest N s"
+#                 (and, before it, how many "not supported" lines it wrote);
 #                 each binary has an equal share of the time left;
 #                 CTS_SUBTESTS_binary="a b" runs only those of that binary;
 #                 CTS_NUM_ELEMENTS=N passes the harness its num_elements (a
@@ -227,6 +228,10 @@ for name in $mine; do
 			if ! grep -q '^[PS] ' "$tmp/res1"; then
 				tail -n 6 "$tmp/out" | cut -c1-200 | sed "s|^|# $name/$sub: |"
 			fi
+			# What it passed without running: the harness's "not
+			# supported" lines (an implicit pass), counted.
+			ns=$(grep -c 'not supported' "$tmp/out")
+			[ "$ns" = 0 ] || echo "# $name/$sub: $ns \"not supported\" lines, the first: $(grep -m 1 'not supported' "$tmp/out" | cut -c1-120)"
 			echo "# time $name/$sub $(($(cut -d. -f1 /proc/uptime) - s0)) s (exit status $status)"
 			[ "$status" != 137 ] || status=0
 		done

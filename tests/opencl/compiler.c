@@ -629,6 +629,58 @@ TEST_F(cc, copy_loop_links_memcpy)
 	free(o);
 }
 
+/*
+ * The same through clCompileProgram and clLinkProgram, whose link of
+ * nvclc.bc is llvm-link's, not the build's: a private array filled by a
+ * loop, which -O2 makes a memcpy call after the link (ld.lld named memcpy
+ * undefined with nvclc.bc's memcpy not marked used, the compiler's own
+ * list of it removed, 2026-12-06).
+ */
+TEST_F(cc, compile_link_links_memcpy)
+{
+	static const char src[] =
+		"__kernel void c(__global const char *in, __global char *o, int n)\n"
+		"{\n"
+		"	char a[512];\n"
+		"	int i;\n"
+		"\n"
+		"	for (i = 0; i < n; i++)\n"
+		"		a[i] = in[i];\n"
+		"	for (i = 0; i < n; i++)\n"
+		"		o[i] = a[n - 1 - i];\n"
+		"}\n";
+	const char *s = src;
+	cl_program p = clCreateProgramWithSource(self->ctx, 1, &s, NULL, NULL);
+	char *in = malloc(300), *o = malloc(300);
+	cl_program exe;
+	cl_kernel k;
+	cl_int err, n = 300;
+	int i;
+
+	ASSERT_TRUE(p && in && o);
+	for (i = 0; i < n; i++)
+		in[i] = (char)(i * 7 + 1);
+	memset(o, 0, 300);
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(p, 1, &self->dev, NULL, 0, NULL,
+					       NULL, NULL, NULL));
+	exe = clLinkProgram(self->ctx, 1, &self->dev, NULL, 1, &p, NULL, NULL,
+			    &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	k = clCreateKernel(exe, "c", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, in));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 1, o));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(n), &n));
+	ASSERT_EQ(CL_SUCCESS, run1(self->q, k, 1, NULL));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(in[n - 1 - i], o[i]);
+	clReleaseKernel(k);
+	clReleaseProgram(exe);
+	clReleaseProgram(p);
+	free(in);
+	free(o);
+}
+
 /* Build failures at the device's limits, each with its reason logged. */
 TEST_F(cc, limits_fail_the_build)
 {

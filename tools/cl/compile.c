@@ -579,7 +579,8 @@ bad:
 /* ---- Stage 1: OpenCL C to LLVM IR ---- */
 
 static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
-			  const struct opts *o, uint32_t i, const char *out)
+			  const struct opts *o, uint32_t i, bool link_lib,
+			  const char *out)
 {
 	char src[PATH_MAX], inc[PATH_MAX], hp[PATH_MAX], ext[512];
 	const char *argv[200];
@@ -675,6 +676,18 @@ static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
 	}
 	for (k = 0; k < o->argc; k++)
 		argv[n++] = o->argv[k];
+	/*
+	 * A build links the device library here, as llvm-link --internalize
+	 * --only-needed would: what is called, internalized, and its
+	 * @llvm.compiler.used (memcpy and the like) always. One process
+	 * fewer (finish_exec()).
+	 */
+	if (link_lib) {
+		argv[n++] = "-Xclang";
+		argv[n++] = "-mlink-builtin-bitcode";
+		argv[n++] = "-Xclang";
+		argv[n++] = c->lib;
+	}
 	argv[n++] = "-emit-llvm";
 	argv[n++] = "-S";
 	argv[n++] = "-o";
@@ -1377,24 +1390,6 @@ out:
 }
 
 /* The linker script: the image at NVSVM_GPU_IMAGE_BASE. */
-/*
- * The C functions LLVM calls for the copies and fills it makes of a
- * kernel's loops and aggregates (nvclc.bc's mem.c), marked used: -O2 and
- * the code generator call them after llvm-link --only-needed, which
- * would otherwise have left them out (an undefined memcpy).
- */
-static const char nvcl_keep_ll[] =
-	"target datalayout = \"e-m:e-p:64:64-i64:64-i128:128-n64-S128\"\n"
-	"target triple = \"riscv64-unknown-unknown-elf\"\n"
-	"declare i8* @memcpy(i8*, i8*, i64)\n"
-	"declare i8* @memset(i8*, i32, i64)\n"
-	"declare i8* @memmove(i8*, i8*, i64)\n"
-	"@llvm.used = appending global [3 x i8*] ["
-	"i8* bitcast (i8* (i8*, i8*, i64)* @memcpy to i8*), "
-	"i8* bitcast (i8* (i8*, i32, i64)* @memset to i8*), "
-	"i8* bitcast (i8* (i8*, i8*, i64)* @memmove to i8*)], "
-	"section \"llvm.metadata\"\n";
-
 static const char nvcl_ld[] =
 	"OUTPUT_ARCH(riscv)\n"
 	"ENTRY(__nvcl_image)\n"
@@ -1528,12 +1523,16 @@ out:
 	return ok;
 }
 
-/* Link the IR module @in (all the user's code) into an executable. */
+/*
+ * Link the IR module @in (all the user's code; with the device library's
+ * functions it calls when @linked, compile_source() having linked them)
+ * into an executable.
+ */
 static int finish_exec(struct job_ctx *c, const char *in, const struct opts *o,
-		       struct nvcl_bin *b)
+		       bool linked, struct nvcl_bin *b)
 {
 	char main_ll[PATH_MAX], all[PATH_MAX], obj[PATH_MAX], elf[PATH_MAX],
-	     ld[PATH_MAX], keep[PATH_MAX];
+	     ld[PATH_MAX];
 	char *text = read_file(in, NULL);
 	int ret;
 
@@ -1545,19 +1544,21 @@ static int finish_exec(struct job_ctx *c, const char *in, const struct opts *o,
 	path(c, obj, "all.o");
 	path(c, elf, "program.elf");
 	path(c, ld, "nvcl.ld");
-	path(c, keep, "keep.ll");
 	if (!rewrite(c, text, main_ll, b)) {
 		free(text);
 		return 1;
 	}
 	free(text);
-	if (write_file(ld, nvcl_ld, sizeof(nvcl_ld) - 1) ||
-	    write_file(keep, nvcl_keep_ll, sizeof(nvcl_keep_ll) - 1))
+	if (write_file(ld, nvcl_ld, sizeof(nvcl_ld) - 1))
 		return -1;
-	{
+	/*
+	 * The device library, what is called of it: its @llvm.compiler.used
+	 * (mem.c's memcpy, memset and memmove) comes too, for the calls -O2
+	 * and the code generator make of copy loops after this link.
+	 */
+	if (!linked) {
 		char *const a1[] = { (char *)LLINK, main_ll, "--internalize",
-				     "--only-needed", keep, c->lib, "-o", all,
-				     NULL };
+				     "--only-needed", c->lib, "-o", all, NULL };
 
 		ret = run(c, a1);
 		if (ret)
@@ -1567,7 +1568,8 @@ static int finish_exec(struct job_ctx *c, const char *in, const struct opts *o,
 		char *const a2[] = { (char *)CLANG,
 			"--target=riscv64-unknown-elf", "-march=rv64imafd",
 			"-mabi=lp64d", "-mcmodel=medany", "-fno-pic", "-O2",
-			"-fstack-size-section", "-c", all, "-o", obj, NULL };
+			"-fstack-size-section", "-c", linked ? main_ll : all,
+			"-o", obj, NULL };
 
 		ret = run(c, a2);
 		if (ret)
@@ -1588,11 +1590,11 @@ static int finish_exec(struct job_ctx *c, const char *in, const struct opts *o,
 
 /* The binary of @type from the IR module @ir: the IR itself, or linked. */
 static int finish(struct job_ctx *c, const char *ir, const struct opts *o,
-		  uint32_t type, struct nvcl_bin *b)
+		  uint32_t type, bool linked, struct nvcl_bin *b)
 {
 	b->type = type;
 	if (type == NVCL_BIN_EXEC)
-		return finish_exec(c, ir, o, b);
+		return finish_exec(c, ir, o, linked, b);
 	b->ir = read_file(ir, NULL);
 	b->ir_size = b->ir ? (uint32_t)strlen(b->ir) : 0;
 	return b->ir ? 0 : -1;
@@ -1633,11 +1635,13 @@ static int job_local(const struct nvcl_job *job, struct nvcl_result *res)
 	case NVCL_BUILD:
 		if (job->ninputs != 1)
 			goto out;
-		ret = compile_source(&c, job, &o, 0, ir);
+		ret = compile_source(&c, job, &o, 0, job->mode == NVCL_BUILD,
+				     ir);
 		if (ret)
 			break;
 		ret = finish(&c, ir, &o, job->mode == NVCL_COMPILE ?
-			     NVCL_BIN_OBJECT : NVCL_BIN_EXEC, &b);
+			     NVCL_BIN_OBJECT : NVCL_BIN_EXEC,
+			     job->mode == NVCL_BUILD, &b);
 		break;
 	case NVCL_LINK: {
 		char *argv[NVSVM_LAUNCH_MAX_PARAM + 8];
@@ -1663,7 +1667,7 @@ static int job_local(const struct nvcl_job *job, struct nvcl_result *res)
 		if (ret)
 			break;
 		ret = finish(&c, ir, &o, o.library ? NVCL_BIN_LIBRARY :
-			     NVCL_BIN_EXEC, &b);
+			     NVCL_BIN_EXEC, false, &b);
 		break;
 	}
 	default:

@@ -12,9 +12,10 @@
  *          variables made addresses of the LOCAL window, an entry per kernel added
  *          (__nvcl_entry_<kernel>: loads the arguments from the PARAM
  *          window and calls the kernel)
- *   + nvclc.bc (the built-in functions, only what is used) --clang-14
- *          -O2--> an object --ld.lld-14--> the image at
- *          NVSVM_GPU_IMAGE_BASE
+ *   + nvclc.bc (the built-in functions, only what is used: llvm-link-14
+ *          after a link, clang-14's -mlink-builtin-bitcode in a build's
+ *          first step) --clang-14 -O2--> an object --ld.lld-14--> the
+ *          image at NVSVM_GPU_IMAGE_BASE
  *
  * The binary (CL_PROGRAM_BINARIES) is the image and a table of the kernels
  * with their arguments' layout and info for an executable, or the LLVM IR
