@@ -194,5 +194,7 @@ u64 nvsvm_vmm_next_used(struct nvsvm_vmm *vmm, u64 addr, u64 end,
 u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift);
 void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		     unsigned long *valid);
+bool nvsvm_vmm_vram(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
+		    void (*used)(void *data, u64 vram), void *data);
 
 #endif /* _NVSVM_VMM_H */

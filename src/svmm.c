@@ -231,35 +231,46 @@ static bool nvsvm_svmm_all_valid(struct nvsvm_svmm *svmm, u64 start, u64 end)
 	return true;
 }
 
+/* The chunk of the VRAM page at @vram counts as used at the stamp. */
+struct nvsvm_svmm_use {
+	struct nvsvm_device *ndev;
+	unsigned long stamp;
+};
+
+static void nvsvm_svmm_used(void *data, u64 vram)
+{
+	struct nvsvm_svmm_use *u = data;
+
+	nvsvm_dmem_used(u->ndev, vram, u->stamp);
+}
+
 /*
  * Is every page of [@start, @end) mapped on the GPU in its own VRAM? Then a
  * MIGRATE to VRAM has nothing to move, and migrate_vma_setup() would only
  * unmap the range from the GPU for the re-map to map it again (about 0.5 ms
  * a 2 MiB block under TCG, the cost of every hit of a runtime's prefetch).
  * The chunks of the pages seen count as used (evict_policy lru), as the
- * re-map would have stamped them. One block at a time under the area's
- * mutex; a page found otherwise stops the walk. Sleeps.
+ * re-map would have stamped them. One walk per 2 MiB block under the
+ * area's mutex (nvsvm_vmm_vram()); a page found otherwise stops it. Sleeps.
  */
 static bool nvsvm_svmm_resident(struct nvsvm_svmm *svmm, u64 start, u64 end)
 {
-	const struct nvsvm_vmm_desc *desc = svmm->vmm.desc;
-	unsigned long stamp = nvsvm_dmem_stamp(svmm->ndev);
-	u64 addr = start, next;
+	struct nvsvm_svmm_use use = {
+		.ndev = svmm->ndev,
+		.stamp = nvsvm_dmem_stamp(svmm->ndev),
+	};
+	u64 addr, next;
+	bool all;
 
-	while (addr < end) {
+	for (addr = start; addr < end; addr = next) {
 		next = min(end, ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) +
 				NVSVM_RANGE_MAX_BYTES);
 		mutex_lock(&svmm->mutex);
-		for (; addr < next; addr += PAGE_SIZE) {
-			unsigned int shift = PAGE_SHIFT;
-			u64 pte = nvsvm_vmm_lookup(&svmm->vmm, addr, &shift);
-
-			if (!pte || !(desc->pte_flags(pte) & NVSVM_PTE_VRAM))
-				break;
-			nvsvm_dmem_used(svmm->ndev, desc->pte_addr(pte), stamp);
-		}
+		all = nvsvm_vmm_vram(&svmm->vmm, addr,
+				     (next - addr) >> PAGE_SHIFT,
+				     nvsvm_svmm_used, &use);
 		mutex_unlock(&svmm->mutex);
-		if (addr < next)
+		if (!all)
 			return false;
 		cond_resched();
 	}

@@ -1220,6 +1220,76 @@ void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		       start + ((u64)npages << PAGE_SHIFT));
 }
 
+/* The walk of nvsvm_vmm_vram(). */
+struct nvsvm_vmm_vram_args {
+	struct nvsvm_vmm_iter it;
+	void (*used)(void *data, u64 vram);
+	void *data;
+	u64 base;
+	unsigned long *vram;
+};
+
+/*
+ * A valid VRAM PTE sets the bits of its pages and is told; a valid PTE of
+ * system memory stops the walk.
+ */
+static void nvsvm_vmm_vram_pte(struct nvsvm_vmm_iter *it, u64 *e)
+{
+	struct nvsvm_vmm_vram_args *args =
+		container_of(it, struct nvsvm_vmm_vram_args, it);
+	const struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
+	const struct nvsvm_vmm_desc *desc = it->vmm->desc;
+	u64 pte = nvsvm_vmm_iter_valid(it, e);
+
+	if (!pte)
+		return;
+	if (!(desc->pte_flags(pte) & NVSVM_PTE_VRAM)) {
+		it->stop = true;
+		return;
+	}
+	args->used(args->data, desc->pte_addr(pte));
+	bitmap_set(args->vram, (t->addr - args->base) >> PAGE_SHIFT,
+		   (t->next - t->addr) >> PAGE_SHIFT);
+}
+
+static const struct nvsvm_vmm_iter_ops nvsvm_vmm_vram_ops = {
+	.pte = nvsvm_vmm_vram_pte,
+};
+
+/**
+ * nvsvm_vmm_vram() - is a range all mapped in video memory?
+ * @vmm: address space
+ * @start: first address, page aligned
+ * @npages: pages from @start, at most 2 MiB of them
+ * @used: told the video memory address of each valid PTE seen
+ * @data: for @used
+ *
+ * One walk of the tables under the range, which stops at the first valid
+ * PTE of system memory.
+ *
+ * Return: true when valid video memory PTEs map all @npages pages.
+ */
+bool nvsvm_vmm_vram(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
+		    void (*used)(void *data, u64 vram), void *data)
+{
+	DECLARE_BITMAP(vram, SZ_2M >> PAGE_SHIFT);
+	struct nvsvm_vmm_vram_args args = {
+		.it = { .vmm = vmm, .ops = &nvsvm_vmm_vram_ops },
+		.used = used,
+		.data = data,
+		.base = start,
+		.vram = vram,
+	};
+
+	if (WARN_ON_ONCE(npages > SZ_2M >> PAGE_SHIFT))
+		return false;
+	nvsvm_vmm_assert_locked(vmm);
+	bitmap_zero(vram, SZ_2M >> PAGE_SHIFT);
+	nvsvm_vmm_iter(&args.it, vmm->root, start,
+		       start + ((u64)npages << PAGE_SHIFT));
+	return !args.it.stop && bitmap_full(vram, npages);
+}
+
 /**
  * nvsvm_vmm_pdb() - address of the top-level table
  * @vmm: address space
