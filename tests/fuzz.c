@@ -236,6 +236,27 @@ static uint32_t fhandle(struct fz *z)
 }
 
 /*
+ * A QUERY entry holds only documented bits, a page shift of 4 KiB, 64 KiB
+ * or 2 MiB where it is valid, and the zero page only as a valid, read-only
+ * 4 KiB page of system memory.
+ */
+static bool query_entry_ok(uint32_t e)
+{
+	const uint32_t bits = NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE |
+			      NVSVM_QUERY_ATOMIC | NVSVM_QUERY_VRAM |
+			      NVSVM_QUERY_ZERO | (0xffU << 8);
+
+	if (e & ~bits)
+		return false;
+	if (e & NVSVM_QUERY_ZERO)
+		return (e & (NVSVM_QUERY_VALID | NVSVM_QUERY_WRITE |
+			     NVSVM_QUERY_VRAM)) == NVSVM_QUERY_VALID &&
+		       NVSVM_QUERY_SHIFT(e) == 12;
+	return !e || NVSVM_QUERY_SHIFT(e) == 12 || NVSVM_QUERY_SHIFT(e) == 16 ||
+	       NVSVM_QUERY_SHIFT(e) == 21;
+}
+
+/*
  * Where to put the struct of @size bytes: usually a good page, else
  * NULL, unmapped, a kernel address, read-only, straddling PROT_NONE.
  */
@@ -435,10 +456,7 @@ static void do_query(struct fz *z)
 	n = q.npages < TGT_PAGES ? q.npages : TGT_PAGES;
 	for (i = 0; i < n; i++)
 		check_out(z, "QUERY entry: only documented bits",
-			  !(z->ent[i] & ~0xff0fU) &&
-			  (!z->ent[i] || NVSVM_QUERY_SHIFT(z->ent[i]) == 12 ||
-			   NVSVM_QUERY_SHIFT(z->ent[i]) == 16 ||
-			   NVSVM_QUERY_SHIFT(z->ent[i]) == 21));
+			  query_entry_ok(z->ent[i]));
 }
 
 static void do_chan_create(struct fz *z)
