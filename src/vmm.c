@@ -1172,23 +1172,39 @@ u64 nvsvm_vmm_lookup(struct nvsvm_vmm *vmm, u64 addr, unsigned int *shift)
 	return nvsvm_pt_lookup(vmm, vmm->root, addr, shift);
 }
 
-/* The walk of nvsvm_vmm_valid(). */
+/* The walk of nvsvm_vmm_valid() and nvsvm_vmm_vram(). */
 struct nvsvm_vmm_valid_args {
 	struct nvsvm_vmm_iter it;
 	u64 base;
 	unsigned long *valid;
+	void (*used)(void *data, u64 vram);
+	void *data;
 };
 
-/* A valid PTE sets the bits of the pages of the range it maps. */
+/*
+ * A valid PTE sets the bits of the pages of the range it maps. With @used
+ * (nvsvm_vmm_vram()) only one of video memory does, and is told; one of
+ * system memory stops the walk.
+ */
 static void nvsvm_vmm_valid_pte(struct nvsvm_vmm_iter *it, u64 *e)
 {
 	struct nvsvm_vmm_valid_args *args =
 		container_of(it, struct nvsvm_vmm_valid_args, it);
 	const struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
+	const struct nvsvm_vmm_desc *desc = it->vmm->desc;
+	u64 pte = nvsvm_vmm_iter_valid(it, e);
 
-	if (nvsvm_vmm_iter_valid(it, e))
-		bitmap_set(args->valid, (t->addr - args->base) >> PAGE_SHIFT,
-			   (t->next - t->addr) >> PAGE_SHIFT);
+	if (!pte)
+		return;
+	if (args->used) {
+		if (!(desc->pte_flags(pte) & NVSVM_PTE_VRAM)) {
+			it->stop = true;
+			return;
+		}
+		args->used(args->data, desc->pte_addr(pte));
+	}
+	bitmap_set(args->valid, (t->addr - args->base) >> PAGE_SHIFT,
+		   (t->next - t->addr) >> PAGE_SHIFT);
 }
 
 static const struct nvsvm_vmm_iter_ops nvsvm_vmm_valid_ops = {
@@ -1220,42 +1236,6 @@ void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		       start + ((u64)npages << PAGE_SHIFT));
 }
 
-/* The walk of nvsvm_vmm_vram(). */
-struct nvsvm_vmm_vram_args {
-	struct nvsvm_vmm_iter it;
-	void (*used)(void *data, u64 vram);
-	void *data;
-	u64 base;
-	unsigned long *vram;
-};
-
-/*
- * A valid VRAM PTE sets the bits of its pages and is told; a valid PTE of
- * system memory stops the walk.
- */
-static void nvsvm_vmm_vram_pte(struct nvsvm_vmm_iter *it, u64 *e)
-{
-	struct nvsvm_vmm_vram_args *args =
-		container_of(it, struct nvsvm_vmm_vram_args, it);
-	const struct nvsvm_vmm_iter_lvl *t = &it->lvl[it->depth];
-	const struct nvsvm_vmm_desc *desc = it->vmm->desc;
-	u64 pte = nvsvm_vmm_iter_valid(it, e);
-
-	if (!pte)
-		return;
-	if (!(desc->pte_flags(pte) & NVSVM_PTE_VRAM)) {
-		it->stop = true;
-		return;
-	}
-	args->used(args->data, desc->pte_addr(pte));
-	bitmap_set(args->vram, (t->addr - args->base) >> PAGE_SHIFT,
-		   (t->next - t->addr) >> PAGE_SHIFT);
-}
-
-static const struct nvsvm_vmm_iter_ops nvsvm_vmm_vram_ops = {
-	.pte = nvsvm_vmm_vram_pte,
-};
-
 /**
  * nvsvm_vmm_vram() - is a range all mapped in video memory?
  * @vmm: address space
@@ -1273,12 +1253,12 @@ bool nvsvm_vmm_vram(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		    void (*used)(void *data, u64 vram), void *data)
 {
 	DECLARE_BITMAP(vram, SZ_2M >> PAGE_SHIFT);
-	struct nvsvm_vmm_vram_args args = {
-		.it = { .vmm = vmm, .ops = &nvsvm_vmm_vram_ops },
+	struct nvsvm_vmm_valid_args args = {
+		.it = { .vmm = vmm, .ops = &nvsvm_vmm_valid_ops },
+		.base = start,
+		.valid = vram,
 		.used = used,
 		.data = data,
-		.base = start,
-		.vram = vram,
 	};
 
 	if (WARN_ON_ONCE(npages > SZ_2M >> PAGE_SHIFT))
