@@ -119,6 +119,14 @@
 #define NVSVM_BUF_MAX		BIT(20)
 /* Fault service latency histogram: bucket k counts [2^(k-1), 2^k) us. */
 #define NVSVM_LATENCY_BUCKETS	24
+/*
+ * The serve time of each fault batch (NVSVM_STAT_NS_SERVE's share of one
+ * batch), in eighth-octave buckets: bucket 8 * e + m counts the times of
+ * [(8 + m) << (e - 3), (9 + m) << (e - 3)) ns, e >= 3, about 9 % wide;
+ * the first (24) also counts the times under 8 ns (a clock of coarse
+ * steps gives 0), the last is open ended (2^32 ns and more).
+ */
+#define NVSVM_SERVE_BUCKETS	(32 * 8)
 
 /*
  * Counters shown in debugfs, one file each. Each moves before what it
@@ -340,6 +348,7 @@ struct nvsvm_device {
 		atomic64_t intr_ns;	/* first interrupt not yet served */
 		atomic64_t wake_ns;	/* first interrupt the work has not seen */
 		atomic64_t latency[NVSVM_LATENCY_BUCKETS];
+		atomic64_t serve_hist[NVSVM_SERVE_BUCKETS];	/* per batch */
 	} fault;
 	struct dentry *debugfs;
 	struct nvsvm_dmem *dmem;

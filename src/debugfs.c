@@ -70,6 +70,28 @@ static int nvsvm_latency_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(nvsvm_latency);
 
+/*
+ * batch_serve_ns: the per-batch serve time histogram, one line per bucket
+ * that counted anything: "<bucket> <lower bound in ns> <count>"
+ * (NVSVM_SERVE_BUCKETS: bucket 8 * e + m starts at (8 + m) << (e - 3),
+ * but the first at 0).
+ */
+static int nvsvm_serve_show(struct seq_file *m, void *unused)
+{
+	struct nvsvm_device *ndev = m->private;
+	unsigned int i;
+	s64 n;
+
+	for (i = 3 * 8; i < NVSVM_SERVE_BUCKETS; i++) {
+		n = atomic64_read(&ndev->fault.serve_hist[i]);
+		if (n)
+			seq_printf(m, "%u %llu %lld\n", i, i == 3 * 8 ? 0 :
+				   (u64)(8 + i % 8) << (i / 8 - 3), n);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nvsvm_serve);
+
 /**
  * nvsvm_debugfs_add() - create a device's counter files
  * @ndev: device, with its name set
@@ -85,6 +107,8 @@ void nvsvm_debugfs_add(struct nvsvm_device *ndev)
 					   &nvsvm_stat_fops);
 	debugfs_create_file("fault_latency_us", 0444, ndev->debugfs, ndev,
 			    &nvsvm_latency_fops);
+	debugfs_create_file("batch_serve_ns", 0444, ndev->debugfs, ndev,
+			    &nvsvm_serve_fops);
 }
 
 /**

@@ -256,6 +256,18 @@ static void nvsvm_fault_latency(struct nvsvm_device *ndev)
 	atomic64_inc(&ndev->fault.latency[bucket]);
 }
 
+/* One batch's serve time: the stage counter and the batch histogram. */
+static void nvsvm_fault_served(struct nvsvm_device *ndev, u64 ns)
+{
+	unsigned int e = fls64(ns) - 1, bucket = 3 * 8;
+
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_SERVE, ns);
+	if (ns >= 8)
+		bucket = min_t(unsigned int, 8 * e + ((ns >> (e - 3)) & 7),
+			       NVSVM_SERVE_BUCKETS - 1);
+	atomic64_inc(&ndev->fault.serve_hist[bucket]);
+}
+
 /* The @n faults at @f as a new batch; nothing found about them yet. */
 static void nvsvm_fault_load(struct nvsvm_fault_batch *b,
 			     const struct nvsvm_fault *f, unsigned int n)
@@ -400,7 +412,7 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 					break;
 			nvsvm_fault_inst(ndev, svmm, b, i, j);
 		}
-		nvsvm_stat_add(ndev, NVSVM_STAT_NS_SERVE, nvsvm_ns_since(t0));
+		nvsvm_fault_served(ndev, nvsvm_ns_since(t0));
 		if (ndev->fault.off)
 			continue;	/* gone during a page-in */
 		if (b->changed) {

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -307,6 +308,77 @@ TEST(many_gpcs)
 		ASSERT_PASS(cpu_check(&buf[(8 + i) * WORDS], WORDS, i + 1));
 	}
 	ASSERT_EQ(0, buf[12 * WORDS]);
+}
+
+/*
+ * The per-batch serve histogram (debugfs batch_serve_ns): sum of its
+ * counts into *n, of its buckets' lower and upper bounds into *lo, *hi.
+ */
+static int serve_hist(uint64_t *n, double *lo, double *hi)
+{
+	char path[128], line[128];
+	unsigned long long k, low, c;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), NVSVM_DEBUGFS_FMT "/batch_serve_ns", 0);
+	fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	*n = 0;
+	*lo = *hi = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llu %llu %llu", &k, &low, &c) != 3 ||
+		    k < 24 || k >= 256 ||
+		    low != (k == 24 ? 0 : (8 + k % 8) << (k / 8 - 3))) {
+			fclose(fp);
+			return -1;
+		}
+		*n += c;
+		*lo += (double)low * c;
+		/* The last bucket is open ended. */
+		*hi += k == 255 ? HUGE_VAL :
+		       (double)((9 + k % 8) << (k / 8 - 3)) * c;
+	}
+	fclose(fp);
+	return 0;
+}
+
+/*
+ * Each served batch lands in one bucket of batch_serve_ns, and the buckets
+ * bound the serve time that ns_serve sums (issue 36 item 6's p50/p99).
+ */
+TEST(serve_histogram)
+{
+	static struct gpu_job jobs[GPCS];
+	uint64_t *buf = anon(GPCS * MiB);
+	uint64_t n0, n1, b0, b1, s0, s1;
+	double lo0, hi0, lo1, hi1;
+	struct fx f;
+	int i;
+
+	ASSERT_MAP(buf);
+	FX_OPEN(&f);
+	if (serve_hist(&n0, &lo0, &hi0))
+		SKIP(return, "no debugfs batch_serve_ns");
+	ASSERT_EQ(0, nvsvm_stat_read(0, "batches", &b0));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "ns_serve", &s0));
+	for (i = 0; i < GPCS; i++) {
+		jobs[i].ops[0] = nvsvm_op_fill(nvsvm_ptr(buf) + i * MiB, MiB,
+					       i + 1);
+		jobs[i].nops = 1;
+	}
+	ASSERT_PASS(run_gpcs(&f, jobs));
+	ASSERT_EQ(0, serve_hist(&n1, &lo1, &hi1));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "batches", &b1));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "ns_serve", &s1));
+	for (i = 0; i < GPCS; i++)
+		ASSERT_PASS(cpu_check(&buf[i * MiB / 8], MiB / 8, i + 1));
+	/* Every batch served was counted once, and only those. */
+	ASSERT_GE(n1 - n0, 1);
+	ASSERT_LE(n1 - n0, b1 - b0);
+	/* Their serve time lies within their buckets' bounds. */
+	ASSERT_LE(lo1 - lo0, (double)(s1 - s0));
+	ASSERT_GE(hi1 - hi0, (double)(s1 - s0));
 }
 
 TEST(many_gpcs_atomic)

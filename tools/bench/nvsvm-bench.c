@@ -487,6 +487,46 @@ static const char *const fcnt[] = { "faults", "batches", "replays",
 static const char *const gcnt[] = { "faults", "refaults", "overflows" };
 #define NGCNT	(sizeof(gcnt) / sizeof(gcnt[0]))
 
+/*
+ * The per-batch serve time histogram (debugfs batch_serve_ns, "<bucket>
+ * <lower bound ns> <count>" lines; NVSVM_SERVE_BUCKETS eighth-octave
+ * buckets of the core): counts added to @hist (subtracted with @sign -1).
+ */
+#define SERVE_BUCKETS	256
+static void serve_hist(int64_t *hist, int sign)
+{
+	char path[128], line[128];
+	unsigned int k;
+	unsigned long long lo, n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), NVSVM_DEBUGFS_FMT "/batch_serve_ns", 0);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %llu %llu", &k, &lo, &n) == 3 &&
+		    k < SERVE_BUCKETS)
+			hist[k] += sign * (int64_t)n;
+	fclose(f);
+}
+
+/* The upper bound in us of the bucket where fraction @q of @hist lies. */
+static double serve_quantile(const int64_t *hist, double q)
+{
+	int64_t total = 0, seen = 0;
+	unsigned int k;
+
+	for (k = 0; k < SERVE_BUCKETS; k++)
+		total += hist[k];
+	for (k = 0; k < SERVE_BUCKETS && total; k++) {
+		seen += hist[k];
+		if (hist[k] && seen >= q * total)
+			return (double)((9ULL + k % 8) << (k / 8 - 3)) / 1e3;
+	}
+	return 0;
+}
+
 /* a's median at the size being measured, for a/c (0: a did not run). */
 static double a_rate;
 
@@ -541,6 +581,7 @@ static void first_touch(size_t mib, bool write, bool thp)
 	char wx[8];
 	uint64_t before[NFCNT], total[NFCNT] = { 0 };
 	uint64_t gbefore[NGCNT], gtotal[NGCNT] = { 0 };
+	int64_t served[SERVE_BUCKETS] = { 0 };
 	double tsum = 0;
 	const char *w = thp ? (write ? "h.b" : "h.a") : (write ? "b" : "a");
 	char name[32];
@@ -559,6 +600,7 @@ static void first_touch(size_t mib, bool write, bool thp)
 			before[k] = stat_get(fcnt[k]);
 		for (k = 0; k < NGCNT; k++)
 			gbefore[k] = vgpu_stat_get(gcnt[k]);
+		serve_hist(served, -1);
 		if (write) {
 			t = gpu_run(NVSVM_OP_FILL, p, size, pat(r), &got);
 			check_fill(p, size, pat(r));
@@ -573,6 +615,7 @@ static void first_touch(size_t mib, bool write, bool thp)
 			total[k] += stat_get(fcnt[k]) - before[k];
 		for (k = 0; k < NGCNT; k++)
 			gtotal[k] += vgpu_stat_get(gcnt[k]) - gbefore[k];
+		serve_hist(served, 1);
 		thpv[r] = thp ? thp_percent(p, size) : 0;
 		v[r] = npages / t;
 		tsum += t;
@@ -596,6 +639,33 @@ static void first_touch(size_t mib, bool write, bool thp)
 			printf(" %s %.0f", fcnt[k] + 3,
 			       (double)total[k] / total[0]);
 		printf(" (wall %.0f)\n", 1e9 * tsum / total[0]);
+	}
+	if (total[1] && !thp) {
+		/*
+		 * Issue 36 item 6: the time serving the batches against its
+		 * floor, hmm_range_fault() and the PTE writes alone (both
+		 * inside the serve time), and the serve time of one batch.
+		 */
+		uint64_t floor = total[FSTAGE + 4] + total[FSTAGE + 5];
+		char sname[48], fig[16];
+
+		printf("# %s ours serve per batch: p50 %.1f us, p99 %.1f us, "
+		       "mean %.1f us over %llu batches; floor (hmm + PTE) "
+		       "%.1f us per batch\n", name,
+		       serve_quantile(served, 0.5),
+		       serve_quantile(served, 0.99),
+		       total[FSTAGE + 3] / 1e3 / total[1],
+		       (unsigned long long)total[1], floor / 1e3 / total[1]);
+		snprintf(fig, sizeof(fig), "%s.serve", w);
+		name_of(sname, sizeof(sname), fig, mib);
+		result(sname, "ours", floor ?
+		       (double)total[FSTAGE + 3] / floor : 0, "ratio");
+		snprintf(fig, sizeof(fig), "%s.p50", w);
+		name_of(sname, sizeof(sname), fig, mib);
+		result(sname, "ours", serve_quantile(served, 0.5), "us");
+		snprintf(fig, sizeof(fig), "%s.p99", w);
+		name_of(sname, sizeof(sname), fig, mib);
+		result(sname, "ours", serve_quantile(served, 0.99), "us");
 	}
 	if (thp)
 		samples(name, "ours", "THP-backed %", thpv, B.reps);

@@ -294,6 +294,10 @@ static void print_stages(const uint64_t *v)
 	for (k = 0; k < ARRAY_SIZE(stage); k++)
 		printf("    %-12s %10.1f  %10.1f\n", stage[k].name,
 		       v[stage[k].st] / 1e6, v[stage[k].st] / 1e3 / nb);
+	/* Serving against its floor, hmm and the PTE writes (issue 36). */
+	if (v[ST_NS_HMM] + v[ST_NS_PTE])
+		printf("    serve / floor (hmm + PTE write) %.2f\n",
+		       (double)v[ST_NS_SERVE] / (v[ST_NS_HMM] + v[ST_NS_PTE]));
 }
 
 static void print_totals(const struct gpu *g, const struct sample *s)
