@@ -60,6 +60,30 @@
 #define NVSVM_FAULT_AREA_BATCHES	8
 
 /*
+ * Replay per micro-TLB (replay_utlb, docs/architecture.md "Replay per
+ * micro-TLB"). GP100 has one replay, REPLAY_START, and it is global: every
+ * stalled access of every GPC retries. So "the replay of a micro-TLB" is a
+ * REPLAY_START written as soon as the micro-TLBs served so far in a batch
+ * sorted by micro-TLB hold replay_utlb_min served faults: their
+ * warps go on at once, and whole micro-TLBs go, so none of them is held
+ * back by the lockdown of a neighbour that faults again. The accesses not
+ * served yet retry in it and fault again (a new entry each, dropped as a
+ * duplicate when still pending): the bound, and one replay per batch at
+ * most, keep that to one replay per that many faults served. With
+ * replay_utlb off, the area work replays once per run of batches
+ * (NVSVM_FAULT_AREA_BATCHES), as before.
+ */
+static bool replay_utlb = true;
+module_param(replay_utlb, bool, 0644);
+MODULE_PARM_DESC(replay_utlb,
+		 "Replay as soon as a batch's first micro-TLBs are served (Y, default), or once per run of batches (N)");
+
+static unsigned int replay_utlb_min = 128;
+module_param(replay_utlb_min, uint, 0644);
+MODULE_PARM_DESC(replay_utlb_min,
+		 "With replay_utlb: served faults that pay for a replay (default 128; 0 and 1: after every micro-TLB)");
+
+/*
  * A replay owed for an overflow is left to the area works the faults went
  * to, unless none made progress for this long (one may be waiting for a
  * page-in that never completes). It is a fallback, not a deadline: a
@@ -115,6 +139,27 @@ static int nvsvm_fault_cmp(const void *a, const void *b)
 		return fa->addr < fb->addr ? -1 : 1;
 	return nvsvm_fault_priority(fb->access) -
 	       nvsvm_fault_priority(fa->access);
+}
+
+/* A micro-TLB's place in a batch sorted for replay_utlb. */
+static u32 nvsvm_fault_utlb_key(const struct nvsvm_fault *f)
+{
+	return (u32)f->gpc << 16 | (u32)f->hub << 15 |
+	       gp100_fault_utlb(f->client);
+}
+
+/* Sort by (instance, micro-TLB, address, access priority). */
+static int nvsvm_fault_cmp_utlb(const void *a, const void *b)
+{
+	const struct nvsvm_fault *fa = &((const struct nvsvm_fault_entry *)a)->f;
+	const struct nvsvm_fault *fb = &((const struct nvsvm_fault_entry *)b)->f;
+	u32 ka = nvsvm_fault_utlb_key(fa), kb = nvsvm_fault_utlb_key(fb);
+
+	if (fa->inst != fb->inst)
+		return fa->inst < fb->inst ? -1 : 1;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return nvsvm_fault_cmp(a, b);
 }
 
 /* Batches an unservable access stays suspect, waiting to fault again. */
@@ -266,13 +311,15 @@ static void nvsvm_fault_load(struct nvsvm_fault_batch *b,
 		b->e[i] = (struct nvsvm_fault_entry){ .f = f[i] };
 }
 
-/* Sort a batch, moving whole entries. */
+/* Sort a batch, moving whole entries; by micro-TLB first with @utlb. */
 static void nvsvm_fault_sort(struct nvsvm_device *ndev,
-			     struct nvsvm_fault_batch *b, unsigned int n)
+			     struct nvsvm_fault_batch *b, unsigned int n,
+			     bool utlb)
 {
 	u64 t0 = local_clock();
 
-	sort(b->e, n, sizeof(b->e[0]), nvsvm_fault_cmp, NULL);
+	sort(b->e, n, sizeof(b->e[0]),
+	     utlb ? nvsvm_fault_cmp_utlb : nvsvm_fault_cmp, NULL);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_SORT, nvsvm_ns_since(t0));
 }
 
@@ -284,6 +331,58 @@ static void nvsvm_fault_replay(struct nvsvm_device *ndev)
 	atomic_set(&ndev->fault.replay_owed, 0);
 	gp100_replay(ndev);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_REPLAY, nvsvm_ns_since(t0));
+}
+
+/* A worker's replay: what its batches served so far goes on. */
+static void nvsvm_fault_batch_replay(struct nvsvm_device *ndev,
+				     struct nvsvm_fault_batch *b)
+{
+	nvsvm_fault_replay(ndev);
+	nvsvm_fault_latency(ndev);
+	b->owed = 0;
+	b->unreleased = 0;
+}
+
+/*
+ * replay_utlb: do the faults @svmm's work served since its last replay pay
+ * for one? replay_utlb_min of them, and at least as many as the replay
+ * makes fault again that are known to wait: the @left faults of the batch
+ * not served yet and the area's pending ones.
+ */
+static bool nvsvm_fault_utlb_pays(struct nvsvm_svmm *svmm,
+				  const struct nvsvm_fault_batch *b,
+				  unsigned int left)
+{
+	return b->unreleased >= READ_ONCE(replay_utlb_min) &&
+	       b->unreleased >= left + READ_ONCE(svmm->fault->npending);
+}
+
+/*
+ * replay_utlb: after the faults of a micro-TLB, the micro-TLBs served so
+ * far in @svmm's batch (and what earlier batches left unreplayed) go on,
+ * when they pay for it (nvsvm_fault_utlb_pays(), @left faults of the batch
+ * to go). A valid PTE changed is invalidated first, as before any replay.
+ *
+ * Return: true when it replayed.
+ */
+static bool nvsvm_fault_replay_utlb(struct nvsvm_device *ndev,
+				    struct nvsvm_svmm *svmm,
+				    struct nvsvm_fault_batch *b,
+				    unsigned int left)
+{
+	u64 t0;
+
+	if (!nvsvm_fault_utlb_pays(svmm, b, left) || ndev->fault.off)
+		return false;
+	if (b->changed) {
+		t0 = local_clock();
+		nvsvm_mirror_invalidate_tlb(svmm);
+		nvsvm_stat_add(ndev, NVSVM_STAT_NS_INVAL, nvsvm_ns_since(t0));
+		b->changed = false;
+	}
+	nvsvm_stat_add(ndev, NVSVM_STAT_REPLAYS_UTLB, 1);
+	nvsvm_fault_batch_replay(ndev, b);
+	return true;
 }
 
 /*
@@ -315,9 +414,7 @@ static bool nvsvm_fault_finish(struct nvsvm_device *ndev,
 		nvsvm_fault_replay(ndev);
 	nvsvm_fault_cancel(ndev, b, n);
 	nvsvm_fault_suspects(b, n);
-	nvsvm_fault_replay(ndev);
-	nvsvm_fault_latency(ndev);
-	b->owed = 0;
+	nvsvm_fault_batch_replay(ndev, b);
 	return true;
 }
 
@@ -354,7 +451,7 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 	struct nvsvm_device *ndev = svmm->ndev;
 	struct nvsvm_fault_area *fa = svmm->fault;
 	struct nvsvm_fault_batch *b = &fa->b;
-	bool flushed = false;
+	bool flushed = false, utlb, early, defer;
 	unsigned int i, j, n;
 	u64 t0;
 
@@ -368,6 +465,7 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 			spin_unlock(&svmm->fault_lock);
 			nvsvm_stat_add(ndev, NVSVM_STAT_STALE, n);
 			b->owed = 0;
+			b->unreleased = 0;
 			break;
 		}
 		n = nvsvm_fault_take(svmm, fa, b);
@@ -385,22 +483,29 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 				flushed = true;
 				continue;
 			}
-			nvsvm_fault_replay(ndev);
-			nvsvm_fault_latency(ndev);
-			b->owed = 0;
+			nvsvm_fault_batch_replay(ndev, b);
 			break;
 		}
 		flushed = false;
-		nvsvm_fault_sort(ndev, b, n);
+		utlb = READ_ONCE(replay_utlb);
+		nvsvm_fault_sort(ndev, b, n, utlb);
 		b->changed = false;
-		t0 = local_clock();
+		early = false;
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n; j++)
-				if (b->e[j].f.inst != b->e[i].f.inst)
+				if (b->e[j].f.inst != b->e[i].f.inst ||
+				    (utlb && nvsvm_fault_utlb_key(&b->e[j].f) !=
+					     nvsvm_fault_utlb_key(&b->e[i].f)))
 					break;
+			t0 = local_clock();
 			nvsvm_fault_inst(ndev, svmm, b, i, j);
+			nvsvm_stat_add(ndev, NVSVM_STAT_NS_SERVE,
+				       nvsvm_ns_since(t0));
+			b->unreleased += j - i;
+			if (utlb && !early && j < n)
+				early = nvsvm_fault_replay_utlb(ndev, svmm, b,
+								n - j);
 		}
-		nvsvm_stat_add(ndev, NVSVM_STAT_NS_SERVE, nvsvm_ns_since(t0));
 		if (ndev->fault.off)
 			continue;	/* gone during a page-in */
 		if (b->changed) {
@@ -409,8 +514,15 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 			nvsvm_stat_add(ndev, NVSVM_STAT_NS_INVAL,
 				       nvsvm_ns_since(t0));
 		}
-		nvsvm_fault_finish(ndev, b, n,
-				   b->owed + 1 < NVSVM_FAULT_AREA_BATCHES);
+		/*
+		 * With replay_utlb, what the batch served after its replay,
+		 * or what does not pay for one, waits for the next batch's
+		 * (or the end of the work's): at most one replay per batch,
+		 * as with one replay per run of batches.
+		 */
+		defer = b->owed + 1 < NVSVM_FAULT_AREA_BATCHES &&
+			(!utlb || early || !nvsvm_fault_utlb_pays(svmm, b, 0));
+		nvsvm_fault_finish(ndev, b, n, defer);
 	}
 	up_read(&ndev->fault.serve);
 	/* The references of this queueing; the area's may be the last one. */
@@ -502,7 +614,7 @@ static bool nvsvm_fault_service(struct nvsvm_device *ndev,
 
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULTS, n);
 	nvsvm_fault_load(b, fd->drained, n);
-	nvsvm_fault_sort(ndev, b, n);
+	nvsvm_fault_sort(ndev, b, n, false);
 	for (i = 1; i < n; i++)
 		dups += b->e[i].f.inst == b->e[i - 1].f.inst &&
 			b->e[i].f.addr == b->e[i - 1].f.addr;
