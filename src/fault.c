@@ -63,25 +63,26 @@
  * Replay per micro-TLB (replay_utlb, docs/architecture.md "Replay per
  * micro-TLB"). GP100 has one replay, REPLAY_START, and it is global: every
  * stalled access of every GPC retries. So "the replay of a micro-TLB" is a
- * REPLAY_START written as soon as the micro-TLBs served so far in a batch
- * sorted by micro-TLB hold replay_utlb_min served faults: their
- * warps go on at once, and whole micro-TLBs go, so none of them is held
- * back by the lockdown of a neighbour that faults again. The accesses not
- * served yet retry in it and fault again (a new entry each, dropped as a
- * duplicate when still pending): the bound, and one replay per batch at
- * most, keep that to one replay per that many faults served. With
- * replay_utlb off, the area work replays once per run of batches
- * (NVSVM_FAULT_AREA_BATCHES), as before.
+ * REPLAY_START written as soon as the whole micro-TLBs served so far
+ * (batches are taken and sorted by micro-TLB) pay for it: their warps go
+ * on at once. Every access not served yet retries in it and faults again
+ * (a new entry each, its micro-TLB in lockdown), so the served faults must
+ * be at least replay_utlb_min and at least the faults known to wait, and a
+ * batch has one replay at most. Off by default: on the write storm of
+ * nvsvm-bench it does not stall the warps less (docs/benchmarks.md,
+ * 2026-12-06), the refaults cost what the early replays give. With it off
+ * the area work replays once per run of batches
+ * (NVSVM_FAULT_AREA_BATCHES).
  */
-static bool replay_utlb = true;
+static bool replay_utlb;
 module_param(replay_utlb, bool, 0644);
 MODULE_PARM_DESC(replay_utlb,
-		 "Replay as soon as a batch's first micro-TLBs are served (Y, default), or once per run of batches (N)");
+		 "Replay as soon as a batch's first whole micro-TLBs are served and pay for it (Y), or once per run of batches (N, default)");
 
 static unsigned int replay_utlb_min = 128;
 module_param(replay_utlb_min, uint, 0644);
 MODULE_PARM_DESC(replay_utlb_min,
-		 "With replay_utlb: served faults that pay for a replay (default 128; 0 and 1: after every micro-TLB)");
+		 "With replay_utlb: served faults that pay for a replay at least (default 128; 0 and 1: after every micro-TLB)");
 
 /*
  * A replay owed for an overflow is left to the area works the faults went
@@ -419,16 +420,58 @@ static bool nvsvm_fault_finish(struct nvsvm_device *ndev,
 }
 
 /*
- * Take up to a batch of @fa's pending faults into @b, oldest first.
+ * replay_utlb: take whole micro-TLBs from @fa's pending faults into @b,
+ * oldest first: every pending fault of the oldest one's (instance,
+ * micro-TLB), then of the next oldest, while the batch holds them (a
+ * micro-TLB with more than a batch's faults fills one alone). The others
+ * keep their order. Caller holds &nvsvm_svmm.fault_lock.
  * Return: how many.
+ */
+static unsigned int nvsvm_fault_take_utlbs(struct nvsvm_fault_area *fa,
+					   struct nvsvm_fault_batch *b)
+{
+	unsigned int n = 0, i, m, cnt;
+	u32 key;
+	u64 inst;
+
+	while (fa->npending && n < NVSVM_FAULT_BATCH) {
+		key = nvsvm_fault_utlb_key(&fa->pending[0]);
+		inst = fa->pending[0].inst;
+		for (i = 0, cnt = 0; i < fa->npending; i++)
+			cnt += fa->pending[i].inst == inst &&
+			       nvsvm_fault_utlb_key(&fa->pending[i]) == key;
+		if (n && n + cnt > NVSVM_FAULT_BATCH)
+			break;
+		for (i = 0, m = 0; i < fa->npending; i++) {
+			if (fa->pending[i].inst == inst &&
+			    nvsvm_fault_utlb_key(&fa->pending[i]) == key &&
+			    n < NVSVM_FAULT_BATCH)
+				b->e[n++] = (struct nvsvm_fault_entry){
+					.f = fa->pending[i] };
+			else
+				fa->pending[m++] = fa->pending[i];
+		}
+		fa->npending = m;
+	}
+	return n;
+}
+
+/*
+ * Take up to a batch of @fa's pending faults into @b, oldest first (whole
+ * micro-TLBs with @utlb). Return: how many.
  */
 static unsigned int nvsvm_fault_take(struct nvsvm_svmm *svmm,
 				     struct nvsvm_fault_area *fa,
-				     struct nvsvm_fault_batch *b)
+				     struct nvsvm_fault_batch *b, bool utlb)
 {
 	unsigned int n;
 
 	spin_lock(&svmm->fault_lock);
+	if (utlb && fa->npending > NVSVM_FAULT_BATCH) {
+		n = nvsvm_fault_take_utlbs(fa, b);
+		spin_unlock(&svmm->fault_lock);
+		return n;
+	}
 	n = min_t(unsigned int, fa->npending, NVSVM_FAULT_BATCH);
 	nvsvm_fault_load(b, fa->pending, n);
 	fa->npending -= n;
@@ -468,7 +511,8 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 			b->unreleased = 0;
 			break;
 		}
-		n = nvsvm_fault_take(svmm, fa, b);
+		utlb = READ_ONCE(replay_utlb);
+		n = nvsvm_fault_take(svmm, fa, b, utlb);
 		if (!n) {
 			if (!b->owed)
 				break;
@@ -487,7 +531,6 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 			break;
 		}
 		flushed = false;
-		utlb = READ_ONCE(replay_utlb);
 		nvsvm_fault_sort(ndev, b, n, utlb);
 		b->changed = false;
 		early = false;
