@@ -54,6 +54,7 @@ struct nvsvm_fault_suspect {
  * @changed: serving this batch changed a valid GPU PTE (the area work
  *	invalidates the TLB once when it is done)
  * @owed: batches served since the last replay (an area work's)
+ * @unreleased: faults served since the last replay (an area work's)
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
  * @valid: prefetch: the pages of the block valid on the GPU
@@ -69,6 +70,7 @@ struct nvsvm_fault_batch {
 	unsigned int nsuspect;
 	bool changed;
 	unsigned int owed;
+	unsigned int unreleased;
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
 	DECLARE_BITMAP(valid, NVSVM_RANGE_MAX_PAGES);

@@ -160,6 +160,7 @@ enum nvsvm_stat {
 	NVSVM_STAT_THRASHING,	/* 2 MiB blocks found thrashing (pinned) */
 	NVSVM_STAT_THRASH_SKIPS,	/* moves to VRAM of a pinned block skipped */
 	NVSVM_STAT_AREAS_CLOSING,	/* areas let go by their file, not freed yet */
+	NVSVM_STAT_REPLAYS_UTLB,	/* replays after a micro-TLB, mid-batch */
 	/* Where the fault path's time goes, cumulative ns (local_clock()): */
 	NVSVM_STAT_NS_WAKE,	/* fault interrupt to the device work running */
 	NVSVM_STAT_NS_DRAIN,	/* reading the fault buffer */

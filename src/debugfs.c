@@ -40,6 +40,7 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_THRASHING] = "thrashing",
 	[NVSVM_STAT_THRASH_SKIPS] = "thrash_skips",
 	[NVSVM_STAT_AREAS_CLOSING] = "areas_closing",
+	[NVSVM_STAT_REPLAYS_UTLB] = "replays_utlb",
 	[NVSVM_STAT_NS_WAKE] = "ns_wake",
 	[NVSVM_STAT_NS_DRAIN] = "ns_drain",
 	[NVSVM_STAT_NS_SORT] = "ns_sort",

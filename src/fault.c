@@ -60,6 +60,31 @@
 #define NVSVM_FAULT_AREA_BATCHES	8
 
 /*
+ * Replay per micro-TLB (replay_utlb, docs/architecture.md "Replay per
+ * micro-TLB"). GP100 has one replay, REPLAY_START, and it is global: every
+ * stalled access of every GPC retries. So "the replay of a micro-TLB" is a
+ * REPLAY_START written as soon as the whole micro-TLBs served so far
+ * (batches are taken and sorted by micro-TLB) pay for it: their warps go
+ * on at once. Every access not served yet retries in it and faults again
+ * (a new entry each, its micro-TLB in lockdown), so the served faults must
+ * be at least replay_utlb_min and at least the faults known to wait, and a
+ * batch has one replay at most. Off by default: on the write storm of
+ * nvsvm-bench it does not stall the warps less (docs/benchmarks.md,
+ * 2026-12-06), the refaults cost what the early replays give. With it off
+ * the area work replays once per run of batches
+ * (NVSVM_FAULT_AREA_BATCHES).
+ */
+static bool replay_utlb;
+module_param(replay_utlb, bool, 0644);
+MODULE_PARM_DESC(replay_utlb,
+		 "Replay as soon as a batch's first whole micro-TLBs are served and pay for it (Y), or once per run of batches (N, default)");
+
+static unsigned int replay_utlb_min = 128;
+module_param(replay_utlb_min, uint, 0644);
+MODULE_PARM_DESC(replay_utlb_min,
+		 "With replay_utlb: served faults that pay for a replay at least (default 128; 0 and 1: after every micro-TLB)");
+
+/*
  * A replay owed for an overflow is left to the area works the faults went
  * to, unless none made progress for this long (one may be waiting for a
  * page-in that never completes). It is a fallback, not a deadline: a
@@ -115,6 +140,27 @@ static int nvsvm_fault_cmp(const void *a, const void *b)
 		return fa->addr < fb->addr ? -1 : 1;
 	return nvsvm_fault_priority(fb->access) -
 	       nvsvm_fault_priority(fa->access);
+}
+
+/* A micro-TLB's place in a batch sorted for replay_utlb. */
+static u32 nvsvm_fault_utlb_key(const struct nvsvm_fault *f)
+{
+	return (u32)f->gpc << 16 | (u32)f->hub << 15 |
+	       gp100_fault_utlb(f->client);
+}
+
+/* Sort by (instance, micro-TLB, address, access priority). */
+static int nvsvm_fault_cmp_utlb(const void *a, const void *b)
+{
+	const struct nvsvm_fault *fa = &((const struct nvsvm_fault_entry *)a)->f;
+	const struct nvsvm_fault *fb = &((const struct nvsvm_fault_entry *)b)->f;
+	u32 ka = nvsvm_fault_utlb_key(fa), kb = nvsvm_fault_utlb_key(fb);
+
+	if (fa->inst != fb->inst)
+		return fa->inst < fb->inst ? -1 : 1;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return nvsvm_fault_cmp(a, b);
 }
 
 /* Batches an unservable access stays suspect, waiting to fault again. */
@@ -278,13 +324,15 @@ static void nvsvm_fault_load(struct nvsvm_fault_batch *b,
 		b->e[i] = (struct nvsvm_fault_entry){ .f = f[i] };
 }
 
-/* Sort a batch, moving whole entries. */
+/* Sort a batch, moving whole entries; by micro-TLB first with @utlb. */
 static void nvsvm_fault_sort(struct nvsvm_device *ndev,
-			     struct nvsvm_fault_batch *b, unsigned int n)
+			     struct nvsvm_fault_batch *b, unsigned int n,
+			     bool utlb)
 {
 	u64 t0 = local_clock();
 
-	sort(b->e, n, sizeof(b->e[0]), nvsvm_fault_cmp, NULL);
+	sort(b->e, n, sizeof(b->e[0]),
+	     utlb ? nvsvm_fault_cmp_utlb : nvsvm_fault_cmp, NULL);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_SORT, nvsvm_ns_since(t0));
 }
 
@@ -296,6 +344,58 @@ static void nvsvm_fault_replay(struct nvsvm_device *ndev)
 	atomic_set(&ndev->fault.replay_owed, 0);
 	gp100_replay(ndev);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_REPLAY, nvsvm_ns_since(t0));
+}
+
+/* A worker's replay: what its batches served so far goes on. */
+static void nvsvm_fault_batch_replay(struct nvsvm_device *ndev,
+				     struct nvsvm_fault_batch *b)
+{
+	nvsvm_fault_replay(ndev);
+	nvsvm_fault_latency(ndev);
+	b->owed = 0;
+	b->unreleased = 0;
+}
+
+/*
+ * replay_utlb: do the faults @svmm's work served since its last replay pay
+ * for one? replay_utlb_min of them, and at least as many as the replay
+ * makes fault again that are known to wait: the @left faults of the batch
+ * not served yet and the area's pending ones.
+ */
+static bool nvsvm_fault_utlb_pays(struct nvsvm_svmm *svmm,
+				  const struct nvsvm_fault_batch *b,
+				  unsigned int left)
+{
+	return b->unreleased >= READ_ONCE(replay_utlb_min) &&
+	       b->unreleased >= left + READ_ONCE(svmm->fault->npending);
+}
+
+/*
+ * replay_utlb: after the faults of a micro-TLB, the micro-TLBs served so
+ * far in @svmm's batch (and what earlier batches left unreplayed) go on,
+ * when they pay for it (nvsvm_fault_utlb_pays(), @left faults of the batch
+ * to go). A valid PTE changed is invalidated first, as before any replay.
+ *
+ * Return: true when it replayed.
+ */
+static bool nvsvm_fault_replay_utlb(struct nvsvm_device *ndev,
+				    struct nvsvm_svmm *svmm,
+				    struct nvsvm_fault_batch *b,
+				    unsigned int left)
+{
+	u64 t0;
+
+	if (!nvsvm_fault_utlb_pays(svmm, b, left) || ndev->fault.off)
+		return false;
+	if (b->changed) {
+		t0 = local_clock();
+		nvsvm_mirror_invalidate_tlb(svmm);
+		nvsvm_stat_add(ndev, NVSVM_STAT_NS_INVAL, nvsvm_ns_since(t0));
+		b->changed = false;
+	}
+	nvsvm_stat_add(ndev, NVSVM_STAT_REPLAYS_UTLB, 1);
+	nvsvm_fault_batch_replay(ndev, b);
+	return true;
 }
 
 /*
@@ -327,23 +427,63 @@ static bool nvsvm_fault_finish(struct nvsvm_device *ndev,
 		nvsvm_fault_replay(ndev);
 	nvsvm_fault_cancel(ndev, b, n);
 	nvsvm_fault_suspects(b, n);
-	nvsvm_fault_replay(ndev);
-	nvsvm_fault_latency(ndev);
-	b->owed = 0;
+	nvsvm_fault_batch_replay(ndev, b);
 	return true;
 }
 
 /*
- * Take up to a batch of @fa's pending faults into @b, oldest first.
+ * replay_utlb: take whole micro-TLBs from @fa's pending faults into @b,
+ * oldest first: every pending fault of the oldest one's (instance,
+ * micro-TLB), then of the next oldest, while the batch holds them (a
+ * micro-TLB with more than a batch's faults fills one alone). The others
+ * keep their order. Caller holds &nvsvm_svmm.fault_lock.
  * Return: how many.
+ */
+static unsigned int nvsvm_fault_take_utlbs(struct nvsvm_fault_area *fa,
+					   struct nvsvm_fault_batch *b)
+{
+	unsigned int n = 0, i, m, cnt;
+	u32 key;
+	u64 inst;
+
+	while (fa->npending && n < NVSVM_FAULT_BATCH) {
+		key = nvsvm_fault_utlb_key(&fa->pending[0]);
+		inst = fa->pending[0].inst;
+		for (i = 0, cnt = 0; i < fa->npending; i++)
+			cnt += fa->pending[i].inst == inst &&
+			       nvsvm_fault_utlb_key(&fa->pending[i]) == key;
+		if (n && n + cnt > NVSVM_FAULT_BATCH)
+			break;
+		for (i = 0, m = 0; i < fa->npending; i++) {
+			if (fa->pending[i].inst == inst &&
+			    nvsvm_fault_utlb_key(&fa->pending[i]) == key &&
+			    n < NVSVM_FAULT_BATCH)
+				b->e[n++] = (struct nvsvm_fault_entry){
+					.f = fa->pending[i] };
+			else
+				fa->pending[m++] = fa->pending[i];
+		}
+		fa->npending = m;
+	}
+	return n;
+}
+
+/*
+ * Take up to a batch of @fa's pending faults into @b, oldest first (whole
+ * micro-TLBs with @utlb). Return: how many.
  */
 static unsigned int nvsvm_fault_take(struct nvsvm_svmm *svmm,
 				     struct nvsvm_fault_area *fa,
-				     struct nvsvm_fault_batch *b)
+				     struct nvsvm_fault_batch *b, bool utlb)
 {
 	unsigned int n;
 
 	spin_lock(&svmm->fault_lock);
+	if (utlb && fa->npending > NVSVM_FAULT_BATCH) {
+		n = nvsvm_fault_take_utlbs(fa, b);
+		spin_unlock(&svmm->fault_lock);
+		return n;
+	}
 	n = min_t(unsigned int, fa->npending, NVSVM_FAULT_BATCH);
 	nvsvm_fault_load(b, fa->pending, n);
 	fa->npending -= n;
@@ -366,9 +506,9 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 	struct nvsvm_device *ndev = svmm->ndev;
 	struct nvsvm_fault_area *fa = svmm->fault;
 	struct nvsvm_fault_batch *b = &fa->b;
-	bool flushed = false;
+	bool flushed = false, utlb, early, defer;
 	unsigned int i, j, n;
-	u64 t0;
+	u64 t0, served;
 
 	down_read(&ndev->fault.serve);
 	for (;;) {
@@ -380,9 +520,11 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 			spin_unlock(&svmm->fault_lock);
 			nvsvm_stat_add(ndev, NVSVM_STAT_STALE, n);
 			b->owed = 0;
+			b->unreleased = 0;
 			break;
 		}
-		n = nvsvm_fault_take(svmm, fa, b);
+		utlb = READ_ONCE(replay_utlb);
+		n = nvsvm_fault_take(svmm, fa, b, utlb);
 		if (!n) {
 			if (!b->owed)
 				break;
@@ -397,22 +539,29 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 				flushed = true;
 				continue;
 			}
-			nvsvm_fault_replay(ndev);
-			nvsvm_fault_latency(ndev);
-			b->owed = 0;
+			nvsvm_fault_batch_replay(ndev, b);
 			break;
 		}
 		flushed = false;
-		nvsvm_fault_sort(ndev, b, n);
+		nvsvm_fault_sort(ndev, b, n, utlb);
 		b->changed = false;
-		t0 = local_clock();
+		early = false;
+		served = 0;
 		for (i = 0; i < n; i = j) {
 			for (j = i + 1; j < n; j++)
-				if (b->e[j].f.inst != b->e[i].f.inst)
+				if (b->e[j].f.inst != b->e[i].f.inst ||
+				    (utlb && nvsvm_fault_utlb_key(&b->e[j].f) !=
+					     nvsvm_fault_utlb_key(&b->e[i].f)))
 					break;
+			t0 = local_clock();
 			nvsvm_fault_inst(ndev, svmm, b, i, j);
+			served += nvsvm_ns_since(t0);
+			b->unreleased += j - i;
+			if (utlb && !early && j < n)
+				early = nvsvm_fault_replay_utlb(ndev, svmm, b,
+								n - j);
 		}
-		nvsvm_fault_served(ndev, nvsvm_ns_since(t0));
+		nvsvm_fault_served(ndev, served);
 		if (ndev->fault.off)
 			continue;	/* gone during a page-in */
 		if (b->changed) {
@@ -421,8 +570,15 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 			nvsvm_stat_add(ndev, NVSVM_STAT_NS_INVAL,
 				       nvsvm_ns_since(t0));
 		}
-		nvsvm_fault_finish(ndev, b, n,
-				   b->owed + 1 < NVSVM_FAULT_AREA_BATCHES);
+		/*
+		 * With replay_utlb, what the batch served after its replay,
+		 * or what does not pay for one, waits for the next batch's
+		 * (or the end of the work's): at most one replay per batch,
+		 * as with one replay per run of batches.
+		 */
+		defer = b->owed + 1 < NVSVM_FAULT_AREA_BATCHES &&
+			(!utlb || early || !nvsvm_fault_utlb_pays(svmm, b, 0));
+		nvsvm_fault_finish(ndev, b, n, defer);
 	}
 	up_read(&ndev->fault.serve);
 	/* The references of this queueing; the area's may be the last one. */
@@ -514,7 +670,7 @@ static bool nvsvm_fault_service(struct nvsvm_device *ndev,
 
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULTS, n);
 	nvsvm_fault_load(b, fd->drained, n);
-	nvsvm_fault_sort(ndev, b, n);
+	nvsvm_fault_sort(ndev, b, n, false);
 	for (i = 1; i < n; i++)
 		dups += b->e[i].f.inst == b->e[i - 1].f.inst &&
 			b->e[i].f.addr == b->e[i - 1].f.addr;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TIMEOUT_MS	60000
 
@@ -153,21 +154,28 @@ static void *map_thread(void *arg)
 	return NULL;
 }
 
-/* A GPU read on GPC 0 in a thread of its own: it faults, the worker serves. */
-struct read_call {
+/*
+ * An EXEC of @nops operations on GPC 0 in a thread of its own: a fault of
+ * theirs is served by the fault worker, which the hook may park.
+ */
+struct exec_call {
 	pthread_t thread;
 	struct fx *f;
-	struct nvsvm_op op;
+	uint32_t flags;
+	struct nvsvm_op ops[2];
+	uint32_t nops;
 	struct nvsvm_exec e;
 	int ret;
+	volatile int done;
 };
 
-static void *read_thread(void *arg)
+static void *exec_thread(void *arg)
 {
-	struct read_call *r = arg;
+	struct exec_call *x = arg;
 
-	r->ret = nvsvm_exec(r->f->fd, r->f->chan, 0, &r->op, 1, TIMEOUT_MS,
-			    &r->e);
+	x->ret = nvsvm_exec_flags(x->f->fd, x->f->chan, 0, x->flags, x->ops,
+				  x->nops, TIMEOUT_MS, &x->e);
+	__atomic_store_n(&x->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -286,30 +294,203 @@ TEST_F(chan, map_page_unmapped)
 TEST_F(chan, fault_page_replaced)
 {
 	struct fx *f = &self->fx;
-	struct read_call r = { .f = f };
+	struct exec_call r = { .f = f, .nops = 1 };
 	volatile uint64_t *p;
 	int mfd;
 
 	NEED_CAP(NVSVM_CAP_EXEC);
 	NEED_PARK();
 	ASSERT_PASS(two_pages(&p, &mfd));
-	r.op = nvsvm_op_read(nvsvm_ptr(&p[7]));
+	r.ops[0] = nvsvm_op_read(nvsvm_ptr(&p[7]));
 	ASSERT_PASS(park_arm(p));
-	ASSERT_EQ(0, pthread_create(&r.thread, NULL, read_thread, &r));
+	ASSERT_EQ(0, pthread_create(&r.thread, NULL, exec_thread, &r));
 	ASSERT_PASS(park_wait());
 	ASSERT_PASS(replace_page(p, mfd));
 	ASSERT_PASS(park_release());
 	ASSERT_EQ(0, pthread_join(r.thread, NULL));
 	ASSERT_EQ(0, r.ret);
 	ASSERT_EQ(NVSVM_EXEC_OK, r.e.status);
-	if (r.op.result != NEW + 7)
+	if (r.ops[0].result != NEW + 7)
 		TH_LOG("GPU read %#llx, expected %#llx%s",
-		       (unsigned long long)r.op.result,
+		       (unsigned long long)r.ops[0].result,
 		       (unsigned long long)(NEW + 7),
-		       r.op.result == OLD + 7 ? " (the old page)" : "");
-	ASSERT_EQ(NEW + 7, r.op.result);
+		       r.ops[0].result == OLD + 7 ? " (the old page)" : "");
+	ASSERT_EQ(NEW + 7, r.ops[0].result);
 	ASSERT_PASS(gpc0_page_is(f, p, NEW));
 	close(mfd);
+}
+
+#define REPLAY_UTLB	"/sys/module/nvsvm/parameters/replay_utlb"
+#define REPLAY_UTLB_MIN	"/sys/module/nvsvm/parameters/replay_utlb_min"
+#define HOLD_MS		300
+#define BLOCK		(2UL << 20)	/* a range of the fault path at most */
+#define FILL_A		0x0a0a0a0a0a0a0a0aULL
+#define FILL_B		0x0b0b0b0b0b0b0b0bULL
+
+static uint64_t mono_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000ULL + t.tv_nsec / 1000;
+}
+
+/*
+ * The GPU's stall counter (nvsvm_vgpu stall_us, warp-us from a fault to
+ * its replay) on a pinned case: an EXEC on mapped memory adds nothing;
+ * one warp's one fault, its service held HOLD_MS by the hook, adds at
+ * least HOLD_MS and at most the EXEC's own time, and no lockdown wait (no
+ * other warp).
+ */
+TEST_F(chan, stall_counter_pinned)
+{
+	struct fx *f = &self->fx;
+	struct exec_call x = { .f = f, .nops = 1 };
+	uint64_t s0, s1, l0, l1, t0, t1;
+	volatile uint64_t *p;
+	void *v;
+
+	NEED_CAP(NVSVM_CAP_EXEC);
+	NEED_PARK();
+	if (vgpu_stat_read("stall_us", &s0))
+		SKIP(return, "no nvsvm_vgpu stall_us: not the virtual GP100");
+	v = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, v);
+	p = v;
+	/* Mapped: no fault, no stall. */
+	p[0] = 1;
+	ASSERT_EQ(0, nvsvm_map(f->fd, nvsvm_ptr(p), PAGE, NVSVM_MAP_WRITE,
+			       NULL));
+	x.ops[0] = nvsvm_op_fill(nvsvm_ptr(p), PAGE, FILL_A);
+	ASSERT_EQ(0, vgpu_stat_read("stall_us", &s0));
+	exec_thread(&x);
+	ASSERT_EQ(0, x.ret);
+	ASSERT_EQ(NVSVM_EXEC_OK, x.e.status);
+	ASSERT_EQ(FILL_A, p[WORDS - 1]);
+	ASSERT_EQ(0, vgpu_stat_read("stall_us", &s1));
+	ASSERT_EQ(s0, s1);
+
+	/* One fault, held. */
+	x.ops[0] = nvsvm_op_fill(nvsvm_ptr(&p[WORDS]), PAGE, FILL_B);
+	x.done = 0;
+	ASSERT_EQ(0, vgpu_stat_read("lockdown_us", &l0));
+	ASSERT_PASS(park_arm(&p[WORDS]));
+	t0 = mono_us();
+	ASSERT_EQ(0, pthread_create(&x.thread, NULL, exec_thread, &x));
+	ASSERT_PASS(park_wait());
+	usleep(HOLD_MS * 1000);
+	ASSERT_PASS(park_release());
+	ASSERT_EQ(0, pthread_join(x.thread, NULL));
+	t1 = mono_us();
+	ASSERT_EQ(0, x.ret);
+	ASSERT_EQ(NVSVM_EXEC_OK, x.e.status);
+	ASSERT_EQ(FILL_B, p[2 * WORDS - 1]);
+	ASSERT_EQ(0, vgpu_stat_read("stall_us", &s1));
+	ASSERT_EQ(0, vgpu_stat_read("lockdown_us", &l1));
+	TH_LOG("stall %llu us, held %u ms, EXEC %llu us",
+	       (unsigned long long)(s1 - s0), HOLD_MS,
+	       (unsigned long long)(t1 - t0));
+	ASSERT_GE(s1 - s0, HOLD_MS * 1000ULL);
+	ASSERT_LE(s1 - s0, t1 - t0);
+	ASSERT_EQ(l0, l1);
+	munmap(v, 2 * PAGE);
+}
+
+/*
+ * Two warps of GPC 0 on two micro-TLBs (slots 0 and 1: TPCs 0 and 1)
+ * fault in one round, A's page in one 2 MiB block and B's in another:
+ * both entries are written together (one fault_valid_delay_us after the
+ * driver read PUT), so one batch holds both, A's micro-TLB sorted first.
+ * The hook holds the service of B's range. With @utlb (and
+ * replay_utlb_min 1) the replay after A's micro-TLB lets A's warp go on
+ * and fill its page while B's stays stalled; with the per-batch replay
+ * nothing is replayed before B is served, so A's page stays empty while B
+ * is held. Then B goes, and both complete.
+ */
+static int two_utlbs_run(struct fx *f, bool utlb)
+{
+	struct exec_call x = { .f = f, .nops = 2, .flags = NVSVM_EXEC_WARPS };
+	volatile uint64_t *a, *b;
+	uint64_t r0, r1;
+	int i, ret = KTAP_PASS;
+	void *v;
+
+	v = mmap(NULL, 8 * BLOCK, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHK_MAP(v);
+	a = v;
+	b = (volatile uint64_t *)((char *)v + 4 * BLOCK);
+	x.ops[0] = nvsvm_op_fill(nvsvm_ptr(a), PAGE, FILL_A);
+	x.ops[1] = nvsvm_op_fill(nvsvm_ptr(b), PAGE, FILL_B);
+	CHK_OK(nvsvm_stat_read(dev_index, "replays_utlb", &r0));
+	CHECK(park_arm(b));
+	CHK_OK(-pthread_create(&x.thread, NULL, exec_thread, &x));
+	CHECK(park_wait());
+	/* A's warp is released by then, or never before B. */
+	for (i = 0; i < (utlb ? 20000 : HOLD_MS); i++) {
+		if (__atomic_load_n(&a[WORDS - 1], __ATOMIC_ACQUIRE) == FILL_A)
+			break;
+		usleep(1000);
+	}
+	if (utlb && a[WORDS - 1] != FILL_A) {
+		ktap_note("A's page not filled while B is held: its warp was not replayed");
+		ret = KTAP_FAIL;
+	} else if (!utlb && a[0] != 0) {
+		ktap_note("A's page filled while B is held, with the per-batch replay");
+		ret = KTAP_FAIL;
+	}
+	if (b[0] != 0 || __atomic_load_n(&x.done, __ATOMIC_ACQUIRE)) {
+		ktap_note("B's warp went on while its service was held");
+		ret = KTAP_FAIL;
+	}
+	CHK_OK(nvsvm_stat_read(dev_index, "replays_utlb", &r1));
+	if ((r1 > r0) != utlb) {
+		ktap_note("replays_utlb +%llu", (unsigned long long)(r1 - r0));
+		ret = KTAP_FAIL;
+	}
+	CHECK(park_release());
+	CHK_OK(-pthread_join(x.thread, NULL));
+	CHK_OK(x.ret);
+	CHK_EQ(x.e.status, NVSVM_EXEC_OK);
+	CHK_EQ(a[WORDS - 1], FILL_A);
+	CHK_EQ(b[WORDS - 1], FILL_B);
+	munmap(v, 8 * BLOCK);
+	return ret;
+}
+
+/* two_utlbs_run() with replay_utlb @utlb and replay_utlb_min 1. */
+static int two_utlbs(struct fx *f, bool utlb)
+{
+	unsigned int old_utlb, old_min;
+	int ret;
+
+	CHK_OK(set_param(REPLAY_UTLB, utlb, &old_utlb));
+	CHK_OK(set_param(REPLAY_UTLB_MIN, 1, &old_min));
+	ret = two_utlbs_run(f, utlb);
+	CHK_OK(set_param(REPLAY_UTLB, old_utlb, NULL));
+	CHK_OK(set_param(REPLAY_UTLB_MIN, old_min, NULL));
+	return ret;
+}
+
+/* Replay per micro-TLB: the served micro-TLB goes on, the held one waits. */
+TEST_F(chan, utlb_replay_releases_served_utlb)
+{
+	NEED_CAP(NVSVM_CAP_EXEC);
+	NEED_PARK();
+	if (access(REPLAY_UTLB, W_OK))
+		SKIP(return, "no %s", REPLAY_UTLB);
+	ASSERT_PASS(two_utlbs(&self->fx, true));
+}
+
+/* The same with one replay per batch: A waits for B (the control). */
+TEST_F(chan, batch_replay_holds_served_utlb)
+{
+	NEED_CAP(NVSVM_CAP_EXEC);
+	NEED_PARK();
+	if (access(REPLAY_UTLB, W_OK))
+		SKIP(return, "no %s", REPLAY_UTLB);
+	ASSERT_PASS(two_utlbs(&self->fx, false));
 }
 
 /* The hook itself: release with nothing parked, arm twice, bad input. */

@@ -265,6 +265,7 @@ int vgpu_fault_raise(struct vgpu_warp *w, u64 va, u32 access, u8 type)
 		w->stall_pdb_vram = prog->ctx.pdb_mem == VGPU_MEM_VRAM;
 		w->stall_va = va;
 		w->stall_access = access;
+		w->stall_since = ktime_get_ns();
 		list_add_tail(&w->stall_node, &gpc->stalled);
 		vgpu->intr_pending = true;
 		gpc->intr = true;
@@ -277,6 +278,19 @@ int vgpu_fault_raise(struct vgpu_warp *w, u64 va, u32 access, u8 type)
 	return 0;
 }
 
+/*
+ * The warp's stall ends: its length goes into stall_ns (the warp-time the
+ * faults cost). Caller holds reg_lock.
+ */
+static void vgpu_fault_stall_end(struct vgpu *vgpu, struct vgpu_warp *w)
+{
+	if (!w->stall_since)
+		return;
+	atomic64_add(max_t(s64, ktime_get_ns() - w->stall_since, 0),
+		     &vgpu->ctr.stall_ns);
+	w->stall_since = 0;
+}
+
 /* The warp no longer holds its micro-TLB in lockdown. Caller holds reg_lock. */
 static void vgpu_fault_unlock(struct vgpu_warp *w)
 {
@@ -284,6 +298,43 @@ static void vgpu_fault_unlock(struct vgpu_warp *w)
 		w->locks = false;
 		w->gpc->utlb[w->tpc].lockdown--;
 	}
+}
+
+/**
+ * vgpu_warp_locked_out() - does the warp's micro-TLB hold it in lockdown?
+ * @w: a warp that is not stalled itself
+ *
+ * While another warp of its TPC keeps the micro-TLB in lockdown, @w
+ * issues nothing: that wait is a stall on faults too, and goes into
+ * lockdown_ns when it ends (here, or at vgpu_warp_lockout_end()).
+ *
+ * Context: the GPC thread.
+ * Return: true when @w must wait.
+ */
+bool vgpu_warp_locked_out(struct vgpu_warp *w)
+{
+	if (READ_ONCE(w->gpc->utlb[w->tpc].lockdown)) {
+		if (!w->lock_since)
+			w->lock_since = ktime_get_ns();
+		return true;
+	}
+	vgpu_warp_lockout_end(w);
+	return false;
+}
+
+/**
+ * vgpu_warp_lockout_end() - count the end of a warp's lockdown wait
+ * @w: the warp; it issues again, or its program stopped
+ *
+ * Context: the GPC thread.
+ */
+void vgpu_warp_lockout_end(struct vgpu_warp *w)
+{
+	if (!w->lock_since)
+		return;
+	atomic64_add(max_t(s64, ktime_get_ns() - w->lock_since, 0),
+		     &w->gpc->vgpu->ctr.lockdown_ns);
+	w->lock_since = 0;
 }
 
 /**
@@ -303,6 +354,7 @@ void vgpu_fault_release(struct vgpu_warp *w)
 	spin_lock_irqsave(&vgpu->reg_lock, flags);
 	list_del_init(&w->stall_node);
 	WRITE_ONCE(w->stall, VGPU_STALL_NONE);
+	vgpu_fault_stall_end(vgpu, w);
 	vgpu_fault_complete(vgpu, w);
 	vgpu_fault_unlock(w);
 	spin_unlock_irqrestore(&vgpu->reg_lock, flags);
@@ -353,6 +405,7 @@ static void vgpu_fault_unstall(struct vgpu *vgpu, struct vgpu_warp *w,
 			       int state)
 {
 	list_del_init(&w->stall_node);
+	vgpu_fault_stall_end(vgpu, w);
 	vgpu_fault_complete(vgpu, w);
 	vgpu_fault_unlock(w);
 	WRITE_ONCE(w->stall, state);

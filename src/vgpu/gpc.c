@@ -521,6 +521,7 @@ void vgpu_warp_place(struct vgpu *vgpu, struct vgpu_warp *w, u32 slot)
 /* The warp leaves its slot; the program has one warp less to wait for. */
 static void vgpu_warp_finish(struct vgpu_warp *w)
 {
+	vgpu_warp_lockout_end(w);
 	if (w->has_slot) {
 		w->gpc->slots[w->slot] = NULL;
 		w->has_slot = false;
@@ -638,7 +639,7 @@ static bool vgpu_warp_run(struct vgpu_warp *w)
 		return true;
 	}
 	/* Its micro-TLB is in lockdown: it waits for the cancel or replay. */
-	if (READ_ONCE(gpc->utlb[w->tpc].lockdown))
+	if (vgpu_warp_locked_out(w))
 		return false;
 	if (!w->has_slot) {
 		if (gpc->slots[w->slot])

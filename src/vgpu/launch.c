@@ -292,6 +292,7 @@ static void vgpu_wg_end(struct vgpu_prog *prog, struct vgpu_wg *wg)
 			prog->gpc->slots[w->slot] = NULL;
 			w->has_slot = false;
 		}
+		vgpu_warp_lockout_end(w);
 		w->hart = NULL;
 	}
 	for (i = 0; i < wg->items; i++)
@@ -332,7 +333,7 @@ static int vgpu_launch_warp(struct vgpu_warp *w)
 	if (ret <= 0)
 		return ret;
 	/* Its micro-TLB is in lockdown: it waits for the cancel or replay. */
-	if (READ_ONCE(w->gpc->utlb[w->tpc].lockdown))
+	if (vgpu_warp_locked_out(w))
 		return 0;
 
 	wg->cur = w;

@@ -112,6 +112,14 @@ static int vgpu_counter_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(vgpu_counter_fops, vgpu_counter_get, NULL, "%llu\n");
 
+/* stall_us, lockdown_us: warp-µs of the waits ended so far. */
+static int vgpu_stall_us_get(void *data, u64 *val)
+{
+	*val = div_u64(atomic64_read(data), NSEC_PER_USEC);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vgpu_stall_us_fops, vgpu_stall_us_get, NULL, "%llu\n");
+
 /* fault_pending: entries PUT moved past and GET has not (yet). */
 static int vgpu_fault_pending_get(void *data, u64 *val)
 {
@@ -154,6 +162,10 @@ static void vgpu_debugfs_init(struct vgpu *vgpu)
 					   &vgpu_counter_fops);
 	debugfs_create_file_unsafe("fault_pending", 0444, vgpu->dir, vgpu,
 				   &vgpu_fault_pending_fops);
+	debugfs_create_file_unsafe("stall_us", 0444, vgpu->dir,
+				   &vgpu->ctr.stall_ns, &vgpu_stall_us_fops);
+	debugfs_create_file_unsafe("lockdown_us", 0444, vgpu->dir,
+				   &vgpu->ctr.lockdown_ns, &vgpu_stall_us_fops);
 	debugfs_create_atomic_t("copy_fail", 0600, vgpu->dir,
 				&vgpu->copy_fail);
 }

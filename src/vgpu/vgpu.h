@@ -137,6 +137,12 @@ enum vgpu_mem {
  * @sysmem_rmws: atomics on system memory done as a read, a window and a
  *	write (sysmem_atomics=pcie), not atomic against the CPU
  * @insns: instructions retired by the work-items of LAUNCH programs
+ * @stall_ns: warp-ns stalled on faults: per warp, from the fault that
+ *	stalled it (its entry taken, or the overflow) to its release (a
+ *	replay that lets it go on, a cancel, or its program's stop); a
+ *	refault in a replay does not restart it. Counted at the release.
+ * @lockdown_ns: warp-ns warps that were not stalled themselves waited for
+ *	their micro-TLB's lockdown to end (vgpu_warp_locked_out())
  */
 struct vgpu_counters {
 	atomic64_t accesses;
@@ -155,6 +161,8 @@ struct vgpu_counters {
 	atomic64_t cancel_misses;
 	atomic64_t sysmem_rmws;
 	atomic64_t insns;
+	atomic64_t stall_ns;
+	atomic64_t lockdown_ns;
 };
 
 /**
@@ -274,6 +282,10 @@ struct vgpu_utlb {
  * @lane0: LAUNCH: its first work-item in the group
  * @hart: LAUNCH: the work-item whose instruction runs now
  * @stall_pc: LAUNCH: pc of the stalled access's instruction
+ * @stall_since: ktime_get_ns() of the fault that stalled it, 0 when it is
+ *	not stalled (reg_lock)
+ * @lock_since: ktime_get_ns() when another warp's lockdown of its
+ *	micro-TLB first held it back, 0 when none does (its GPC thread)
  */
 struct vgpu_warp {
 	struct vgpu_gpc *gpc;
@@ -306,6 +318,8 @@ struct vgpu_warp {
 	u32 lane0;
 	struct rv_hart *hart;
 	u64 stall_pc;
+	u64 stall_since;
+	u64 lock_since;
 };
 
 /**
@@ -572,6 +586,8 @@ void vgpu_tlb_invalidate(struct vgpu_gpc *gpc, bool all_pdb, bool pdb_vram,
 /* fault.c */
 int vgpu_fault_raise(struct vgpu_warp *w, u64 va, u32 access, u8 type);
 void vgpu_fault_release(struct vgpu_warp *w);
+bool vgpu_warp_locked_out(struct vgpu_warp *w);
+void vgpu_warp_lockout_end(struct vgpu_warp *w);
 void vgpu_fault_entries(struct vgpu_gpc *gpc);
 void vgpu_fault_replay(struct vgpu *vgpu);
 void vgpu_fault_put_read(struct vgpu *vgpu);

@@ -16,7 +16,7 @@
  *                 (NVSVM_EXEC_WARPS), each a FILL or SUM of 1/WARPS of
  *                 its share, as a GPU kernel touches a buffer (default 256;
  *                 1: one warp per GPC, the storm before vgpu-scale)
- *   -w WORKLOADS  letters of the workloads to run (default abcdefghkp)
+ *   -w WORKLOADS  letters of the workloads to run (default abcdefghkpr)
  *   -t MHZ        the TSC's frequency (x86-64; see now()), default: measured
  *   -P            no peer, even when /dev/hmm_dmirror0 exists
  *
@@ -53,6 +53,13 @@
  *      size; skipped without device-private memory); "#" lines give each
  *      mode's counters per round and the time of each phase of the rounds
  *      that moved pages and of those that did not
+ *   r  the b storm under each replay policy (issue 36 item 5): nvsvm's
+ *      replay_utlb N (a replay per run of batches) against Y (a replay as
+ *      soon as a batch's first micro-TLBs are served), interleaved; per
+ *      policy the GPU's warp-us stalled on faults (r.*-SIZE, stall_us),
+ *      with the lockdown wait (r.*.wait), replays per 1000 fault entries
+ *      (r.*.f) and per 1000 first faults (r.*.f1), pages/s (r.*.b); the
+ *      ratios r.stall and r.wait (Y over N). Per size
  *   o  oversubscription (issue 36 item 1; not in the default letters:
  *      guest.sh runs "-w o" alone with a small VRAM, nvsvm_vgpu vram_mb):
  *      working sets of 125, 150 and 200 % of the VRAM, a sequential
@@ -902,6 +909,104 @@ static void param_write(const char *path, const char *v)
 		die("%s: %s", path, strerror(errno));
 }
 
+#define REPLAY_UTLB	"/sys/module/nvsvm/parameters/replay_utlb"
+
+/*
+ * r: the write storm of b under each replay policy (nvsvm.replay_utlb N,
+ * one replay per run of batches; Y, a replay as soon as a batch's first
+ * micro-TLBs are served), interleaved, the order swapped every
+ * repetition. Per policy: the GPU's warp-time stalled on faults (stall_us)
+ * and held back by micro-TLB lockdown (lockdown_us), replays per 1000
+ * fault entries read (f) and per 1000 first faults (the GPU's faults less
+ * its refaults: an early replay makes every access not served yet fault
+ * again, which pads f's denominator), pages/s. Once per size.
+ */
+static const char *const rcnt[] = { "faults", "replays", "replays_utlb" };
+static const char *const rgcnt[] = { "stall_us", "lockdown_us", "faults",
+				     "refaults", "overflows" };
+#define NRCNT	(sizeof(rcnt) / sizeof(rcnt[0]))
+#define NRGCNT	(sizeof(rgcnt) / sizeof(rgcnt[0]))
+
+static void replay_policies(size_t mib)
+{
+	static const char *const pol[2] = { "N", "Y" };
+	static const char *const tag[2] = { "r.batch", "r.utlb" };
+	size_t size = mib * MIB, len;
+	double stall[2][MAX_REPS], wait[2][MAX_REPS], v[2][MAX_REPS];
+	uint64_t d[2][NRCNT] = { { 0 } }, g[2][NRGCNT] = { { 0 } };
+	uint64_t before[NRCNT], gbefore[NRGCNT], got;
+	char name[48], was[8] = "Y";
+	unsigned int r, k, q;
+	FILE *f = fopen(REPLAY_UTLB, "r");
+	double t;
+	void *base;
+
+	if (!f) {
+		printf("# r: no %s, skipped\n", REPLAY_UTLB);
+		return;
+	}
+	if (!fgets(was, sizeof(was), f))
+		die("%s: empty", REPLAY_UTLB);
+	fclose(f);
+	for (r = 0; r < B.reps; r++) {
+		for (q = 0; q < 2; q++) {
+			unsigned int m = (q + r) % 2;
+			uint64_t *p = anon(size, PAGE, false, &base, &len);
+
+			param_write(REPLAY_UTLB, pol[m]);
+			for (k = 0; k < NRCNT; k++)
+				before[k] = stat_get(rcnt[k]);
+			for (k = 0; k < NRGCNT; k++)
+				gbefore[k] = vgpu_stat_get(rgcnt[k]);
+			t = gpu_run(NVSVM_OP_FILL, p, size, pat(r), &got);
+			check_fill(p, size, pat(r));
+			for (k = 0; k < NRCNT; k++)
+				d[m][k] += stat_get(rcnt[k]) - before[k];
+			for (k = 0; k < NRGCNT; k++)
+				g[m][k] += vgpu_stat_get(rgcnt[k]) - gbefore[k];
+			stall[m][r] = vgpu_stat_get("stall_us") - gbefore[0];
+			wait[m][r] = stall[m][r] + vgpu_stat_get("lockdown_us") -
+				     gbefore[1];
+			v[m][r] = size / PAGE / t;
+			unmap(base, len);
+		}
+	}
+	param_write(REPLAY_UTLB, was);
+	for (q = 0; q < 2; q++) {
+		name_of(name, sizeof(name), tag[q], mib);
+		printf("# %s ours counters over %u runs: faults %llu replays %llu replays_utlb %llu; GPU: stall_us %llu lockdown_us %llu faults %llu refaults %llu overflows %llu\n",
+		       name, B.reps, (unsigned long long)d[q][0],
+		       (unsigned long long)d[q][1], (unsigned long long)d[q][2],
+		       (unsigned long long)g[q][0], (unsigned long long)g[q][1],
+		       (unsigned long long)g[q][2], (unsigned long long)g[q][3],
+		       (unsigned long long)g[q][4]);
+		samples(name, "ours", "stall warp-us", stall[q], B.reps);
+		samples(name, "ours", "stall + lockdown warp-us", wait[q],
+			B.reps);
+		samples(name, "ours", "pages/s", v[q], B.reps);
+		result(name, "ours", median(stall[q], B.reps), "stall-warp-us");
+		name_of(name, sizeof(name), q ? "r.utlb.wait" : "r.batch.wait",
+			mib);
+		result(name, "ours", median(wait[q], B.reps), "warp-us");
+		name_of(name, sizeof(name), q ? "r.utlb.f" : "r.batch.f", mib);
+		result(name, "ours", d[q][0] ? 1000.0 * d[q][1] / d[q][0] : 0,
+		       "replays/1000faults");
+		name_of(name, sizeof(name), q ? "r.utlb.f1" : "r.batch.f1",
+			mib);
+		result(name, "ours", g[q][2] > g[q][3] ?
+		       1000.0 * d[q][1] / (g[q][2] - g[q][3]) : 0,
+		       "replays/1000firstfaults");
+		name_of(name, sizeof(name), q ? "r.utlb.b" : "r.batch.b", mib);
+		result(name, "ours", median(v[q], B.reps), "pages/s");
+	}
+	name_of(name, sizeof(name), "r.stall", mib);
+	result(name, "ours", median(stall[1], B.reps) /
+	       median(stall[0], B.reps), "ratio");
+	name_of(name, sizeof(name), "r.wait", mib);
+	result(name, "ours", median(wait[1], B.reps) /
+	       median(wait[0], B.reps), "ratio");
+}
+
 /* Write @v to nvsvm's thrashing_enable. */
 static void thrash_enable(const char *v)
 {
@@ -1453,12 +1558,13 @@ static void kernels(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-W WARPS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
-		"Workloads (default abcdefghkp): a first-touch read, b first-touch\n"
+		"Workloads (default abcdefghkpr): a first-touch read, b first-touch\n"
 		"write (and f, its fault counters), c MAP (and g, page-table\n"
 		"bytes), d munmap slowdown, e munmap of 1 GiB with one page mapped,\n"
 		"h a and b on THP, k compiled programs (LAUNCH), p CPU/GPU\n"
 		"ping-pong, thrashing detection on\n"
-		"against off; o oversubscription, evict_policy lru against uvm\n"
+		"against off; r b under each replay policy (nvsvm.replay_utlb),\n"
+		"stall warp-us and replays; o oversubscription, evict_policy lru against uvm\n"
 		"(not by default; needs no SIZE_MIB when alone). The peer is\n"
 		PEER_DEV " (lib/test_hmm.ko).\n",
 		prog);
@@ -1466,7 +1572,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	const char *work = "abcdefghkp";
+	const char *work = "abcdefghkpr";
 	struct nvsvm_get_info info;
 	unsigned int gpcs = 0, i;
 	bool no_peer = false;
@@ -1503,7 +1609,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((optind >= argc && strpbrk(work, "abcdfgh")) || B.reps < 1 || B.reps > MAX_REPS ||
+	if ((optind >= argc && strpbrk(work, "abcdfghr")) || B.reps < 1 || B.reps > MAX_REPS ||
 	    gpcs > MAX_GPCS || B.warps < 1 || B.warps > NVSVM_EXEC_MAX_OPS) {
 		usage(stderr);
 		return 2;
@@ -1560,6 +1666,8 @@ int main(int argc, char **argv)
 			first_touch(mib, false, true);
 			first_touch(mib, true, true);
 		}
+		if (strchr(work, 'r'))
+			replay_policies(mib);
 	}
 	if (strchr(work, 'e'))
 		munmap_ratio("e", 1024, 1, false);

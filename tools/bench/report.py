@@ -28,6 +28,7 @@ import sys
 #   ratio "ours-a", "ours-b": ours / our own a (b) figure of the same size (h)
 #   ratio "ours-off": ours / our own p.off figure (p.on)
 #   ratio "ours-uvm": ours / our own NAME.uvm figure of the same size (o.*)
+#   ratio "ours-batch": ours / our own r.batch figure of the same size
 GOALS = {
     "a": ("GPU first-touch read through faults", "peer", ("ratio", ">=", 1.0)),
     "b": ("GPU first-touch write, never-touched memory", "peer",
@@ -93,6 +94,26 @@ GOALS = {
     "o.turns": ("oversubscription, CPU and GPU taking turns on one buffer,"
                 " lru (ratio: to uvm)", "ours-uvm", ("ratio", ">=", 0.95)),
     "o.turns.uvm": ("same, evict_policy uvm", None, None),
+    "r.utlb": ("b's storm, replay per micro-TLB (replay_utlb=Y): GPU warp-us"
+               " stalled on faults (ratio: to per batch)", "ours-batch",
+               None),
+    "r.batch": ("same storm, one replay per run of batches (replay_utlb=N)",
+                None, None),
+    "r.stall": ("stall warp-us, replay per micro-TLB over per batch", None,
+                ("ours", "<=", 0.7)),
+    "r.wait": ("same with the micro-TLB lockdown wait, over per batch", None,
+               None),
+    "r.utlb.f": ("replays per 1000 faults, replay per micro-TLB", None,
+                 ("ours", "<=", 10.0)),
+    "r.batch.f": ("replays per 1000 faults, per batch", None, None),
+    "r.utlb.f1": ("replays per 1000 first faults (refaults left out),"
+                  " replay per micro-TLB", None, None),
+    "r.batch.f1": ("replays per 1000 first faults, per batch", None, None),
+    "r.utlb.wait": ("stall + lockdown warp-us, replay per micro-TLB", None,
+                    None),
+    "r.batch.wait": ("stall + lockdown warp-us, per batch", None, None),
+    "r.utlb.b": ("the storm's pages/s, replay per micro-TLB", None, None),
+    "r.batch.b": ("the storm's pages/s, per batch", None, None),
 }
 # Goals of one size only: issue 36 item 1, the hot set at 150 % of VRAM.
 GOAL_AT = {("o.hot", "150%"): ("ratio", ">=", 1.5)}
@@ -156,6 +177,8 @@ def build(figures):
             base = figures.get((how[-1] + "-" + size, "ours"), (None, None))[0]
         elif how == "ours-off":
             base = figures.get(("p.off-" + size, "ours"), (None, None))[0]
+        elif how == "ours-batch":
+            base = figures.get(("r.batch-" + size, "ours"), (None, None))[0]
         elif how == "ours-uvm":
             base = figures.get((letter + ".uvm-" + size, "ours"),
                                (None, None))[0]

@@ -29,7 +29,7 @@
 #                     [--profile-work LETTERS] [--profile-size MIB]
 #                     [--cl-scale N | --no-cl] [--oversub MIB]
 # Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
-# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghkp,
+# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghkpr,
 # and o when --oversub is not 0),
 # NVSVM_BENCH_PREFETCH (nvsvm.prefetch_threshold for the run, default the
 # module's), NVSVM_BENCH_PROFILE (1, the default, adds the function-profile
@@ -111,7 +111,7 @@ else
 	step "host TSC frequency unknown: the guest calibrates it against its own clock"
 fi
 
-[[ -z $work || $work =~ ^[a-hkop]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
+[[ -z $work || $work =~ ^[a-hkopr]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
 [[ $oversub =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --oversub $oversub" >&2; exit 2; }
 # o is its own pass (guest.sh), with its own VRAM; the rest is the first.
 main=1
