@@ -59,14 +59,6 @@ static uint64_t file_word(uint64_t off)
 	return 0xf05e000000000000ULL | (off / 8);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-}
-
 /* What the processes of a case share. */
 struct shared {
 	/* the server */
@@ -361,26 +353,6 @@ static void drop_server_fds(void)
 		close(srv_of_case->dev);
 	close(srv_of_case->ctl[0]);
 	close(srv_of_case->ctl[1]);
-}
-
-/* Wait up to @ms for the child @pid; its status, or -1 if still running. */
-static int wait_child_ms(pid_t pid, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-	int status;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) :
-			       128 + WTERMSIG(status);
-		if (r < 0)
-			return -2;
-		if (now_ms() >= end)
-			return -1;
-		usleep(10000);
-	}
 }
 
 /* Wait up to @ms for *@v to reach @want. */
@@ -1042,12 +1014,10 @@ TEST_F_TIMEOUT(blocking, uffd_unanswered, 150)
  */
 static int hold_main(const char *dir)
 {
-	char path[256];
 	struct fuse_srv srv;
 	volatile uint64_t *p;
-	uint64_t end;
-	int fd, st;
 	pid_t a;
+	int st;
 
 	sh = ktap_shared(sizeof(*sh));
 	if (!sh || fuse_start(&srv) != KTAP_PASS) {
@@ -1068,16 +1038,7 @@ static int hold_main(const char *dir)
 	}
 	kill(a, SIGKILL);
 	st = wait_child_ms(a, B_WAIT_MS);
-	snprintf(path, sizeof(path), "%s/ready", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		dprintf(fd, "%d\n", st);
-		close(fd);
-	}
-	snprintf(path, sizeof(path), "%s/answer", dir);
-	end = now_ms() + 120000;
-	while (access(path, F_OK) && now_ms() < end)
-		usleep(20000);
+	hold_ready_wait(dir, st);
 	atomic_store(&sh->answer, 1);
 	fuse_poke(&srv, 'a');
 	if (st == -1)

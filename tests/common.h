@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,7 +41,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libnvsvm.h"
@@ -633,6 +636,61 @@ static inline int test_device(uint32_t need_caps, char *why, size_t len)
 	return 0;
 }
 
+/* CLOCK_MONOTONIC in ms. */
+static inline uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait up to @ms for the child @pid: its status as wait_child() gives it,
+ * -1 if still running, -2 if it is not a child.
+ */
+static inline int wait_child_ms(pid_t pid, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) :
+			       128 + WTERMSIG(status);
+		if (r < 0)
+			return -2;
+		if (now_ms() >= end)
+			return -1;
+		usleep(10000);
+	}
+}
+
+/*
+ * The helper modes of the guest scripts that hold something across the
+ * modules' removal (tests/guest-pagein-held.sh, guest-uffd-held.sh):
+ * write @st to DIR/ready, then wait for DIR/answer, at most 120 s.
+ */
+static inline void hold_ready_wait(const char *dir, int st)
+{
+	char path[256];
+	uint64_t end;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/ready", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dprintf(fd, "%d\n", st);
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "%s/answer", dir);
+	end = now_ms() + 120000;
+	while (access(path, F_OK) && now_ms() < end)
+		usleep(20000);
+}
+
 #ifdef __KSELFTEST_HARNESS_H
 /*
  * Programs on the kernel's kselftest_harness.h. What it lacks, each kept
@@ -965,6 +1023,29 @@ harness_keep_cases(int (*keep)(const char *name, const void *arg),
 		}
 	}
 	return n;
+}
+
+/*
+ * A userfaultfd (missing pages, opened with @flags) over @pages of fresh
+ * anonymous memory at *@p; KTAP_SKIP without userfaultfd.
+ */
+static inline int uffd_region(int flags, unsigned int pages, void **p,
+			      int *uffd)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	*p = anon(pages * PAGE);
+	if (!*p)
+		KTAP_FAIL_MSG("mmap: %s", strerror(errno));
+	*uffd = syscall(SYS_userfaultfd, flags);
+	if (*uffd < 0)
+		HELPER_SKIP("no userfaultfd");
+	CHK_SYS(ioctl(*uffd, UFFDIO_API, &api));
+	reg.range.start = nvsvm_ptr(*p);
+	reg.range.len = pages * PAGE;
+	CHK_SYS(ioctl(*uffd, UFFDIO_REGISTER, &reg));
+	return KTAP_PASS;
 }
 #endif /* __KSELFTEST_HARNESS_H */
 

@@ -20,40 +20,12 @@ bin=/tests/bin/blocking
 need_vgpu "$bin"
 need_fuse
 
-# wait_pid PID SECONDS: 0 when PID ended within SECONDS.
-wait_pid() {
-	t=0
-	while [ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; do
-		[ $t -ge $(($2 * 10)) ] && return 1
-		usleep 100000
-		t=$((t + 1))
-	done
-	return 0
-}
-
 dir=$(mktemp -d)
 out=$(mktemp)
 echo "1..5"
 
-if ! modprobe nvsvm_vgpu; then
-	not_ok "modprobe nvsvm_vgpu"
-	exit 1
-fi
-
 # 1: A's read waits in the held page-in; A was killed and reaped.
-NVSVM_BLOCKING_HOLD=$dir "$bin" >"$out" 2>&1 &
-helper=$!
-t=0
-while [ ! -e "$dir/ready" ] && [ -d "/proc/$helper" ] && [ $t -lt 300 ]; do
-	usleep 100000
-	t=$((t + 1))
-done
-if [ "$(cat "$dir/ready" 2>/dev/null)" = 137 ]; then
-	ok "page-in-held-owner-killed"
-else
-	sed 's/^/# /' "$out"
-	not_ok "page-in-held-owner-killed (ready: $(cat "$dir/ready" 2>/dev/null))"
-fi
+hold_start NVSVM_BLOCKING_HOLD "$bin" "$dir" "$out" page-in-held-owner-killed
 
 # 2: the provider's module goes at once.
 rmmod nvsvm_vgpu 2>"$out.rmmod" &
@@ -92,13 +64,7 @@ else
 fi
 
 # 4: the server answers; the helper ends (and a hung rmmod with it).
-touch "$dir/answer"
-if wait_pid $helper 60 && wait $helper; then
-	ok "helper-done"
-else
-	sed 's/^/# /' "$out"
-	not_ok "helper-done"
-fi
+hold_end "$dir" "$out"
 [ -z "$r" ] || wait_pid $r 20 || echo "# rmmod nvsvm_vgpu still hangs"
 
 # 5: the core goes once its area work is done.

@@ -309,25 +309,6 @@ out:
 	munmap((void *)buf, 4 * PAGE);
 }
 
-/* A userfaultfd (missing pages) over @pages of fresh anonymous memory. */
-static int uffd_region(int flags, unsigned int pages, void **p, int *uffd)
-{
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
-
-	*p = anon(pages * PAGE);
-	if (!*p)
-		KTAP_FAIL_MSG("mmap: %s", strerror(errno));
-	*uffd = syscall(SYS_userfaultfd, flags);
-	if (*uffd < 0)
-		HELPER_SKIP("no userfaultfd");
-	CHK_SYS(ioctl(*uffd, UFFDIO_API, &api));
-	reg.range.start = nvsvm_ptr(*p);
-	reg.range.len = pages * PAGE;
-	CHK_SYS(ioctl(*uffd, UFFDIO_REGISTER, &reg));
-	return KTAP_PASS;
-}
-
 /* A handler that fills @want missing pages, word i of page P: P + i. */
 struct uffd_filler {
 	int uffd;
