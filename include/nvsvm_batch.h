@@ -23,6 +23,9 @@
  * @changes: its area's &nvsvm_svmm.changes before it was served
  * @cancel: the access must be cancelled
  * @unservable: found unservable (cancelled or a first sighting)
+ * @uffd: its page is missing where userfaultfd watches: the access waits
+ *	(parked, no replay for it) until its area's userfaultfd thread has
+ *	faulted the page in through the handler (src/fault.c)
  */
 struct nvsvm_fault_entry {
 	struct nvsvm_fault f;
@@ -30,6 +33,7 @@ struct nvsvm_fault_entry {
 	unsigned int changes;
 	bool cancel;
 	bool unservable;
+	bool uffd;
 };
 
 /**

@@ -58,7 +58,9 @@
  * Spinlocks, innermost; none is held while another is taken, and nothing
  * sleeps under them:
  *    nvsvm_vmm->cache_lock        the vmm's cache of free table frames
- *    nvsvm_svmm->fault_lock       faults handed to the area's fault work
+ *    nvsvm_svmm->fault_lock       faults handed to the area's fault work,
+ *                                 those parked for a userfaultfd handler
+ *                                 and the area's userfaultfd thread
  *    nvsvm_device->inval_lock     the invalidate/replay/cancel registers
  *    nvsvm_device->chans xa_lock  a channel's svmm pointer
  *    nvsvm_file->bufs xa_lock     mmap(2)'s look-up of a buffer
@@ -81,7 +83,10 @@
  * neither). The file pages it faults in it reads holding neither the mm
  * nor fault.serve (src/pagein.c): it may wait for such a page-in as long
  * as it takes, and only its own area's accesses wait with it; neither the
- * process's exit nor the device's unregister does.
+ * process's exit nor the device's unregister does. An access whose page a
+ * userfaultfd handler must fill is parked; the area's userfaultfd thread
+ * (a kthread) waits for the handler holding the mm's users and none of
+ * the locks above, and the area's teardown ends that wait (SIGKILL).
  */
 #ifndef _NVSVM_CORE_H
 #define _NVSVM_CORE_H
@@ -161,6 +166,8 @@ enum nvsvm_stat {
 	NVSVM_STAT_THRASH_SKIPS,	/* moves to VRAM of a pinned block skipped */
 	NVSVM_STAT_AREAS_CLOSING,	/* areas let go by their file, not freed yet */
 	NVSVM_STAT_REPLAYS_UTLB,	/* replays after a micro-TLB, mid-batch */
+	NVSVM_STAT_UFFD_SERVED,	/* GPU faults that waited for a userfaultfd handler, then served */
+	NVSVM_STAT_UFFD_UNANSWERED,	/* such faults still waiting when their area went */
 	/* Where the fault path's time goes, cumulative ns (local_clock()): */
 	NVSVM_STAT_NS_WAKE,	/* fault interrupt to the device work running */
 	NVSVM_STAT_NS_DRAIN,	/* reading the fault buffer */
@@ -253,8 +260,9 @@ struct nvsvm_uffd_wait {
  * @pte_ns: (in/out) ns spent writing PTEs, added to
  * @uffd: where userfaultfd watches a page asked for that the CPU lacks,
  *	record it here and fail with -EFAULT (the MAP ioctl's caller
- *	faults it in, waiting for the handler, and maps again); NULL: fail
- *	with -EFAULT only (the GPU fault path)
+ *	faults it in, waiting for the handler, and maps again; the fault
+ *	path parks the access for its area's userfaultfd thread); NULL:
+ *	fail with -EFAULT only
  */
 struct nvsvm_range_req {
 	u64 start;

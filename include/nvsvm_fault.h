@@ -19,5 +19,6 @@ void nvsvm_fault_fini(struct nvsvm_device *ndev);
 int nvsvm_fault_mod_init(void);
 void nvsvm_fault_mod_exit(void);
 int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm);
+void nvsvm_fault_svmm_fini(struct nvsvm_svmm *svmm);
 
 #endif /* _NVSVM_FAULT_H */

@@ -14,5 +14,6 @@ struct nvsvm_svmm *nvsvm_chan_svmm_get(struct nvsvm_device *ndev, u64 inst_addr,
 void nvsvm_fault_inst(struct nvsvm_device *ndev, struct nvsvm_svmm *svmm,
 		      struct nvsvm_fault_batch *b, unsigned int first,
 		      unsigned int last);
+int nvsvm_fault_uffd_wait(struct nvsvm_svmm *svmm, u64 addr, bool write);
 
 #endif /* _NVSVM_SERVICE_H */

@@ -31,9 +31,13 @@
  * the device work drops the entries its area already has pending.
  */
 #include <linux/err.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/wait.h>
 
 #include "nvsvm_area.h"
 #include "nvsvm_batch.h"
@@ -105,17 +109,54 @@ MODULE_PARM_DESC(replay_utlb_min,
  */
 static struct workqueue_struct *nvsvm_area_wq;
 
+/*
+ * Pages whose wait for a userfaultfd handler failed (SIGBUS, no VMA, not
+ * writable), remembered per area: their accesses are cancelled instead of
+ * waiting again, until the mirror changes.
+ */
+#define NVSVM_UFFD_FAILED	16
+
+/**
+ * struct nvsvm_uffd_failed - a page whose wait for the handler failed
+ * @addr: the page
+ * @changes: &nvsvm_svmm.changes when it failed
+ */
+struct nvsvm_uffd_failed {
+	u64 addr;
+	unsigned int changes;
+};
+
 /**
  * struct nvsvm_fault_area - an area's share of the fault path
  * @pending: faults the device work handed over, not taken yet, oldest
  *	first
  * @npending: entries in @pending (both under &nvsvm_svmm.fault_lock)
  * @b: the area work's batch, with its own suspects
+ * @parked: accesses waiting for a userfaultfd handler, oldest first:
+ *	stalled on the GPU, no replay for them, until @uffd_task has
+ *	faulted their page in and hands them back to @pending
+ * @nparked: entries in @parked
+ * @failed: pages whose wait failed, a ring (@nfailed counts them all)
+ * @nfailed: waits that failed so far
+ * @uffd_task: the area's userfaultfd thread, NULL until the first park
+ *	(and after it ends)
+ * @uffd_wq: where it waits for @parked
+ * @uffd_off: the area is torn down: nothing parks any more, the thread
+ *	ends
+ *
+ * All but @b under &nvsvm_svmm.fault_lock.
  */
 struct nvsvm_fault_area {
 	struct nvsvm_fault pending[NVSVM_FAULT_PENDING];
 	unsigned int npending;
 	struct nvsvm_fault_batch b;
+	struct nvsvm_fault parked[NVSVM_FAULT_PENDING];
+	unsigned int nparked;
+	struct nvsvm_uffd_failed failed[NVSVM_UFFD_FAILED];
+	unsigned int nfailed;
+	struct task_struct *uffd_task;
+	wait_queue_head_t uffd_wq;
+	bool uffd_off;
 };
 
 /**
@@ -411,14 +452,22 @@ static bool nvsvm_fault_finish(struct nvsvm_device *ndev,
 			       struct nvsvm_fault_batch *b, unsigned int n,
 			       bool defer)
 {
-	bool bad = false;
+	bool bad = false, parked = true;
 	unsigned int i;
 
 	nvsvm_stat_add(ndev, NVSVM_STAT_BATCHES, 1);
 	for (i = 0; i < n; i++) {
 		b->e[i].unservable = b->e[i].cancel;
 		bad |= b->e[i].cancel;
+		parked &= b->e[i].uffd;
 	}
+	/*
+	 * Accesses parked for a userfaultfd handler (all of this batch's):
+	 * a replay would only make them fault again, and put their
+	 * micro-TLB in lockdown sooner. Their replay comes once served.
+	 */
+	if (parked)
+		return false;
 	if (defer && !bad) {
 		b->owed++;
 		return false;
@@ -429,6 +478,46 @@ static bool nvsvm_fault_finish(struct nvsvm_device *ndev,
 	nvsvm_fault_suspects(b, n);
 	nvsvm_fault_batch_replay(ndev, b);
 	return true;
+}
+
+/* Index of the same access as @f in @list[0..@n), or @n. */
+static unsigned int nvsvm_fault_find(const struct nvsvm_fault *list,
+				     unsigned int n,
+				     const struct nvsvm_fault *f)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		if (nvsvm_fault_same(&list[k], f) && list[k].access == f->access)
+			break;
+	return k;
+}
+
+/*
+ * Add @f to @fa's pending faults, unless the same access is pending (or
+ * there is no room: it faults again after the replay). fault_lock held.
+ * Return: false for a duplicate.
+ */
+static bool nvsvm_fault_pend(struct nvsvm_fault_area *fa,
+			     const struct nvsvm_fault *f)
+{
+	if (nvsvm_fault_find(fa->pending, fa->npending, f) < fa->npending)
+		return false;
+	if (fa->npending < NVSVM_FAULT_PENDING)
+		fa->pending[fa->npending++] = *f;
+	return true;
+}
+
+/*
+ * Queue @svmm's work, with a reference on the area that goes with the
+ * queueing (the caller's), and one on this module until it returns.
+ */
+static void nvsvm_fault_queue(struct nvsvm_svmm *svmm)
+{
+	if (queue_work(nvsvm_area_wq, &svmm->fault_work))
+		__module_get(THIS_MODULE);
+	else
+		nvsvm_svmm_put(svmm);
 }
 
 /*
@@ -491,6 +580,239 @@ static unsigned int nvsvm_fault_take(struct nvsvm_svmm *svmm,
 		fa->npending * sizeof(fa->pending[0]));
 	spin_unlock(&svmm->fault_lock);
 	return n;
+}
+
+/*
+ * GPU accesses to pages that a userfaultfd handler must fill.
+ *
+ * hmm_range_fault() cannot wait for a userfault (it faults without
+ * FAULT_FLAG_ALLOW_RETRY), and an area work must not: it holds the
+ * device's serve lock. So the service marks such an access (uffd, see
+ * src/service.c) and the area work parks it here, without a replay: the
+ * warp stays stalled. The area's userfaultfd thread, a kthread started at
+ * the first park, faults the pages in one at a time with
+ * fixup_user_fault() (FAULT_FLAG_ALLOW_RETRY, FAULT_FLAG_KILLABLE), as a
+ * CPU access would, holding the mm's users and nothing of nvsvm's, then
+ * hands the accesses back to the area work, which serves them and
+ * replays. A kthread can wait there: handle_userfault() on 6.1 to 7.3
+ * asks nothing of the faulting task but that it is not exiting (and
+ * FAULT_FLAG_USER only for UFFD_USER_MODE_ONLY, which refuses this access
+ * as it refuses any access from the kernel); a workqueue worker could too,
+ * but only a thread of its own can be told to stop waiting: the wait is
+ * killable, and the thread takes SIGKILL with its default action (a
+ * kthread ignores signals otherwise), so that the teardown's SIGKILL is
+ * fatal_signal_pending() for it and ends fixup_user_fault() with -EINTR.
+ * A replay meanwhile (another area's) makes a parked access fault again:
+ * the device work drops that entry as a duplicate. Only the faulting area
+ * waits: other areas' works, the device's work and its unregister do not.
+ */
+
+/* Remember that the wait for @addr failed. fault_lock held. */
+static void nvsvm_fault_uffd_fail(struct nvsvm_svmm *svmm, u64 addr)
+{
+	struct nvsvm_fault_area *fa = svmm->fault;
+
+	fa->failed[fa->nfailed++ % NVSVM_UFFD_FAILED] =
+		(struct nvsvm_uffd_failed){
+			.addr = addr,
+			.changes = atomic_read(&svmm->changes),
+		};
+}
+
+/* Did the wait for the page of @e fail, with the mirror as it was then? */
+static bool nvsvm_fault_uffd_failed(const struct nvsvm_fault_area *fa,
+				    const struct nvsvm_fault_entry *e)
+{
+	unsigned int k, n = min_t(unsigned int, fa->nfailed,
+				  NVSVM_UFFD_FAILED);
+
+	for (k = 0; k < n; k++)
+		if (fa->failed[k].addr == e->f.addr &&
+		    fa->failed[k].changes == e->changes)
+			return true;
+	return false;
+}
+
+/*
+ * The next page for the userfaultfd thread: the oldest parked one, for
+ * writing when any access parked on it writes. Return: 1 (*@addr and
+ * *@write set), 0 when none is parked, -1 once the area is torn down.
+ */
+static int nvsvm_fault_uffd_next(struct nvsvm_svmm *svmm, u64 *addr,
+				 bool *write)
+{
+	struct nvsvm_fault_area *fa = svmm->fault;
+	unsigned int k;
+	int ret = 0;
+
+	spin_lock(&svmm->fault_lock);
+	if (fa->uffd_off) {
+		ret = -1;
+	} else if (fa->nparked) {
+		*addr = fa->parked[0].addr;
+		*write = false;
+		for (k = 0; k < fa->nparked; k++)
+			if (fa->parked[k].addr == *addr)
+				*write |= fa->parked[k].access ==
+					  NVSVM_ACCESS_WRITE ||
+					  fa->parked[k].access ==
+					  NVSVM_ACCESS_ATOMIC;
+		ret = 1;
+	}
+	spin_unlock(&svmm->fault_lock);
+	return ret;
+}
+
+/*
+ * The wait for @addr ended (@ret 0: the page is there) or failed: hand
+ * the accesses parked on it back to the area work, which serves them or,
+ * when the wait failed, cancels them (nvsvm_fault_park()). With @addr
+ * ~0, all of them, as failed (the thread ends without a teardown).
+ */
+static void nvsvm_fault_uffd_done(struct nvsvm_svmm *svmm, u64 addr,
+				  int ret)
+{
+	struct nvsvm_fault_area *fa = svmm->fault;
+	unsigned int k, m = 0, served = 0;
+
+	spin_lock(&svmm->fault_lock);
+	if (fa->uffd_off) {
+		spin_unlock(&svmm->fault_lock);
+		return;
+	}
+	for (k = 0; k < fa->nparked; k++) {
+		struct nvsvm_fault *f = &fa->parked[k];
+
+		if (addr != ~0ULL && f->addr != addr) {
+			fa->parked[m++] = *f;
+			continue;
+		}
+		if (ret)
+			nvsvm_fault_uffd_fail(svmm, f->addr);
+		else
+			served++;
+		nvsvm_fault_pend(fa, f);
+	}
+	fa->nparked = m;
+	spin_unlock(&svmm->fault_lock);
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_UFFD_SERVED, served);
+	nvsvm_svmm_get(svmm);
+	nvsvm_fault_queue(svmm);
+}
+
+/*
+ * The area's userfaultfd thread: it holds a reference on the area and on
+ * this module, and ends at the area's teardown (nvsvm_fault_svmm_fini():
+ * SIGKILL) or on a SIGKILL from anyone else.
+ */
+static int nvsvm_fault_uffd_thread(void *arg)
+{
+	struct nvsvm_svmm *svmm = arg;
+	struct nvsvm_fault_area *fa = svmm->fault;
+	bool write = false;
+	u64 addr = 0;
+	int next, ret;
+
+	/* Fatal, as for a user thread: see above. */
+	kernel_sigaction(SIGKILL, SIG_DFL);
+	for (;;) {
+		/* Woken after a park (or the teardown's SIGKILL). */
+		if (wait_event_killable(fa->uffd_wq,
+					READ_ONCE(fa->nparked) ||
+					READ_ONCE(fa->uffd_off)))
+			break;
+		next = nvsvm_fault_uffd_next(svmm, &addr, &write);
+		if (next < 0)
+			break;
+		if (!next)
+			continue;
+		ret = nvsvm_fault_uffd_wait(svmm, addr, write);
+		if (fatal_signal_pending(current))
+			break;
+		nvsvm_fault_uffd_done(svmm, addr, ret);
+	}
+	spin_lock(&svmm->fault_lock);
+	fa->uffd_task = NULL;
+	spin_unlock(&svmm->fault_lock);
+	/* Killed from outside: its accesses are cancelled. */
+	nvsvm_fault_uffd_done(svmm, ~0ULL, -EINTR);
+	nvsvm_svmm_put(svmm);
+	module_put_and_kthread_exit(0);
+}
+
+/* Start @svmm's userfaultfd thread, if it has none. */
+static void nvsvm_fault_uffd_start(struct nvsvm_svmm *svmm)
+{
+	struct nvsvm_fault_area *fa = svmm->fault;
+	struct task_struct *t;
+
+	if (READ_ONCE(fa->uffd_task))
+		return;
+	t = kthread_create(nvsvm_fault_uffd_thread, svmm, "nvsvm_uffd/%d",
+			   svmm->ndev->index);
+	if (IS_ERR(t))
+		return;
+	spin_lock(&svmm->fault_lock);
+	/* Only this area's work starts one: nobody else did meanwhile. */
+	if (fa->uffd_off) {
+		spin_unlock(&svmm->fault_lock);
+		kthread_stop(t);	/* it never runs its function */
+		return;
+	}
+	fa->uffd_task = t;
+	nvsvm_svmm_get(svmm);
+	__module_get(THIS_MODULE);
+	spin_unlock(&svmm->fault_lock);
+	wake_up_process(t);
+}
+
+/*
+ * Park the accesses of the @n served faults of @b that wait for a
+ * userfaultfd handler (uffd): no replay for them, the userfaultfd thread
+ * faults their pages in. One whose page's wait failed (and the mirror did
+ * not change since), or that finds no room or no thread, is cancelled
+ * instead; once the area is torn down, none parks (the batch's replay
+ * sends it to the empty directory, where it is cancelled).
+ */
+static void nvsvm_fault_park(struct nvsvm_svmm *svmm,
+			     struct nvsvm_fault_batch *b, unsigned int n)
+{
+	struct nvsvm_fault_area *fa = svmm->fault;
+	unsigned int i, stale = 0;
+	bool any = false, wake = false;
+
+	for (i = 0; i < n && !any; i++)
+		any = b->e[i].uffd;
+	if (!any)
+		return;
+	nvsvm_fault_uffd_start(svmm);
+	spin_lock(&svmm->fault_lock);
+	for (i = 0; i < n; i++) {
+		struct nvsvm_fault_entry *e = &b->e[i];
+
+		if (!e->uffd)
+			continue;
+		if (fa->uffd_off) {
+			e->uffd = false;
+			stale++;
+		} else if (!fa->uffd_task || nvsvm_fault_uffd_failed(fa, e)) {
+			e->uffd = false;
+			e->cancel = true;
+		} else if (nvsvm_fault_find(fa->parked, fa->nparked, &e->f) <
+			   fa->nparked) {
+			continue;
+		} else if (fa->nparked < NVSVM_FAULT_PENDING) {
+			fa->parked[fa->nparked++] = e->f;
+			wake = true;
+		} else {
+			e->uffd = false;
+			e->cancel = true;
+		}
+	}
+	spin_unlock(&svmm->fault_lock);
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_STALE, stale);
+	if (wake)
+		wake_up(&fa->uffd_wq);
 }
 
 /*
@@ -561,6 +883,7 @@ static void nvsvm_fault_area_work(struct work_struct *work)
 				early = nvsvm_fault_replay_utlb(ndev, svmm, b,
 								n - j);
 		}
+		nvsvm_fault_park(svmm, b, n);
 		nvsvm_fault_served(ndev, served);
 		if (ndev->fault.off)
 			continue;	/* gone during a page-in */
@@ -600,27 +923,20 @@ static void nvsvm_fault_hand(struct nvsvm_device *ndev,
 			     const struct nvsvm_fault_entry *e, unsigned int n)
 {
 	struct nvsvm_fault_area *fa = svmm->fault;
-	unsigned int i, k, dups = 0;
+	unsigned int i, dups = 0;
 
 	spin_lock(&svmm->fault_lock);
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < fa->npending; k++)
-			if (nvsvm_fault_same(&fa->pending[k], &e[i].f) &&
-			    fa->pending[k].access == e[i].f.access)
-				break;
-		if (k < fa->npending) {
+		/* A parked access that a replay made fault again. */
+		if (nvsvm_fault_find(fa->parked, fa->nparked, &e[i].f) <
+		    fa->nparked)
 			dups++;
-			continue;
-		}
-		if (fa->npending < NVSVM_FAULT_PENDING)
-			fa->pending[fa->npending++] = e[i].f;
+		else
+			dups += !nvsvm_fault_pend(fa, &e[i].f);
 	}
 	spin_unlock(&svmm->fault_lock);
 	nvsvm_stat_add(ndev, NVSVM_STAT_FAULT_DUPS, dups);
-	if (queue_work(nvsvm_area_wq, &svmm->fault_work))
-		__module_get(THIS_MODULE);
-	else
-		nvsvm_svmm_put(svmm);
+	nvsvm_fault_queue(svmm);
 }
 
 /*
@@ -918,7 +1234,47 @@ int nvsvm_fault_svmm_init(struct nvsvm_svmm *svmm)
 	spin_lock_init(&svmm->fault_lock);
 	INIT_WORK(&svmm->fault_work, nvsvm_fault_area_work);
 	svmm->fault = kvzalloc(sizeof(*svmm->fault), NVSVM_GFP_USER);
-	return svmm->fault ? 0 : -ENOMEM;
+	if (!svmm->fault)
+		return -ENOMEM;
+	init_waitqueue_head(&svmm->fault->uffd_wq);
+	return 0;
+}
+
+/**
+ * nvsvm_fault_svmm_fini() - the fault path lets go of an area torn down
+ * @svmm: the area, its channels detached (they walk the empty directory)
+ *
+ * The accesses parked for a userfaultfd handler are let go (counted in
+ * uffd_unanswered) and replayed: each faults again on the empty directory
+ * and is cancelled there, as any access of a channel without an area. The
+ * area's userfaultfd thread gets SIGKILL, which ends its wait for the
+ * handler; it drops its references when it returns. Waits for nothing.
+ *
+ * Context: process, the device registered (the file's teardown, or the
+ * unregister's before nvsvm_fault_unplug()).
+ */
+void nvsvm_fault_svmm_fini(struct nvsvm_svmm *svmm)
+{
+	struct nvsvm_fault_area *fa = svmm->fault;
+	struct task_struct *t;
+	unsigned int n;
+
+	spin_lock(&svmm->fault_lock);
+	fa->uffd_off = true;
+	n = fa->nparked;
+	fa->nparked = 0;
+	t = fa->uffd_task;
+	if (t)
+		get_task_struct(t);
+	spin_unlock(&svmm->fault_lock);
+	if (t) {
+		send_sig(SIGKILL, t, 1);
+		put_task_struct(t);
+	}
+	if (n) {
+		nvsvm_stat_add(svmm->ndev, NVSVM_STAT_UFFD_UNANSWERED, n);
+		nvsvm_fault_replay(svmm->ndev);
+	}
 }
 
 /**

@@ -13,6 +13,11 @@
  * it goes page by page and marks the accesses that cannot be served; the
  * pipeline's cancel policy decides which of those it cancels.
  *
+ * A page missing where userfaultfd watches is not faulted here: its
+ * faults are marked (&nvsvm_fault_entry.uffd) and parked by the pipeline
+ * until its area's userfaultfd thread has had the handler fill the page
+ * (nvsvm_fault_uffd_wait()).
+ *
  * An area work reads the file pages it is about to fault in without the
  * mm (src/pagein.c): while it waits for such a read it holds the file and
  * its area, not the process's address space, nor anything the device's
@@ -34,6 +39,7 @@
 #include "nvsvm_pagein.h"
 #include "nvsvm_prefetch.h"
 #include "nvsvm_service.h"
+#include "nvsvm_snapshot.h"
 #include "trace.h"
 
 /**
@@ -81,11 +87,13 @@ static unsigned long nvsvm_fault_hmm_flags(u8 access)
 
 /*
  * Serve one page at the access of @f; @atomic: with atomics enabled in any
- * mode. 0 or an hmm errno.
+ * mode; @uffd: NULL, or where to record that the page is missing where
+ * userfaultfd watches (then -EFAULT). 0 or an hmm errno.
  */
 static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 			    struct nvsvm_fault_batch *b,
-			    const struct nvsvm_fault *f, bool atomic)
+			    const struct nvsvm_fault *f, bool atomic,
+			    struct nvsvm_uffd_wait *uffd)
 {
 	struct nvsvm_range_req req = {
 		.start = f->addr,
@@ -94,6 +102,7 @@ static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 		.pfns = b->pfns,
 		.req = b->req,
 		.atomic = atomic,
+		.uffd = uffd,
 	};
 	int ret;
 
@@ -273,13 +282,24 @@ static int nvsvm_fault_range(struct nvsvm_device *ndev,
 
 	for (i = first; i < last; i++) {
 		struct nvsvm_fault_entry *e = &b->e[i];
+		struct nvsvm_uffd_wait uffd = { };
 
-		/* Faults on one page are sorted by priority: first is best. */
+		/*
+		 * Faults on one page are sorted by priority: first is best.
+		 * One that waits for a userfaultfd handler, its followers
+		 * wait with it.
+		 */
 		if (i > first && e->f.addr == e[-1].f.addr && !e[-1].cancel &&
 		    nvsvm_fault_priority(e[-1].f.access) >=
-		    nvsvm_fault_priority(e->f.access))
+		    nvsvm_fault_priority(e->f.access)) {
+			e->uffd = e[-1].uffd &&
+				  e->f.access != NVSVM_ACCESS_PREFETCH;
 			continue;
-		if (nvsvm_fault_page(svmm, b, &e->f, false))
+		}
+		ret = nvsvm_fault_page(svmm, b, &e->f, false, &uffd);
+		if (ret == -EFAULT && uffd.pending)
+			e->uffd = e->f.access != NVSVM_ACCESS_PREFETCH;
+		else if (ret)
 			e->cancel = e->f.access != NVSVM_ACCESS_PREFETCH;
 	}
 	return 0;
@@ -310,7 +330,7 @@ static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 	for (i = first; i < last; i++) {
 		struct nvsvm_fault_entry *e = &b->e[i];
 
-		if (e->f.access != NVSVM_ACCESS_ATOMIC || e->cancel ||
+		if (e->f.access != NVSVM_ACCESS_ATOMIC || e->cancel || e->uffd ||
 		    (i > first && e->f.addr == e[-1].f.addr &&
 		     e[-1].f.access == NVSVM_ACCESS_ATOMIC))
 			continue;
@@ -319,10 +339,10 @@ static void nvsvm_fault_atomics(struct nvsvm_device *ndev,
 			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_EXCLUSIVE, 1);
 		} else if (ret > 0) {
 			/* In VRAM now (counted in atomic_vram): map it. */
-			ret = nvsvm_fault_page(svmm, b, &e->f, false);
+			ret = nvsvm_fault_page(svmm, b, &e->f, false, NULL);
 		} else if (ret == -EAGAIN && ndev->gpu->host_atomics) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_SHARED, 1);
-			ret = nvsvm_fault_page(svmm, b, &e->f, true);
+			ret = nvsvm_fault_page(svmm, b, &e->f, true, NULL);
 		} else if (ret == -EAGAIN) {
 			nvsvm_stat_add(ndev, NVSVM_STAT_ATOMIC_REFUSED, 1);
 			e->cancel = true;
@@ -417,4 +437,39 @@ void nvsvm_fault_inst(struct nvsvm_device *ndev, struct nvsvm_svmm *svmm,
 		}
 	}
 	mmput(svmm->mm);
+}
+
+/**
+ * nvsvm_fault_uffd_wait() - fault in a page a userfaultfd handler must
+ *	fill, for a parked GPU access
+ * @svmm: the area (the caller holds a reference)
+ * @addr: the page
+ * @write: fault it in for writing
+ *
+ * In the area's userfaultfd thread (src/fault.c), holding no lock of
+ * nvsvm's and not the device: the mm's users are held while the fault
+ * waits for the handler (nvsvm_mirror_uffd_wait(): fixup_user_fault()
+ * with FAULT_FLAG_ALLOW_RETRY and FAULT_FLAG_KILLABLE; the userfault
+ * drops the mmap lock and sleeps until the handler answers, closes the
+ * userfaultfd, or the thread gets SIGKILL from the area's teardown).
+ *
+ * Return: 0 (the page is there now, or was never missing), -EINTR on the
+ * teardown's SIGKILL, -ESRCH when the mm has no users any more, or the
+ * fault's errno (-EFAULT: no VMA, not writable, SIGBUS from the handler).
+ */
+int nvsvm_fault_uffd_wait(struct nvsvm_svmm *svmm, u64 addr, bool write)
+{
+	const struct nvsvm_uffd_wait w = {
+		.pending = true,
+		.start = addr,
+		.end = addr + PAGE_SIZE,
+		.write = write,
+	};
+	int ret;
+
+	if (!mmget_not_zero(svmm->mm))
+		return -ESRCH;
+	ret = nvsvm_mirror_uffd_wait(svmm->mm, &w);
+	mmput(svmm->mm);
+	return ret;
 }

@@ -9,7 +9,8 @@
  *   (nvsvm_mirror_uffd(), nvsvm_mirror_uffd_check()). A MAP ioctl then
  *   faults the missing pages in from its caller's context, outside
  *   nvsvm's locks, waiting for the handler (nvsvm_mirror_uffd_wait());
- *   a GPU fault there is cancelled.
+ *   a GPU fault there waits the same way, in its area's userfaultfd
+ *   thread (src/fault.c).
  * - The density prefetch's fill pages, after the snapshot, where the CPU's
  *   page table holds nothing (nvsvm_mirror_fill()): the VMA and page-table
  *   reads are here, the decisions are the prefetch policy's
@@ -38,8 +39,9 @@
  * A page missing in a VMA that userfaultfd watches would be a userfault.
  * hmm_range_fault() faults without FAULT_FLAG_ALLOW_RETRY, so the
  * userfault would fail anyway (SIGBUS, after a warning on DEBUG_VM
- * kernels): the snapshot of such a range faults nothing, and only a MAP
- * waits for the handler (nvsvm_mirror_uffd_wait()).
+ * kernels): the snapshot of such a range faults nothing, and a MAP or
+ * the area's userfaultfd thread waits for the handler
+ * (nvsvm_mirror_uffd_wait()).
  *
  * Return: true when a VMA of [@start, @end) has userfaultfd armed.
  */
@@ -93,7 +95,8 @@ int nvsvm_mirror_uffd_check(struct nvsvm_range_req *req, unsigned long first,
 /**
  * nvsvm_mirror_uffd_wait() - fault in what a MAP found missing where
  *	userfaultfd watches, waiting for the handler
- * @mm: the caller's own mm (the MAP ioctl runs in it)
+ * @mm: the mm, its users held: the caller's own (the MAP ioctl runs in
+ *	it), or the area's (its userfaultfd thread, nvsvm_fault_uffd_wait())
  * @w: the pages, as nvsvm_mirror_uffd_check() recorded them
  *
  * As a CPU access of the caller would: fixup_user_fault() with

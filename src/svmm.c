@@ -86,6 +86,8 @@ void nvsvm_svmm_fini(struct nvsvm_svmm *svmm)
 	WRITE_ONCE(svmm->dead, true);
 	nvsvm_mirror_unmap_locked(svmm, 0, svmm->limit);
 	mutex_unlock(&svmm->mutex);
+	/* Accesses waiting for a userfaultfd handler: let go, cancelled. */
+	nvsvm_fault_svmm_fini(svmm);
 	nvsvm_mirror_fini(svmm);
 	/* Empty now: nvsvm_svmm_unplug_all() may free its frames. */
 	spin_lock(&ndev->closing_lock);
