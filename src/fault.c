@@ -716,10 +716,13 @@ static int nvsvm_fault_uffd_thread(void *arg)
 	/* Fatal, as for a user thread: see above. */
 	kernel_sigaction(SIGKILL, SIG_DFL);
 	for (;;) {
-		/* Woken after a park (or the teardown's SIGKILL). */
-		if (wait_event_killable(fa->uffd_wq,
-					READ_ONCE(fa->nparked) ||
-					READ_ONCE(fa->uffd_off)))
+		/*
+		 * Woken after a park (or by the teardown's SIGKILL, the one
+		 * signal it takes); idle, it counts in no load average.
+		 */
+		if (wait_event_interruptible(fa->uffd_wq,
+					     READ_ONCE(fa->nparked) ||
+					     READ_ONCE(fa->uffd_off)))
 			break;
 		next = nvsvm_fault_uffd_next(svmm, &addr, &write);
 		if (next < 0)
