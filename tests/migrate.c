@@ -7,7 +7,11 @@
  * back (debugfs vram_pages); migrating more than the VRAM evicts the VRAM
  * chunks used least recently (by migration and GPU fault history; with
  * evict_policy=uvm the ones allocated least recently) back to system memory, losing no GPU or CPU write; bad input fails with the
- * documented errno and changes nothing.
+ * documented errno and changes nothing. With NVSVM_CAP_VRAM_2M (7.3) a
+ * 2 MiB-aligned THP moves as one 2 MiB VRAM page the GPU maps with one
+ * 2 MiB PTE and comes back as a THP, by a CPU touch, MIGRATE or eviction;
+ * other sources fall back to 4 KiB pages (thp_*, evict_2m_folio; they skip
+ * elsewhere).
  *
  * Where GET_INFO lacks NVSVM_CAP_DEVICE_PRIVATE (Debian's stock kernel has
  * no CONFIG_DEVICE_PRIVATE) every case but unsupported_or_works skips,
@@ -17,9 +21,9 @@
  * so oversubscription runs in tests/guest-migrate.sh with nvsvm_vgpu
  * vram_mb=4:
  *   migrate              the cases below, with the modules' defaults
- *   migrate small-vram   oversubscription, eviction, LRU and the uvm
- *                        policy (and a few basic cases again) with a
- *                        small VRAM
+ *   migrate small-vram   oversubscription, eviction (of a 2 MiB VRAM
+ *                        page too), LRU and the uvm policy (and a few
+ *                        basic cases again) with a small VRAM
  *   migrate odd-vram     eviction with a partial last 2 MiB chunk
  *                        (nvsvm_vgpu vram_mb=3)
  *   migrate hold         for the unload test of tests/guest-migrate.sh:
@@ -900,15 +904,21 @@ static uint64_t *thp_blocks(size_t nb)
 	return (uint64_t *)p;
 }
 
-/* Fill block @b of @buf with pat(); skip unless it is a PMD-mapped THP. */
-static int thp_filled(uint64_t *buf, size_t b)
+/* Fill block @b of @buf with pat(). */
+static void block_fill(uint64_t *buf, size_t b)
 {
 	uint64_t *p = &buf[b * BLOCK / 8];
 	size_t i;
 
 	for (i = 0; i < BLOCK / 8; i++)
 		p[i] = pat(b * BLOCK / 8 + i);
-	if (is_thp(p) != 1)
+}
+
+/* Fill block @b of @buf with pat(); skip unless it is a PMD-mapped THP. */
+static int thp_filled(uint64_t *buf, size_t b)
+{
+	block_fill(buf, b);
+	if (is_thp(&buf[b * BLOCK / 8]) != 1)
 		HELPER_SKIP("the kernel gave no THP for block %zu", b);
 	return KTAP_PASS;
 }
@@ -1045,13 +1055,7 @@ TEST(thp_fallback_4k)
 	ASSERT_PASS_SKIP(thp_filled(buf, 0));
 	ASSERT_PASS_SKIP(thp_filled(buf, 1));
 	ASSERT_PASS_SKIP(thp_filled(buf, 2));
-	{
-		uint64_t *b3 = &buf[3 * BLOCK / 8];
-		size_t i;
-
-		for (i = 0; i < BLOCK / 8; i++)
-			b3[i] = pat(3 * BLOCK / 8 + i);
-	}
+	block_fill(buf, 3);
 	ASSERT_PASS_SKIP(thp_filled(buf, 4));
 	FX_OPEN(&f);
 
