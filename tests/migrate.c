@@ -1380,6 +1380,64 @@ TEST(thrashing_pins_block)
 }
 
 /*
+ * Five rounds on the THP at @buf: MIGRATE it to VRAM (pages moved in
+ * @moved[round]; in the first three as one 2 MiB VRAM page), then a CPU
+ * read of one word, which brings the whole folio back.
+ */
+static int thp_rounds(struct fx *f, uint64_t *buf, uint64_t *moved)
+{
+	volatile uint64_t *p = buf;
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(buf), BLOCK,
+				     NVSVM_MIGRATE_TO_VRAM, &moved[i]));
+		if (i < 3)
+			CHECK(block_in_vram(f, buf, true));
+		CHK_EQ(p[7], pat(7));
+	}
+	return KTAP_PASS;
+}
+
+/*
+ * A 2 MiB VRAM page is one block to the thrashing history: a THP that
+ * moves to VRAM whole and comes back whole three times (60 s lapse,
+ * threshold 3) is pinned once, at the third move, and the next two
+ * MIGRATEs leave it in system memory (thrash_skips +2); 512 pages moved
+ * each of the first three times, data intact.
+ */
+TEST(thrashing_2m_folio)
+{
+	const unsigned int v[4] = { 1, 3, 60000000, 300 };
+	const uint64_t want[5] = { BLOCK_PAGES, BLOCK_PAGES, BLOCK_PAGES, 0, 0 };
+	uint64_t *buf, moved[5] = { 0 }, t0, t1, s0, s1;
+	unsigned int old[4], i;
+	struct fx f;
+	int ret;
+
+	NEED_2M();
+	buf = thp_blocks(1);
+	ASSERT_NE(NULL, buf);
+	ASSERT_PASS_SKIP(thp_filled(buf, 0));
+	FX_OPEN(&f);
+	ASSERT_PASS(counter("thrashing", &t0));
+	ASSERT_PASS(counter("thrash_skips", &s0));
+	ASSERT_PASS(thrash_params(v, old));
+	ret = thp_rounds(&f, buf, moved);
+	thrash_restore(old);
+	ASSERT_PASS(ret);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(want[i], moved[i]) {
+			TH_LOG("round %u", i);
+		}
+	ASSERT_PASS(counter("thrashing", &t1));
+	ASSERT_PASS(counter("thrash_skips", &s1));
+	ASSERT_EQ(1, t1 - t0);
+	ASSERT_EQ(2, s1 - s0);
+	ASSERT_PASS(cpu_pat(buf, 0, BLOCK / 8));
+}
+
+/*
  * The ping-pong of nvsvm-bench's p on the 4 pages at @r->buf: MIGRATE them
  * to VRAM, the GPU fills them with the round's value, the CPU checks a
  * word of each and writes another, which takes all four back. The GPU
