@@ -131,10 +131,11 @@
  * 3a5a06554566 ("mm/zone_device: rename page_free callback to folio_free")
  * and d245f9b4ab80 ("mm/zone_device: support large zone device private
  * folios") (the device-private THP series): dev_pagemap_ops frees a
- * folio, and zone_device_page_init() takes the pgmap and an order. nvsvm's VRAM
- * pages are order 0: NVSVM_PAGEMAP_FREE(fn) sets the free callback to a
- * fn(struct page *), through a folio wrapper that
- * NVSVM_DEFINE_PAGEMAP_FREE(fn) defines on newer kernels.
+ * folio, and zone_device_page_init() takes the pgmap and an order.
+ * NVSVM_PAGEMAP_FREE(fn) sets the free callback to a fn(struct page *),
+ * through a folio wrapper that NVSVM_DEFINE_PAGEMAP_FREE(fn) defines on
+ * newer kernels, which passes the folio's head page (fn reads the order
+ * from its folio); nvsvm_zone_device_page_init() makes an order-0 page.
  */
 #ifdef NVSVM_HAVE_FOLIO_FREE
 #define NVSVM_DEFINE_PAGEMAP_FREE(fn)					\
@@ -153,6 +154,53 @@
 	zone_device_page_init(page, pgmap, 0)
 #else
 #define nvsvm_zone_device_page_init(page, pgmap) zone_device_page_init(page)
+#endif
+
+/*
+ * After 6.12 (7.3 has it), the device-private THP series above (d245f9b4ab80
+ * and the migrate_vma changes with it): with MIGRATE_VMA_SELECT_COMPOUND,
+ * migrate_vma_setup() collects a 2 MiB-aligned, PMD-mapped THP, a
+ * device-private PMD or an empty aligned 2 MiB as one entry flagged
+ * MIGRATE_PFN_COMPOUND; a destination flagged so is one order-9 folio,
+ * made for device memory by zone_device_folio_init(), and is mapped by
+ * one PMD; migrate_device_range() collects a large device folio the same
+ * way, and hmm_range_fault() reports a device-private PMD with map order
+ * 9. The kernel moves PMD migration entries only with
+ * thp_migration_supported(). NVSVM_DMEM_LARGE: nvsvm's VRAM pages may be
+ * 2 MiB folios (src/dmem.c); without it every VRAM page is 4 KiB and the
+ * COMPOUND flags are 0, so that a THP is split by the move as before.
+ * nvsvm_vma_alloc_folio() is vma_alloc_folio() of those kernels (its
+ * arguments changed before them), NULL before. nvsvm_migrate_device_pfns()
+ * is migrate_device_pfns() (src/dmem.c evicts with it where VRAM folios
+ * may be large; it is not called elsewhere).
+ *
+ * A freed 2 MiB device folio keeps its head page's compound state until
+ * that page is handed out again, and migrate_device_range() reads the
+ * order of every page it meets, free or not: over a chunk whose head page
+ * is free but a later page was handed out alone it would skip that page.
+ * So an eviction there lists the pages in use (migrate_device_pfns()),
+ * whose state is current.
+ */
+#ifdef NVSVM_HAVE_MIGRATE_VMA_SELECT_COMPOUND
+#define NVSVM_DMEM_LARGE \
+	(NVSVM_HAVE_DEVICE_PRIVATE && thp_migration_supported())
+#define NVSVM_MIGRATE_VMA_SELECT_COMPOUND	MIGRATE_VMA_SELECT_COMPOUND
+#define NVSVM_MIGRATE_PFN_COMPOUND		MIGRATE_PFN_COMPOUND
+#define nvsvm_zone_device_folio_init(page, pgmap, order) \
+	zone_device_folio_init(page_folio(page), pgmap, order)
+#define nvsvm_vma_alloc_folio(gfp, order, vma, addr) \
+	vma_alloc_folio(gfp, order, vma, addr)
+#define nvsvm_migrate_device_pfns(src, n)	migrate_device_pfns(src, n)
+#else
+#define NVSVM_DMEM_LARGE			0
+#define NVSVM_MIGRATE_VMA_SELECT_COMPOUND	0
+#define NVSVM_MIGRATE_PFN_COMPOUND		0
+#define nvsvm_zone_device_folio_init(page, pgmap, order) \
+	nvsvm_zone_device_page_init(page, pgmap)
+#define nvsvm_vma_alloc_folio(gfp, order, vma, addr) \
+	((void)(vma), (void)(addr), (struct folio *)NULL)
+#define nvsvm_migrate_device_pfns(src, n) \
+	do { (void)(src); (void)(n); } while (0)
 #endif
 
 /*

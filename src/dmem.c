@@ -60,6 +60,26 @@
  * is the device's; the evicted pages keep their owner's memcg charge (the
  * kernel moves it back to the new system page).
  *
+ * 2 MiB folios. Where the kernel has large device-private folios
+ * (NVSVM_DMEM_LARGE, include/nvsvm_compat.h: 7.3), migrations select
+ * compound pages (but in a VMA with MADV_NOHUGEPAGE): a 2 MiB-aligned,
+ * PMD-mapped THP (or an untouched, aligned 2 MiB of anonymous memory)
+ * moves to VRAM as one order-9 folio
+ * that takes a whole free chunk (never chunk 0, whose page 0 is
+ * reserved), copied by 512 ->copy() calls of 4 KiB over one DMA mapping;
+ * the CPU page table holds one device-private PMD, hmm_range_fault()
+ * reports it with map order 9, and the mirror maps it with one 2 MiB GPU
+ * PTE. When no whole chunk is free, or the source is no whole PMD-mapped
+ * THP (a range not aligned, a THP the CPU maps with PTEs), the move uses
+ * 4 KiB pages and the kernel splits the THP. A CPU fault through the PMD,
+ * a MIGRATE to system memory and an eviction bring the folio back whole,
+ * as a THP mapped by a PMD when one can be had at once; else, with a VMA,
+ * as 4 KiB pages (the kernel splits the VRAM folio), and an eviction
+ * leaves it in VRAM (migrate_device_pages() does not split). A folio the
+ * kernel split (a partial munmap or move) is freed page by page. Its chunk
+ * is one chunk of the eviction policy and one block of the thrashing
+ * history, like 512 pages of it. Elsewhere every VRAM page is 4 KiB.
+ *
  * Thrashing: MIGRATE to VRAM asks src/thrash.c whether a 2 MiB block is
  * pinned in system memory before it moves pages of it, and tells it each
  * block it moved, once per call (nvsvm_dmem_count_move()).
@@ -94,6 +114,8 @@
 
 /* Pages per migrate_vma_setup() call: one leaf table's span. */
 #define NVSVM_DMEM_CHUNK	NVSVM_RANGE_MAX_PAGES
+/* The order of a 2 MiB VRAM folio: a whole chunk (NVSVM_DMEM_LARGE). */
+#define NVSVM_DMEM_LARGE_ORDER	const_ilog2(NVSVM_DMEM_CHUNK)
 /* Video memory pages never handed out (see above): offset 0. */
 #define NVSVM_DMEM_RESERVED	1
 
@@ -210,19 +232,27 @@ static void nvsvm_dmem_touch(struct nvsvm_dmem *dmem, unsigned long idx,
 
 /*
  * A free video memory page, referenced and locked for migration, its chunk
- * stamped @stamp; or NULL.
+ * stamped @stamp; or NULL. With @large (NVSVM_DMEM_LARGE only) a 2 MiB
+ * folio, a whole free chunk (never chunk 0, whose page 0 is reserved); the
+ * first fit of the 4 KiB pages is not moved by it.
  */
 static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem,
-				     unsigned long stamp)
+				     unsigned long stamp, bool large)
 {
-	unsigned long flags, idx;
+	unsigned long flags, idx, n = large ? NVSVM_DMEM_CHUNK : 1;
 	struct page *page;
 
 	spin_lock_irqsave(&dmem->lock, flags);
-	idx = find_next_zero_bit(dmem->used, dmem->npages, dmem->hint);
+	if (large)
+		idx = bitmap_find_next_zero_area(dmem->used, dmem->npages, 0,
+						 n, n - 1);
+	else
+		idx = find_next_zero_bit(dmem->used, dmem->npages, dmem->hint);
 	if (idx < dmem->npages) {
-		__set_bit(idx, dmem->used);
-		dmem->hint = idx + 1;
+		bitmap_set(dmem->used, idx, n);
+		/* A 4 KiB page is the first free one from the hint. */
+		if (!large || dmem->hint == idx)
+			dmem->hint = idx + n;
 	}
 	spin_unlock_irqrestore(&dmem->lock, flags);
 	if (idx >= dmem->npages)
@@ -230,41 +260,115 @@ static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem,
 
 	nvsvm_dmem_touch(dmem, idx, stamp);
 	WRITE_ONCE(dmem->chunks[idx / NVSVM_DMEM_CHUNK].last_alloc, stamp);
-	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, 1);
+	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, n);
 	page = pfn_to_page(dmem->base_pfn + idx);
-	nvsvm_zone_device_page_init(page, &dmem->pgmap);
+	if (large)
+		nvsvm_zone_device_folio_init(page, &dmem->pgmap,
+					     NVSVM_DMEM_LARGE_ORDER);
+	else
+		nvsvm_zone_device_page_init(page, &dmem->pgmap);
 	return page;
 }
 
-/* The last reference to a device-private page went: its VRAM is free. */
+/*
+ * The last reference to a device-private folio went (@page its head): its
+ * VRAM is free, a whole chunk for a 2 MiB folio. A 2 MiB folio the kernel
+ * split (a partial munmap, a move of part of it) is freed page by page.
+ */
 static void nvsvm_dmem_page_free(struct page *page)
 {
 	struct nvsvm_dmem *dmem = nvsvm_page_dmem(page);
-	unsigned long flags, idx = page_to_pfn(page) - dmem->base_pfn;
+	unsigned long flags, i, idx = page_to_pfn(page) - dmem->base_pfn;
+	unsigned long n = folio_nr_pages(page_folio(page));
+	bool lost = false;
 
 	spin_lock_irqsave(&dmem->lock, flags);
-	WARN_ON_ONCE(!__test_and_clear_bit(idx, dmem->used));
+	for (i = idx; i < idx + n; i++)
+		lost |= !__test_and_clear_bit(i, dmem->used);
 	dmem->hint = min(dmem->hint, idx);
 	spin_unlock_irqrestore(&dmem->lock, flags);
-	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, -1);
+	WARN_ON_ONCE(lost);
+	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, -(long)n);
+}
+
+/*
+ * Copy @n pages between the VRAM pages from @vpage and the physically
+ * contiguous system pages from @spage (one folio): one DMA mapping, one
+ * ->copy() per 4 KiB page (the copy op moves at most a page).
+ */
+static int nvsvm_dmem_copy_n(struct nvsvm_dmem *dmem, struct page *vpage,
+			     struct page *spage, unsigned long n, bool to_vram)
+{
+	struct nvsvm_gpu *gpu = dmem->ndev->gpu;
+	enum dma_data_direction dir = to_vram ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+	u64 vram = nvsvm_dmem_offset(dmem, vpage);
+	unsigned long i;
+	dma_addr_t dma;
+	int ret = 0;
+
+	dma = dma_map_page(gpu->dev, spage, 0, n << PAGE_SHIFT, dir);
+	if (dma_mapping_error(gpu->dev, dma))
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++)
+		ret = gpu->ops->copy(gpu, vram + (i << PAGE_SHIFT),
+				     dma + (i << PAGE_SHIFT), PAGE_SIZE,
+				     to_vram);
+	dma_unmap_page(gpu->dev, dma, n << PAGE_SHIFT, dir);
+	return ret;
 }
 
 /* Copy one page between the VRAM page @vpage and the system page @spage. */
 static int nvsvm_dmem_copy(struct nvsvm_dmem *dmem, struct page *vpage,
 			   struct page *spage, bool to_vram)
 {
-	struct nvsvm_gpu *gpu = dmem->ndev->gpu;
-	enum dma_data_direction dir = to_vram ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
-	dma_addr_t dma;
-	int ret;
+	return nvsvm_dmem_copy_n(dmem, vpage, spage, 1, to_vram);
+}
 
-	dma = dma_map_page(gpu->dev, spage, 0, PAGE_SIZE, dir);
-	if (dma_mapping_error(gpu->dev, dma))
-		return -ENOMEM;
-	ret = gpu->ops->copy(gpu, nvsvm_dmem_offset(dmem, vpage), dma,
-			     PAGE_SIZE, to_vram);
-	dma_unmap_page(gpu->dev, dma, PAGE_SIZE, dir);
-	return ret;
+/*
+ * A locked system THP for a 2 MiB VRAM folio moving back: from @vma's
+ * memory policy at @addr, or without a VMA (eviction) from anywhere; NULL
+ * when none could be had at once (no retries: 4 KiB pages, or the next
+ * pass, do instead).
+ */
+static struct page *nvsvm_dmem_sys_thp(struct vm_area_struct *vma,
+				       unsigned long addr)
+{
+	struct folio *folio;
+
+	if (vma)
+		folio = nvsvm_vma_alloc_folio(GFP_TRANSHUGE,
+					      NVSVM_DMEM_LARGE_ORDER, vma, addr);
+	else
+		folio = folio_alloc(GFP_TRANSHUGE, NVSVM_DMEM_LARGE_ORDER);
+	if (!folio)
+		return NULL;
+	folio_lock(folio);
+	return &folio->page;
+}
+
+/*
+ * Copy the @n VRAM pages from @spage (one folio) to the locked system
+ * folio @dpage. When the copy fails @dpage is released (-EIO), except when
+ * the VRAM is going (@lose): then it gets zeroes.
+ */
+static int nvsvm_dmem_to_sys(struct page *spage, struct page *dpage,
+			     unsigned long n, bool lose)
+{
+	struct nvsvm_dmem *dmem = nvsvm_page_dmem(spage);
+	unsigned long i;
+
+	if (!nvsvm_dmem_copy_n(dmem, spage, dpage, n, false))
+		return 0;
+	if (!lose) {
+		unlock_page(dpage);
+		put_page(dpage);
+		return -EIO;
+	}
+	for (i = 0; i < n; i++)
+		clear_highpage(pfn_to_page(page_to_pfn(dpage) + i));
+	dev_err_ratelimited(dmem->ndev->gpu->dev,
+			    "VRAM page lost on eviction\n");
+	return 0;
 }
 
 /*
@@ -273,6 +377,13 @@ static int nvsvm_dmem_copy(struct nvsvm_dmem *dmem, struct page *vpage,
  * (eviction) they come from @gfp. Where an allocation or copy fails the
  * page stays in VRAM, except under __GFP_NOFAIL (unregister: the VRAM
  * goes away), where a page whose copy failed is replaced by zeroes.
+ *
+ * A 2 MiB VRAM folio (an entry flagged MIGRATE_PFN_COMPOUND, then 511
+ * empty ones) comes back as a THP when one can be had; else, with a @vma,
+ * as 4 KiB pages, for which the kernel splits the VRAM folio
+ * (migrate_vma_pages()); without one it stays, since
+ * migrate_device_pages() does not split (unregister's next pass tries
+ * again).
  *
  * Return: pages that could not be given a destination; *@copy_failed
  * (when not NULL) is set if the copy of one of them failed, as opposed
@@ -286,45 +397,65 @@ static unsigned long nvsvm_dmem_fill_sys(unsigned long *src,
 					 bool *copy_failed)
 {
 	bool lose = !vma && (gfp & __GFP_NOFAIL);
-	unsigned long i, failed = 0;
+	unsigned long i, j, n, failed = 0;
 
-	for (i = 0; i < npages; i++) {
+	for (i = 0; i < npages; i += n) {
 		struct page *spage = migrate_pfn_to_page(src[i]);
+		unsigned long addr = start + (i << PAGE_SHIFT);
 		struct page *dpage;
 
-		dst[i] = 0;
+		n = 1;
+		if (src[i] & NVSVM_MIGRATE_PFN_COMPOUND)
+			n = min_t(unsigned long, npages - i, NVSVM_DMEM_CHUNK);
+		memset(&dst[i], 0, n * sizeof(*dst));
 		if (!spage || !(src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
-		if (vma)
-			dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma,
-					       start + (i << PAGE_SHIFT));
-		else
-			dpage = alloc_page(gfp);
-		if (!dpage) {
-			failed++;
-			continue;
+		if (n > 1) {
+			dpage = nvsvm_dmem_sys_thp(vma, addr);
+			if (dpage) {
+				if (nvsvm_dmem_to_sys(spage, dpage, n, lose)) {
+					failed += n;
+					if (copy_failed)
+						*copy_failed = true;
+					continue;
+				}
+				dst[i] = migrate_pfn(page_to_pfn(dpage)) |
+					 NVSVM_MIGRATE_PFN_COMPOUND;
+				continue;
+			}
+			if (!vma) {
+				failed += n;
+				continue;
+			}
 		}
-		lock_page(dpage);
-		if (nvsvm_dmem_copy(nvsvm_page_dmem(spage), spage, dpage,
-				    false)) {
-			if (!lose) {
-				unlock_page(dpage);
-				put_page(dpage);
+		for (j = 0; j < n; j++, addr += PAGE_SIZE) {
+			if (vma)
+				dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma,
+						       addr);
+			else
+				dpage = alloc_page(gfp);
+			if (!dpage) {
+				failed++;
+				continue;
+			}
+			lock_page(dpage);
+			if (nvsvm_dmem_to_sys(pfn_to_page(page_to_pfn(spage) + j),
+					      dpage, 1, lose)) {
 				failed++;
 				if (copy_failed)
 					*copy_failed = true;
 				continue;
 			}
-			clear_highpage(dpage);
-			dev_err_ratelimited(nvsvm_page_dmem(spage)->ndev->gpu->dev,
-					    "VRAM page lost on eviction\n");
+			dst[i + j] = migrate_pfn(page_to_pfn(dpage));
 		}
-		dst[i] = migrate_pfn(page_to_pfn(dpage));
 	}
 	return failed;
 }
 
-/* Pages of a finished migration that moved. */
+/*
+ * Pages of a finished migration that moved: an entry flagged
+ * MIGRATE_PFN_COMPOUND that moved is a 2 MiB folio, moved whole.
+ */
 static unsigned long nvsvm_dmem_moved(const unsigned long *src,
 				      const unsigned long *dst,
 				      unsigned long npages)
@@ -333,14 +464,36 @@ static unsigned long nvsvm_dmem_moved(const unsigned long *src,
 
 	for (i = 0; i < npages; i++)
 		if ((src[i] & MIGRATE_PFN_MIGRATE) && dst[i])
-			moved++;
+			moved += src[i] & NVSVM_MIGRATE_PFN_COMPOUND ?
+				 NVSVM_DMEM_CHUNK : 1;
 	return moved;
+}
+
+/*
+ * The pfns of the pages in use among the @n VRAM pages from @first, into
+ * @pfns, in order (a 2 MiB folio's head, then its 511 other pages, as
+ * migrate_device_pfns() takes them). Return: how many.
+ */
+static unsigned long nvsvm_dmem_used_pfns(struct nvsvm_dmem *dmem,
+					  unsigned long first, unsigned long n,
+					  unsigned long *pfns)
+{
+	unsigned long flags, idx = max_t(unsigned long, first,
+					 NVSVM_DMEM_RESERVED), k = 0;
+
+	spin_lock_irqsave(&dmem->lock, flags);
+	for_each_set_bit_from(idx, dmem->used, first + n)
+		pfns[k++] = dmem->base_pfn + idx;
+	spin_unlock_irqrestore(&dmem->lock, flags);
+	return k;
 }
 
 /*
  * Move the pages in use among the @n VRAM pages from @first back to system
  * memory, with @pfns (2 * NVSVM_DMEM_CHUNK entries) as scratch and new
  * pages from @gfp. Pages locked elsewhere (being migrated or freed) stay.
+ * Where VRAM folios may be large the pages in use are listed (see
+ * nvsvm_migrate_device_pfns() in include/nvsvm_compat.h).
  * Return: pages moved.
  */
 static unsigned long nvsvm_dmem_evict_range(struct nvsvm_dmem *dmem,
@@ -350,7 +503,14 @@ static unsigned long nvsvm_dmem_evict_range(struct nvsvm_dmem *dmem,
 {
 	unsigned long *src = pfns, *dst = pfns + NVSVM_DMEM_CHUNK, moved;
 
-	migrate_device_range(src, dmem->base_pfn + first, n);
+	if (NVSVM_DMEM_LARGE) {
+		n = nvsvm_dmem_used_pfns(dmem, first, n, src);
+		if (!n)
+			return 0;
+		nvsvm_migrate_device_pfns(src, n);
+	} else {
+		migrate_device_range(src, dmem->base_pfn + first, n);
+	}
 	nvsvm_dmem_fill_sys(src, dst, n, NULL, 0, gfp, NULL);
 	migrate_device_pages(src, dst, n);
 	moved = nvsvm_dmem_moved(src, dst, n);
@@ -429,47 +589,130 @@ static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 }
 
 /*
+ * Copy to the @n VRAM pages from @vpage the system pages from @spage (one
+ * folio), or zeroes for a never-touched range (@spage NULL).
+ */
+static int nvsvm_dmem_to_vram(struct nvsvm_dmem *dmem, struct page *vpage,
+			      struct page *spage, unsigned long n)
+{
+	unsigned long i;
+	int ret = 0;
+
+	if (spage)
+		return nvsvm_dmem_copy_n(dmem, vpage, spage, n, true);
+	for (i = 0; i < n && !ret; i++)
+		ret = nvsvm_dmem_copy(dmem,
+				      pfn_to_page(page_to_pfn(vpage) + i),
+				      ZERO_PAGE(0), true);
+	return ret;
+}
+
+/* Release the VRAM pages of @dst[0, @n) that a move will not use. */
+static void nvsvm_dmem_drop(unsigned long *dst, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		struct page *page = migrate_pfn_to_page(dst[i]);
+
+		if (page) {
+			unlock_page(page);
+			put_page(page);
+		}
+		dst[i] = 0;
+	}
+}
+
+/*
  * Destinations for a move to VRAM: a VRAM page with the data for each page
  * that may migrate (never-touched anonymous pages get zeroes). When VRAM
  * is full, a chunk (evict_policy's victim) is evicted to make room for a
  * page with data (@evict: scratch for it, or NULL not to evict); when
  * nothing can be evicted, or for a never-touched page, the rest stays in
  * system memory.
+ *
+ * An entry flagged MIGRATE_PFN_COMPOUND (NVSVM_DMEM_LARGE: a PMD-mapped THP
+ * or an empty 2 MiB, aligned, with 511 empty entries after it) gets a 2 MiB
+ * VRAM folio when a whole chunk is free; else 4 KiB pages, for which the
+ * kernel splits the THP (migrate_vma_pages()). An empty 2 MiB gets all of
+ * its 4 KiB pages or none: the kernel would map each of its entries.
  */
 static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
 				 struct migrate_vma *args,
 				 unsigned long *evict)
 {
-	unsigned long i, stamp = nvsvm_dmem_tick(dmem);
+	unsigned long i, j, n, stamp = nvsvm_dmem_tick(dmem);
+	unsigned long *dst = args->dst;
 
-	for (i = 0; i < args->npages; i++) {
+	for (i = 0; i < args->npages; i += n) {
 		struct page *spage = migrate_pfn_to_page(args->src[i]);
 		struct page *dpage;
 
-		args->dst[i] = 0;
+		n = 1;
+		if (args->src[i] & NVSVM_MIGRATE_PFN_COMPOUND)
+			n = min_t(unsigned long, args->npages - i,
+				  NVSVM_DMEM_CHUNK);
+		memset(&dst[i], 0, n * sizeof(*dst));
 		if (!(args->src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
-		dpage = nvsvm_dmem_alloc(dmem, stamp);
-		/*
-		 * Evict only for data: a never-touched page would come back
-		 * as a new system page for each one evicted, so that a MIGRATE
-		 * of a large untouched range would fill system memory.
-		 */
-		while (!dpage && evict && spage &&
-		       nvsvm_dmem_evict_one(dmem, stamp, evict))
-			dpage = nvsvm_dmem_alloc(dmem, stamp);
-		if (!dpage)
-			break;
-		if (nvsvm_dmem_copy(dmem, dpage, spage ? spage : ZERO_PAGE(0),
-				    true)) {
-			unlock_page(dpage);
-			put_page(dpage);
-			continue;
+		if (n > 1) {
+			dpage = nvsvm_dmem_alloc(dmem, stamp, true);
+			if (dpage) {
+				if (nvsvm_dmem_to_vram(dmem, dpage, spage, n)) {
+					unlock_page(dpage);
+					put_page(dpage);
+					continue;
+				}
+				dst[i] = migrate_pfn(page_to_pfn(dpage)) |
+					 NVSVM_MIGRATE_PFN_COMPOUND;
+				continue;
+			}
 		}
-		args->dst[i] = migrate_pfn(page_to_pfn(dpage));
+		for (j = 0; j < n; j++) {
+			struct page *sp = spage && n > 1 ?
+				pfn_to_page(page_to_pfn(spage) + j) : spage;
+
+			dpage = nvsvm_dmem_alloc(dmem, stamp, false);
+			/*
+			 * Evict only for data: a never-touched page would come
+			 * back as a new system page for each one evicted, so
+			 * that a MIGRATE of a large untouched range would fill
+			 * system memory.
+			 */
+			while (!dpage && evict && spage &&
+			       nvsvm_dmem_evict_one(dmem, stamp, evict))
+				dpage = nvsvm_dmem_alloc(dmem, stamp, false);
+			if (!dpage || nvsvm_dmem_to_vram(dmem, dpage, sp, 1)) {
+				if (dpage) {
+					unlock_page(dpage);
+					put_page(dpage);
+				}
+				/* An empty 2 MiB: none of it. */
+				if (!spage && n > 1) {
+					nvsvm_dmem_drop(&dst[i], j);
+					break;
+				}
+				if (!dpage) {
+					/* VRAM is full: the rest stays. */
+					memset(&dst[i + n], 0, (args->npages -
+						i - n) * sizeof(*dst));
+					return;
+				}
+				continue;
+			}
+			dst[i + j] = migrate_pfn(page_to_pfn(dpage));
+		}
 	}
-	for (; i < args->npages; i++)
-		args->dst[i] = 0;
+}
+
+/*
+ * Do migrations in @vma select 2 MiB folios? Where the kernel has them,
+ * unless the VMA refuses THPs (MADV_NOHUGEPAGE): an untouched 2 MiB would
+ * come back from VRAM as one.
+ */
+static bool nvsvm_dmem_large_vma(struct vm_area_struct *vma)
+{
+	return NVSVM_DMEM_LARGE && !(vma->vm_flags & VM_NOHUGEPAGE);
 }
 
 /*
@@ -492,8 +735,10 @@ static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
 		.src = src,
 		.dst = dst,
 		.pgmap_owner = dmem->ndev,
-		.flags = to_vram ? MIGRATE_VMA_SELECT_SYSTEM :
-				   MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
+		.flags = (to_vram ? MIGRATE_VMA_SELECT_SYSTEM :
+			  MIGRATE_VMA_SELECT_DEVICE_PRIVATE) |
+			 (nvsvm_dmem_large_vma(vma) ?
+			  NVSVM_MIGRATE_VMA_SELECT_COMPOUND : 0),
 	};
 	unsigned long moved;
 	int ret;
@@ -522,17 +767,24 @@ static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
  * system page could be had (the kernel retries the access), VM_FAULT_SIGBUS
  * when the copy failed (a copy engine error does not go away by retrying;
  * the access would refault forever).
+ *
+ * A 2 MiB VRAM folio mapped by a PMD (the fault came through the PMD:
+ * vmf->pte is NULL, vmf->page its head) comes back whole, as a THP when one
+ * can be had, else as 4 KiB pages (nvsvm_dmem_fill_sys()). A 2 MiB folio
+ * the CPU maps with PTEs (its PMD was split) is split by the move of the
+ * one page.
  */
 static vm_fault_t nvsvm_dmem_migrate_to_ram(struct vm_fault *vmf)
 {
 	struct nvsvm_dmem *dmem = nvsvm_page_dmem(vmf->page);
-	unsigned long src = 0, dst = 0;
+	bool large = nvsvm_dmem_large_vma(vmf->vma) && !vmf->pte &&
+		     folio_test_large(page_folio(vmf->page));
+	unsigned long one[2] = {}, *src = one, npages = 1, idx = 0, first;
+	unsigned long size = large ? NVSVM_RANGE_MAX_BYTES : PAGE_SIZE;
 	struct migrate_vma args = {
 		.vma = vmf->vma,
-		.start = ALIGN_DOWN(vmf->address, PAGE_SIZE),
-		.end = ALIGN_DOWN(vmf->address, PAGE_SIZE) + PAGE_SIZE,
-		.src = &src,
-		.dst = &dst,
+		.start = ALIGN_DOWN(vmf->address, size),
+		.end = ALIGN_DOWN(vmf->address, size) + size,
 		.pgmap_owner = dmem->ndev,
 		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
 		.fault_page = vmf->page,
@@ -540,18 +792,41 @@ static vm_fault_t nvsvm_dmem_migrate_to_ram(struct vm_fault *vmf)
 	bool copy_failed = false;
 	vm_fault_t ret = 0;
 
-	if (migrate_vma_setup(&args))
-		return VM_FAULT_SIGBUS;
+	if (large) {
+		npages = NVSVM_DMEM_CHUNK;
+		idx = (vmf->address - args.start) >> PAGE_SHIFT;
+		src = kcalloc(2 * npages, sizeof(*src), GFP_KERNEL);
+		if (!src)
+			return VM_FAULT_OOM;
+		args.flags |= NVSVM_MIGRATE_VMA_SELECT_COMPOUND;
+	}
+	args.src = src;
+	args.dst = src + npages;
+	if (migrate_vma_setup(&args)) {
+		ret = VM_FAULT_SIGBUS;
+		goto out;
+	}
 	/* Nothing collected: someone else moved it; the access retries. */
 	if (!args.cpages)
-		return 0;
-	if (nvsvm_dmem_fill_sys(&src, &dst, 1, vmf->vma, args.start, 0,
-				&copy_failed))
+		goto out;
+	nvsvm_dmem_fill_sys(args.src, args.dst, npages, vmf->vma, args.start,
+			    0, &copy_failed);
+	/*
+	 * The faulting page, collected, got no system page: a 2 MiB folio
+	 * collected whole is its first entry, and has its destination there
+	 * too unless it comes back as 4 KiB pages.
+	 */
+	first = args.src[0] & NVSVM_MIGRATE_PFN_COMPOUND ? 0 : idx;
+	if ((args.src[first] & MIGRATE_PFN_MIGRATE) &&
+	    !args.dst[args.dst[0] & NVSVM_MIGRATE_PFN_COMPOUND ? 0 : idx])
 		ret = copy_failed ? VM_FAULT_SIGBUS : VM_FAULT_OOM;
 	migrate_vma_pages(&args);
 	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_MIGRATED_SYS,
-		       nvsvm_dmem_moved(&src, &dst, 1));
+		       nvsvm_dmem_moved(args.src, args.dst, npages));
 	migrate_vma_finalize(&args);
+out:
+	if (large)
+		kfree(src);
 	return ret;
 }
 

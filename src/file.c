@@ -7,6 +7,7 @@
  * inherited or received descriptor can never reach the opener's memory.
  */
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -180,6 +181,8 @@ static long nvsvm_ioctl_get_info(struct nvsvm_file *nf, void __user *uarg)
 		info.caps |= NVSVM_CAP_SYSMEM_ATOMICS;
 	if (ndev->dmem)
 		info.caps |= NVSVM_CAP_DEVICE_PRIVATE;
+	if (ndev->dmem && NVSVM_DMEM_LARGE)
+		info.caps |= NVSVM_CAP_VRAM_2M;
 	if (copy_to_user(uarg, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;

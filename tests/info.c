@@ -110,7 +110,10 @@ TEST(info_caps)
 	ASSERT_EQ(want, gi.caps & want);
 	/* EXEC is the virtual GP100's alone. */
 	ASSERT_EQ(is_vgpu() ? NVSVM_CAP_EXEC : 0, gi.caps & NVSVM_CAP_EXEC);
-	ASSERT_EQ(0, gi.caps & ~0x7fU);		/* no undefined bit */
+	ASSERT_EQ(0, gi.caps & ~0xffU);		/* no undefined bit */
+	/* 2 MiB VRAM pages are VRAM pages. */
+	if (gi.caps & NVSVM_CAP_VRAM_2M)
+		ASSERT_TRUE(gi.caps & NVSVM_CAP_DEVICE_PRIVATE);
 	/* Exact on every mapping implies exact on private memory. */
 	if (gi.caps & NVSVM_CAP_SYSMEM_ATOMICS_ALL)
 		ASSERT_TRUE(gi.caps & NVSVM_CAP_SYSMEM_ATOMICS);

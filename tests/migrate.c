@@ -7,7 +7,11 @@
  * back (debugfs vram_pages); migrating more than the VRAM evicts the VRAM
  * chunks used least recently (by migration and GPU fault history; with
  * evict_policy=uvm the ones allocated least recently) back to system memory, losing no GPU or CPU write; bad input fails with the
- * documented errno and changes nothing.
+ * documented errno and changes nothing. With NVSVM_CAP_VRAM_2M (7.3) a
+ * 2 MiB-aligned THP moves as one 2 MiB VRAM page the GPU maps with one
+ * 2 MiB PTE and comes back as a THP, by a CPU touch, MIGRATE or eviction;
+ * other sources fall back to 4 KiB pages (thp_*, evict_2m_folio; they skip
+ * elsewhere).
  *
  * Where GET_INFO lacks NVSVM_CAP_DEVICE_PRIVATE (Debian's stock kernel has
  * no CONFIG_DEVICE_PRIVATE) every case but unsupported_or_works skips,
@@ -17,9 +21,9 @@
  * so oversubscription runs in tests/guest-migrate.sh with nvsvm_vgpu
  * vram_mb=4:
  *   migrate              the cases below, with the modules' defaults
- *   migrate small-vram   oversubscription, eviction, LRU and the uvm
- *                        policy (and a few basic cases again) with a
- *                        small VRAM
+ *   migrate small-vram   oversubscription, eviction (of a 2 MiB VRAM
+ *                        page too), LRU and the uvm policy (and a few
+ *                        basic cases again) with a small VRAM
  *   migrate odd-vram     eviction with a partial last 2 MiB chunk
  *                        (nvsvm_vgpu vram_mb=3)
  *   migrate hold         for the unload test of tests/guest-migrate.sh:
@@ -876,6 +880,265 @@ TEST(evict_partial_chunk)
 	ASSERT_PASS(evict_case(&f, buf, BLOCK_PAGES / 2, false, false));
 }
 
+/*
+ * 2 MiB VRAM pages (NVSVM_CAP_VRAM_2M: the kernel has large device-private
+ * folios, 7.3). NEED_2M skips elsewhere: there a THP moves as 4 KiB pages,
+ * which the cases above cover.
+ */
+#define NEED_2M() do {							\
+	NEED_DMEM();							\
+	if (!(info.caps & NVSVM_CAP_VRAM_2M))				\
+		SKIP(return, "no NVSVM_CAP_VRAM_2M: kernel without large device-private folios (MIGRATE_VMA_SELECT_COMPOUND)");\
+} while (0)
+
+/* @nb 2 MiB blocks, 2 MiB aligned, MADV_HUGEPAGE, untouched; or NULL. */
+static uint64_t *thp_blocks(size_t nb)
+{
+	char *p = anon((nb + 1) * BLOCK);
+
+	if (!p)
+		return NULL;
+	p = (char *)(((uintptr_t)p + BLOCK - 1) & ~(BLOCK - 1));
+	if (madvise(p, nb * BLOCK, MADV_HUGEPAGE))
+		return NULL;
+	return (uint64_t *)p;
+}
+
+/* Fill block @b of @buf with pat(). */
+static void block_fill(uint64_t *buf, size_t b)
+{
+	uint64_t *p = &buf[b * BLOCK / 8];
+	size_t i;
+
+	for (i = 0; i < BLOCK / 8; i++)
+		p[i] = pat(b * BLOCK / 8 + i);
+}
+
+/* Fill block @b of @buf with pat(); skip unless it is a PMD-mapped THP. */
+static int thp_filled(uint64_t *buf, size_t b)
+{
+	block_fill(buf, b);
+	if (is_thp(&buf[b * BLOCK / 8]) != 1)
+		HELPER_SKIP("the kernel gave no THP for block %zu", b);
+	return KTAP_PASS;
+}
+
+/* The block at @p is a PMD-mapped THP in system memory again. */
+static int is_thp_again(const void *p)
+{
+	if (is_thp(p) != 1)
+		KTAP_FAIL_MSG("block %p: pagemap/kpageflags say no THP", p);
+	if (anon_huge_kb(p) < 2048)
+		KTAP_FAIL_MSG("block %p: AnonHugePages %ld kB", p,
+			      anon_huge_kb(p));
+	return KTAP_PASS;
+}
+
+/*
+ * QUERY of the @n pages at @p: every one in VRAM, mapped by a 2 MiB PTE
+ * (@large), or by smaller PTEs (!@large).
+ */
+static int range_in_vram(struct fx *f, const void *p, size_t n, bool large)
+{
+	uint32_t q[BLOCK_PAGES];
+	size_t i;
+
+	if (n > BLOCK_PAGES)
+		KTAP_FAIL_MSG("range_in_vram: n %zu", n);
+	CHK_OK(nvsvm_query(f->fd, nvsvm_ptr(p), n, q));
+	for (i = 0; i < n; i++) {
+		if ((q[i] & IN_VRAM) != IN_VRAM)
+			KTAP_FAIL_MSG("page %zu of %p: %#x, not in VRAM", i, p,
+				      q[i]);
+		if ((NVSVM_QUERY_SHIFT(q[i]) == 21) != large)
+			KTAP_FAIL_MSG("page %zu of %p: page shift %u, expected %s",
+				      i, p, NVSVM_QUERY_SHIFT(q[i]),
+				      large ? "21" : "below 21");
+	}
+	return KTAP_PASS;
+}
+
+/* The same for the 2 MiB block at @p. */
+static int block_in_vram(struct fx *f, const void *p, bool large)
+{
+	return range_in_vram(f, p, BLOCK_PAGES, large);
+}
+
+/*
+ * A 2 MiB-aligned THP moves to VRAM as one 2 MiB folio: 512 pages moved
+ * into one whole VRAM chunk (vram_pages), mapped by one 2 MiB GPU PTE in
+ * VRAM; the GPU reads and writes it; a CPU read of one word brings the
+ * whole folio back (migrated_to_sysmem +512) as a THP again (pagemap's
+ * THP bit, AnonHugePages), the GPU's write and the rest intact.
+ */
+TEST(thp_moves_as_2m)
+{
+	uint64_t *buf, v0, v1, s0, s1;
+	struct fx f;
+
+	NEED_2M();
+	buf = thp_blocks(1);
+	ASSERT_NE(NULL, buf);
+	ASSERT_PASS_SKIP(thp_filled(buf, 0));
+	FX_OPEN(&f);
+	ASSERT_PASS(to_vram_counted(&f, buf, BLOCK_PAGES, &v0));
+	ASSERT_PASS(block_in_vram(&f, buf, true));
+	ASSERT_PASS(gpu_sum_eq(&f, buf, BLOCK, pat_sum(0, BLOCK / 8)));
+	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_fill(nvsvm_ptr(&buf[300 * WORDS]),
+					      PAGE, 0x2222), NULL));
+	ASSERT_PASS(block_in_vram(&f, buf, true));
+
+	ASSERT_PASS(counter("migrated_to_sysmem", &s0));
+	ASSERT_EQ(pat(77 * WORDS + 5), buf[77 * WORDS + 5]);
+	ASSERT_PASS(counter("migrated_to_sysmem", &s1));
+	ASSERT_EQ(BLOCK_PAGES, s1 - s0);
+	ASSERT_PASS(vram_pages(&v1));
+	ASSERT_EQ(v0, v1);
+	ASSERT_PASS(is_thp_again(buf));
+	ASSERT_PASS(none_in_vram(&f, buf, BLOCK_PAGES));
+	ASSERT_PASS(cpu_check(&buf[300 * WORDS], WORDS, 0x2222));
+	ASSERT_PASS(cpu_pat(buf, 0, 300 * WORDS));
+	ASSERT_PASS(cpu_pat(buf, 301 * WORDS, BLOCK / 8 - 301 * WORDS));
+}
+
+/*
+ * MIGRATE to system memory of a 2 MiB VRAM folio brings it back whole as
+ * a THP; a CPU write after it stays in system memory; an untouched,
+ * aligned 2 MiB moves to VRAM as one zeroed folio too.
+ */
+TEST(thp_migrate_back_as_thp)
+{
+	uint64_t *buf, *zero, v0;
+	struct fx f;
+
+	NEED_2M();
+	buf = thp_blocks(1);
+	zero = thp_blocks(1);
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, zero);
+	ASSERT_PASS_SKIP(thp_filled(buf, 0));
+	FX_OPEN(&f);
+	ASSERT_PASS(to_vram_counted(&f, buf, BLOCK_PAGES, &v0));
+	ASSERT_PASS(block_in_vram(&f, buf, true));
+	ASSERT_PASS(migrate(&f, buf, BLOCK, NVSVM_MIGRATE_TO_SYSMEM,
+			    BLOCK_PAGES));
+	ASSERT_PASS(vram_pages_become(v0));
+	ASSERT_PASS(is_thp_again(buf));
+	ASSERT_PASS(cpu_pat(buf, 0, BLOCK / 8));
+
+	ASSERT_PASS(to_vram_counted(&f, zero, BLOCK_PAGES, &v0));
+	ASSERT_PASS(block_in_vram(&f, zero, true));
+	ASSERT_PASS(gpu_sum_eq(&f, zero, BLOCK, 0));
+	ASSERT_PASS(migrate(&f, zero, BLOCK, NVSVM_MIGRATE_TO_SYSMEM,
+			    BLOCK_PAGES));
+	ASSERT_PASS(vram_pages_become(v0));
+	ASSERT_PASS(cpu_check(zero, BLOCK / 8, 0));
+}
+
+/*
+ * Where the source is no whole PMD-mapped THP the move falls back to
+ * 4 KiB VRAM pages, data intact: a range that starts inside the THP, a
+ * THP with one page dropped (MADV_DONTNEED splits its PMD: 511 pages and
+ * a hole, which moves as zeroes), and a block without THP between two
+ * THPs in one MIGRATE (those two move as 2 MiB folios).
+ */
+TEST(thp_fallback_4k)
+{
+	uint64_t *buf, v0;
+	size_t in;
+	struct fx f;
+
+	NEED_2M();
+	buf = thp_blocks(5);
+	ASSERT_NE(NULL, buf);
+	ASSERT_SYS(madvise(&buf[3 * BLOCK / 8], BLOCK, MADV_NOHUGEPAGE));
+	ASSERT_PASS_SKIP(thp_filled(buf, 0));
+	ASSERT_PASS_SKIP(thp_filled(buf, 1));
+	ASSERT_PASS_SKIP(thp_filled(buf, 2));
+	block_fill(buf, 3);
+	ASSERT_PASS_SKIP(thp_filled(buf, 4));
+	FX_OPEN(&f);
+
+	/* Not aligned: pages 1..511 of block 0. */
+	ASSERT_PASS(to_vram_counted(&f, &buf[WORDS], BLOCK_PAGES - 1, &v0));
+	ASSERT_PASS(count_in_vram(&f, buf, BLOCK_PAGES, &in));
+	ASSERT_EQ(BLOCK_PAGES - 1, in);
+	ASSERT_PASS(range_in_vram(&f, &buf[WORDS], BLOCK_PAGES - 1, false));
+	ASSERT_PASS(gpu_sum_eq(&f, buf, BLOCK, pat_sum(0, BLOCK / 8)));
+
+	/* Block 1 with page 9 dropped: 4 KiB pages, page 9 zeroes. */
+	ASSERT_SYS(madvise(&buf[BLOCK / 8 + 9 * WORDS], PAGE, MADV_DONTNEED));
+	ASSERT_PASS(to_vram_counted(&f, &buf[BLOCK / 8], BLOCK_PAGES, &v0));
+	ASSERT_PASS(block_in_vram(&f, &buf[BLOCK / 8], false));
+	ASSERT_PASS(gpu_sum_eq(&f, &buf[BLOCK / 8], BLOCK,
+			       pat_sum(BLOCK / 8, BLOCK / 8) -
+			       pat_sum(BLOCK / 8 + 9 * WORDS, WORDS)));
+
+	/* Blocks 2, 3, 4 in one MIGRATE: THP, no THP, THP. */
+	ASSERT_PASS(to_vram_counted(&f, &buf[2 * BLOCK / 8], 3 * BLOCK_PAGES,
+				    &v0));
+	ASSERT_PASS(block_in_vram(&f, &buf[2 * BLOCK / 8], true));
+	ASSERT_PASS(block_in_vram(&f, &buf[3 * BLOCK / 8], false));
+	ASSERT_PASS(block_in_vram(&f, &buf[4 * BLOCK / 8], true));
+	ASSERT_PASS(gpu_sum_eq(&f, &buf[2 * BLOCK / 8], 3 * BLOCK,
+			       pat_sum(2 * BLOCK / 8, 3 * BLOCK / 8)));
+
+	/* The CPU reads everything back. */
+	ASSERT_PASS(cpu_pat(buf, 0, BLOCK / 8 + 9 * WORDS));
+	ASSERT_PASS(cpu_check(&buf[BLOCK / 8 + 9 * WORDS], WORDS, 0));
+	ASSERT_PASS(cpu_pat(buf, BLOCK / 8 + 10 * WORDS,
+			    4 * BLOCK / 8 - 10 * WORDS));
+	ASSERT_PASS(none_in_vram(&f, buf, 5 * BLOCK_PAGES));
+}
+
+/*
+ * Eviction of a 2 MiB folio (the 4 MiB VRAM: chunk 0 has 511 pages to
+ * give, chunk 1 is whole). THP A moves into chunk 1 as a 2 MiB folio, the
+ * GPU writes a page of it; THP B finds no whole chunk free and falls back
+ * to 4 KiB pages: 511 fill chunk 0, the last one evicts A's chunk (used
+ * least recently), whose folio comes back to system memory as one THP
+ * with the GPU's write, and takes a page there. Every word is right.
+ */
+TEST(evict_2m_folio)
+{
+	uint64_t *buf, *a, *b, e0, e1, p0, p1;
+	struct fx f;
+
+	NEED_2M();
+	if (info.vram_size != 2 * BLOCK)
+		SKIP(return, "VRAM not 4 MiB (run with nvsvm_vgpu vram_mb=4)");
+	ASSERT_PASS(vram_pages_become(0));
+	buf = thp_blocks(2);
+	ASSERT_NE(NULL, buf);
+	a = buf;
+	b = &buf[BLOCK / 8];
+	ASSERT_PASS_SKIP(thp_filled(buf, 0));
+	ASSERT_PASS_SKIP(thp_filled(buf, 1));
+	FX_OPEN(&f);
+	ASSERT_PASS(counter("evictions", &e0));
+	ASSERT_PASS(counter("evicted_pages", &p0));
+	ASSERT_PASS(migrate(&f, a, BLOCK, NVSVM_MIGRATE_TO_VRAM, BLOCK_PAGES));
+	ASSERT_PASS(block_in_vram(&f, a, true));
+	ASSERT_PASS(gpu_ok1(&f, nvsvm_op_fill(nvsvm_ptr(&a[42 * WORDS]), PAGE,
+					      0x4242), NULL));
+
+	ASSERT_PASS(migrate(&f, b, BLOCK, NVSVM_MIGRATE_TO_VRAM, BLOCK_PAGES));
+	ASSERT_PASS(counter("evictions", &e1));
+	ASSERT_PASS(counter("evicted_pages", &p1));
+	ASSERT_EQ(1, e1 - e0);
+	ASSERT_EQ(BLOCK_PAGES, p1 - p0);
+	ASSERT_PASS(vram_pages_become(BLOCK_PAGES));
+	ASSERT_PASS(block_in_vram(&f, b, false));
+	ASSERT_PASS(none_in_vram(&f, a, BLOCK_PAGES));
+	ASSERT_PASS(is_thp_again(a));
+	ASSERT_PASS(cpu_check(&a[42 * WORDS], WORDS, 0x4242));
+	ASSERT_PASS(cpu_pat(a, 0, 42 * WORDS));
+	ASSERT_PASS(cpu_pat(a, 43 * WORDS, BLOCK / 8 - 43 * WORDS));
+	ASSERT_PASS(gpu_sum_eq(&f, b, BLOCK, pat_sum(BLOCK / 8, BLOCK / 8)));
+	ASSERT_PASS(cpu_pat(buf, BLOCK / 8, BLOCK / 8));
+	ASSERT_PASS(vram_pages_become(0));
+}
+
 #define THRASH_PARAMS	"/sys/module/nvsvm/parameters/thrashing_"
 
 /* Set nvsvm's thrashing_@name to @v, the value before in *@old; -errno. */
@@ -1114,6 +1377,64 @@ TEST(thrashing_pins_block)
 
 	NEED_DMEM();
 	ASSERT_PASS(thrash_case(v, want, 1, NULL));
+}
+
+/*
+ * Five rounds on the THP at @buf: MIGRATE it to VRAM (pages moved in
+ * @moved[round]; in the first three as one 2 MiB VRAM page), then a CPU
+ * read of one word, which brings the whole folio back.
+ */
+static int thp_rounds(struct fx *f, uint64_t *buf, uint64_t *moved)
+{
+	volatile uint64_t *p = buf;
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(buf), BLOCK,
+				     NVSVM_MIGRATE_TO_VRAM, &moved[i]));
+		if (i < 3)
+			CHECK(block_in_vram(f, buf, true));
+		CHK_EQ(p[7], pat(7));
+	}
+	return KTAP_PASS;
+}
+
+/*
+ * A 2 MiB VRAM page is one block to the thrashing history: a THP that
+ * moves to VRAM whole and comes back whole three times (60 s lapse,
+ * threshold 3) is pinned once, at the third move, and the next two
+ * MIGRATEs leave it in system memory (thrash_skips +2); 512 pages moved
+ * each of the first three times, data intact.
+ */
+TEST(thrashing_2m_folio)
+{
+	const unsigned int v[4] = { 1, 3, 60000000, 300 };
+	const uint64_t want[5] = { BLOCK_PAGES, BLOCK_PAGES, BLOCK_PAGES, 0, 0 };
+	uint64_t *buf, moved[5] = { 0 }, t0, t1, s0, s1;
+	unsigned int old[4], i;
+	struct fx f;
+	int ret;
+
+	NEED_2M();
+	buf = thp_blocks(1);
+	ASSERT_NE(NULL, buf);
+	ASSERT_PASS_SKIP(thp_filled(buf, 0));
+	FX_OPEN(&f);
+	ASSERT_PASS(counter("thrashing", &t0));
+	ASSERT_PASS(counter("thrash_skips", &s0));
+	ASSERT_PASS(thrash_params(v, old));
+	ret = thp_rounds(&f, buf, moved);
+	thrash_restore(old);
+	ASSERT_PASS(ret);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(want[i], moved[i]) {
+			TH_LOG("round %u", i);
+		}
+	ASSERT_PASS(counter("thrashing", &t1));
+	ASSERT_PASS(counter("thrash_skips", &s1));
+	ASSERT_EQ(1, t1 - t0);
+	ASSERT_EQ(2, s1 - s0);
+	ASSERT_PASS(cpu_pat(buf, 0, BLOCK / 8));
 }
 
 /*
@@ -1502,7 +1823,8 @@ static int hold(void)
 /* The cases that need a small VRAM: "migrate small-vram" only. */
 static const char *const small_only[] = {
 	"oversubscription", "eviction_keeps_writes", "lru_keeps_faulted",
-	"lru_keeps_migrated", "evict_policy_uvm_then_lru", NULL
+	"lru_keeps_migrated", "evict_policy_uvm_then_lru", "evict_2m_folio",
+	NULL
 };
 
 /* The case that needs a 3 MiB VRAM: "migrate odd-vram" only. */

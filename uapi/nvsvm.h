@@ -92,6 +92,14 @@
  */
 #define NVSVM_CAP_SYSMEM_ATOMICS	(1U << 5)
 #define NVSVM_CAP_SYSMEM_ATOMICS_ALL	(1U << 6)
+/*
+ * NVSVM_CAP_VRAM_2M: with NVSVM_CAP_DEVICE_PRIVATE, MIGRATE to VRAM moves a
+ * 2 MiB-aligned THP (or an untouched aligned 2 MiB) as one 2 MiB page of
+ * VRAM, which the GPU maps with one 2 MiB PTE, when a whole 2 MiB chunk of
+ * VRAM is free, and it comes back as a THP; the kernel has large
+ * device-private folios (7.3). Clear: VRAM pages are 4 KiB.
+ */
+#define NVSVM_CAP_VRAM_2M		(1U << 7)
 
 /**
  * struct nvsvm_get_info - describe the GPU

@@ -37,8 +37,9 @@
  *                   EXCLUSIVE); without it GPU atomics never hold a page
  *                   exclusively: 0.
  *  FLAGS            (where the uapi has it) FAIL_ALLOC makes dmirror's next
- *                   huge device page allocation fail; nvsvm's VRAM pages
- *                   are base pages only, so there is nothing to fail.
+ *                   huge device page allocation fail; nvsvm has nothing to
+ *                   fail on request: a 2 MiB VRAM page (7.3) that cannot
+ *                   be had falls back to 4 KiB pages by itself.
  *  READ_UNLOCKED    (where the uapi has it) MAP with NVSVM_MAP_FAULT,
  *                   which waits for a userfaultfd handler in the caller's
  *                   context, then READ.

@@ -16,7 +16,7 @@
  *                 (NVSVM_EXEC_WARPS), each a FILL or SUM of 1/WARPS of
  *                 its share, as a GPU kernel touches a buffer (default 256;
  *                 1: one warp per GPC, the storm before vgpu-scale)
- *   -w WORKLOADS  letters of the workloads to run (default abcdefghkpr)
+ *   -w WORKLOADS  letters of the workloads to run (default abcdefghkmpr)
  *   -t MHZ        the TSC's frequency (x86-64; see now()), default: measured
  *   -P            no peer, even when /dev/hmm_dmirror0 exists
  *
@@ -53,6 +53,12 @@
  *      size; skipped without device-private memory); "#" lines give each
  *      mode's counters per round and the time of each phase of the rounds
  *      that moved pages and of those that did not
+ *   m  MIGRATE throughput (issue 37 item 2): half the VRAM (at most 32
+ *      MiB) of populated 4 KiB pages, then of THPs, moved to VRAM and back;
+ *      GB/s each way (m.vram.4k, m.sys.4k, m.vram.2m, m.sys.2m). THPs move
+ *      as 2 MiB VRAM pages with NVSVM_CAP_VRAM_2M (7.3), else as 4 KiB
+ *      pages; the notes say which (once, not per size; skipped without
+ *      device-private memory)
  *   r  the b storm under each replay policy (issue 36 item 5): nvsvm's
  *      replay_utlb N (a replay per run of batches) against Y (a replay as
  *      soon as a batch's first micro-TLBs are served), interleaved; per
@@ -1395,6 +1401,112 @@ static void oversub(uint64_t vram)
 	evict_policy("lru");
 }
 
+
+#define MIG_MAX_MIB	32
+
+/*
+ * One MIGRATE of @size bytes at @p to @target: seconds; every page moves
+ * (else the run stops).
+ */
+static double mig_once(uint64_t *p, size_t size, uint32_t target)
+{
+	uint64_t moved = 0;
+	double t = now();
+	int ret = nvsvm_migrate(B.fd, nvsvm_ptr(p), size, target, &moved);
+
+	t = now() - t;
+	if (ret)
+		die("MIGRATE: %s", strerror(-ret));
+	if (moved != size / PAGE)
+		die("MIGRATE %s moved %llu of %zu pages",
+		    target == NVSVM_MIGRATE_TO_VRAM ? "to VRAM" : "to sysmem",
+		    (unsigned long long)moved, size / PAGE);
+	return t;
+}
+
+/* Blocks of [@p, @p + @size) the GPU maps with one 2 MiB PTE in VRAM. */
+static size_t vram_2m_blocks(const uint64_t *p, size_t size)
+{
+	uint32_t q;
+	size_t b, n = 0;
+	int ret;
+
+	for (b = 0; b < size / HUGE; b++) {
+		ret = nvsvm_query(B.fd, nvsvm_ptr(p + b * HUGE / 8), 1, &q);
+		if (ret)
+			die("QUERY: %s", strerror(-ret));
+		n += (q & NVSVM_QUERY_VRAM) && NVSVM_QUERY_SHIFT(q) == 21;
+	}
+	return n;
+}
+
+/*
+ * m: MIGRATE throughput (issue 37 item 2): @size bytes of populated
+ * anonymous memory, of 4 KiB pages (MADV_NOHUGEPAGE) or of THPs
+ * (MADV_HUGEPAGE, 2 MiB aligned: @thp), moved to VRAM and back REPS
+ * times, thrashing detection off (the same blocks move every round);
+ * GB/s of each direction (median). The notes say how many blocks the GPU
+ * mapped with 2 MiB VRAM pages and how much was THP after the moves back;
+ * the data is checked after the last one.
+ */
+static void migrate_rate(size_t size, bool thp)
+{
+	double to[MAX_REPS], back[MAX_REPS];
+	const char *k = thp ? "2m" : "4k";
+	size_t len, big = 0;
+	uint64_t *p, sum, s = 0, i;
+	char name[64];
+	unsigned int r;
+	void *base;
+
+	p = anon(size, HUGE, thp, &base, &len);
+	sum = populate(p, size);
+	printf("# m.%s: %.0f %% THP before\n", k, thp_percent(p, size));
+	thrash_enable("0");
+	for (r = 0; r < B.reps; r++) {
+		vram_empty();
+		to[r] = size / mig_once(p, size, NVSVM_MIGRATE_TO_VRAM) / 1e9;
+		if (!r)
+			big = vram_2m_blocks(p, size);
+		back[r] = size / mig_once(p, size, NVSVM_MIGRATE_TO_SYSMEM) /
+			  1e9;
+	}
+	thrash_enable("1");
+	printf("# m.%s: %zu of %zu blocks in 2 MiB VRAM pages; %.0f %% THP after the moves back\n",
+	       k, big, size / HUGE, thp_percent(p, size));
+	for (i = 0; i < size / PAGE; i++)
+		s += p[i * WORDS];
+	if (s != sum)
+		die("m.%s: data changed by the moves", k);
+	unmap(base, len);
+	snprintf(name, sizeof(name), "m.vram.%s-%zuM", k, size / MIB);
+	samples(name, "ours", "GB/s to VRAM", to, B.reps);
+	result(name, "ours", median(to, B.reps), "GB/s");
+	snprintf(name, sizeof(name), "m.sys.%s-%zuM", k, size / MIB);
+	samples(name, "ours", "GB/s to system memory", back, B.reps);
+	result(name, "ours", median(back, B.reps), "GB/s");
+}
+
+/*
+ * m: both page sizes on half the VRAM (at most MIG_MAX_MIB MiB), so that
+ * no move evicts and whole 2 MiB chunks are free.
+ */
+static void migrate_rates(uint64_t vram, uint32_t caps)
+{
+	size_t size = vram / 2 / HUGE * HUGE;
+
+	if (size > MIG_MAX_MIB * MIB)
+		size = MIG_MAX_MIB * MIB;
+	if (!size)
+		die("m: VRAM of %llu bytes, under 4 MiB",
+		    (unsigned long long)vram);
+	printf("# m: MIGRATE of %zu MiB to VRAM and back; %s\n", size / MIB,
+	       caps & NVSVM_CAP_VRAM_2M ?
+	       "NVSVM_CAP_VRAM_2M: THPs move as 2 MiB VRAM pages" :
+	       "no NVSVM_CAP_VRAM_2M: THPs move as 4 KiB VRAM pages");
+	migrate_rate(size, false);
+	migrate_rate(size, true);
+}
 /*
  * k: run one launch of @l (1-dimensional, groups of 64) on channel 0 and
  * print its instructions per second and the fault counters it moved.
@@ -1558,10 +1670,11 @@ static void kernels(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s [-r REPS] [-g GPCS] [-W WARPS] [-w WORKLOADS] [-t TSC_MHZ] [-P] SIZE_MIB...\n"
-		"Workloads (default abcdefghkpr): a first-touch read, b first-touch\n"
+		"Workloads (default abcdefghkmpr): a first-touch read, b first-touch\n"
 		"write (and f, its fault counters), c MAP (and g, page-table\n"
 		"bytes), d munmap slowdown, e munmap of 1 GiB with one page mapped,\n"
-		"h a and b on THP, k compiled programs (LAUNCH), p CPU/GPU\n"
+		"h a and b on THP, k compiled programs (LAUNCH), m MIGRATE GB/s,\n"
+		"4 KiB against 2 MiB pages, p CPU/GPU\n"
 		"ping-pong, thrashing detection on\n"
 		"against off; r b under each replay policy (nvsvm.replay_utlb),\n"
 		"stall warp-us and replays; o oversubscription, evict_policy lru against uvm\n"
@@ -1572,7 +1685,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	const char *work = "abcdefghkpr";
+	const char *work = "abcdefghkmpr";
 	struct nvsvm_get_info info;
 	unsigned int gpcs = 0, i;
 	bool no_peer = false;
@@ -1678,6 +1791,12 @@ int main(int argc, char **argv)
 			ping_pong();
 		else
 			printf("# p: no device-private memory, skipped\n");
+	}
+	if (strchr(work, 'm')) {
+		if (info.caps & NVSVM_CAP_DEVICE_PRIVATE)
+			migrate_rates(info.vram_size, info.caps);
+		else
+			printf("# m: no device-private memory, skipped\n");
 	}
 	if (strchr(work, 'o')) {
 		if (info.caps & NVSVM_CAP_DEVICE_PRIVATE)

@@ -29,6 +29,7 @@ import sys
 #   ratio "ours-off": ours / our own p.off figure (p.on)
 #   ratio "ours-uvm": ours / our own NAME.uvm figure of the same size (o.*)
 #   ratio "ours-batch": ours / our own r.batch figure of the same size
+#   ratio "ours-4k": ours / our own 4 KiB figure of the same size (m.*.2m)
 GOALS = {
     "a": ("GPU first-touch read through faults", "peer", ("ratio", ">=", 1.0)),
     "b": ("GPU first-touch write, never-touched memory", "peer",
@@ -80,6 +81,14 @@ GOALS = {
                None, None),
     "k.chase": ("compiled program: 64 malloc'd lists of 256 nodes, insn/s",
                 None, None),
+    "m.vram.4k": ("MIGRATE to VRAM of populated 4 KiB pages, GB/s", None,
+                  None),
+    "m.vram.2m": ("MIGRATE to VRAM of THPs, GB/s: 2 MiB VRAM pages where"
+                  " NVSVM_CAP_VRAM_2M (ratio: to 4 KiB)", "ours-4k", None),
+    "m.sys.4k": ("MIGRATE back to system memory, 4 KiB pages, GB/s", None,
+                 None),
+    "m.sys.2m": ("MIGRATE back to system memory, 2 MiB pages, GB/s (ratio:"
+                 " to 4 KiB)", "ours-4k", None),
     "p.on": ("CPU/GPU ping-pong rounds/s, thrashing detection on (ratio: to"
              " off)", "ours-off", None),
     "p.off": ("same ping-pong, detection off", None, None),
@@ -179,6 +188,9 @@ def build(figures):
             base = figures.get(("p.off-" + size, "ours"), (None, None))[0]
         elif how == "ours-batch":
             base = figures.get(("r.batch-" + size, "ours"), (None, None))[0]
+        elif how == "ours-4k":
+            base = figures.get((letter[:-2] + "4k-" + size, "ours"),
+                               (None, None))[0]
         elif how == "ours-uvm":
             base = figures.get((letter + ".uvm-" + size, "ours"),
                                (None, None))[0]

@@ -29,7 +29,7 @@
 #                     [--profile-work LETTERS] [--profile-size MIB]
 #                     [--cl-scale N | --no-cl] [--oversub MIB]
 # Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
-# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghkpr,
+# "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghkmpr,
 # and o when --oversub is not 0),
 # NVSVM_BENCH_PREFETCH (nvsvm.prefetch_threshold for the run, default the
 # module's), NVSVM_BENCH_PROFILE (1, the default, adds the function-profile
