@@ -44,7 +44,9 @@ int nvsvm_vgpu_test_exec(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan,
  * defines NVSVM_TEST); a product build compiles these calls to nothing.
  * nvsvm_test_park() parks a range between its hmm_range_fault() snapshot
  * and its PTE write when a test armed it (debugfs nvsvm_test/park) and
- * returns the jiffies it waited, 0 otherwise.
+ * returns the jiffies it waited, 0 otherwise. nvsvm_test_fail_thp() says
+ * whether a system THP allocation for a 2 MiB VRAM page should fail
+ * (debugfs nvsvm_test/fail_thp).
  */
 struct mm_struct;
 
@@ -55,6 +57,7 @@ DECLARE_STATIC_KEY_FALSE(nvsvm_test_park_key);
 unsigned long nvsvm_test_park_range(struct mm_struct *mm, u64 start, u64 end);
 void nvsvm_test_init(void);
 void nvsvm_test_fini(void);
+bool nvsvm_test_fail_thp(void);
 
 static inline unsigned long nvsvm_test_park(struct mm_struct *mm, u64 start,
 					    u64 end)
@@ -72,6 +75,11 @@ static inline unsigned long nvsvm_test_park(struct mm_struct *mm, u64 start,
 
 static inline void nvsvm_test_init(void)
 {
+}
+
+static inline bool nvsvm_test_fail_thp(void)
+{
+	return false;
 }
 
 static inline void nvsvm_test_fini(void)

@@ -75,7 +75,9 @@
  * a MIGRATE to system memory and an eviction bring the folio back whole,
  * as a THP mapped by a PMD when one can be had at once; else, with a VMA,
  * as 4 KiB pages (the kernel splits the VRAM folio), and an eviction
- * leaves it in VRAM (migrate_device_pages() does not split). A folio the
+ * leaves it in VRAM (migrate_device_pages() does not split); unregister
+ * then moves it through the process it came from (nvsvm_dmem_evict()).
+ * A folio the
  * kernel split (a partial munmap or move) is freed page by page. Its chunk
  * is one chunk of the eviction policy and one block of the thrashing
  * history, like 512 pages of it. Elsewhere every VRAM page is 4 KiB.
@@ -102,6 +104,8 @@
 #include <linux/moduleparam.h>
 #include <linux/percpu-refcount.h>
 #include <linux/rcupdate.h>
+#include <linux/delay.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -110,6 +114,7 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_dmem.h"
+#include "nvsvm_test.h"
 #include "nvsvm_thrash.h"
 
 /* Pages per migrate_vma_setup() call: one leaf table's span. */
@@ -154,11 +159,16 @@ struct nvsvm_dmem {
  * @last_use: the stamp of its last use (allocation or GPU mapping)
  * @last_alloc: the stamp of the last allocation of one of its pages
  * @tried: the stamp of the last move that tried to evict it
+ * @mm: the address space the last 2 MiB folio in it moved to VRAM from
+ *	(mmgrab()ed; NVSVM_DMEM_LARGE only), or NULL; under dmem->lock
+ * @addr: where in @mm
  */
 struct nvsvm_dmem_chunk {
 	unsigned long last_use;
 	unsigned long last_alloc;
 	unsigned long tried;
+	struct mm_struct *mm;
+	unsigned long addr;
 };
 
 /* The victim of an eviction (the evict_policy parameter). */
@@ -326,20 +336,24 @@ static int nvsvm_dmem_copy(struct nvsvm_dmem *dmem, struct page *vpage,
 
 /*
  * A locked system THP for a 2 MiB VRAM folio moving back: from @vma's
- * memory policy at @addr, or without a VMA (eviction) from anywhere; NULL
- * when none could be had at once (no retries: 4 KiB pages, or the next
- * pass, do instead).
+ * memory policy at @addr, or without a VMA (eviction) from anywhere, with
+ * the extra flags @gfp (unregister: __GFP_RETRY_MAYFAIL, reclaim and
+ * compaction); NULL when none could be had (4 KiB pages, or unregister's
+ * fallbacks, do instead).
  */
 static struct page *nvsvm_dmem_sys_thp(struct vm_area_struct *vma,
-				       unsigned long addr)
+				       unsigned long addr, gfp_t gfp)
 {
 	struct folio *folio;
 
+	if (nvsvm_test_fail_thp())
+		return NULL;
 	if (vma)
 		folio = nvsvm_vma_alloc_folio(GFP_TRANSHUGE,
 					      NVSVM_DMEM_LARGE_ORDER, vma, addr);
 	else
-		folio = folio_alloc(GFP_TRANSHUGE, NVSVM_DMEM_LARGE_ORDER);
+		folio = folio_alloc(GFP_TRANSHUGE | gfp,
+				    NVSVM_DMEM_LARGE_ORDER);
 	if (!folio)
 		return NULL;
 	folio_lock(folio);
@@ -382,8 +396,8 @@ static int nvsvm_dmem_to_sys(struct page *spage, struct page *dpage,
  * empty ones) comes back as a THP when one can be had; else, with a @vma,
  * as 4 KiB pages, for which the kernel splits the VRAM folio
  * (migrate_vma_pages()); without one it stays, since
- * migrate_device_pages() does not split (unregister's next pass tries
- * again).
+ * migrate_device_pages() does not split (unregister tries harder for the
+ * THP, then goes through the folio's process: nvsvm_dmem_evict()).
  *
  * Return: pages that could not be given a destination; *@copy_failed
  * (when not NULL) is set if the copy of one of them failed, as opposed
@@ -411,7 +425,8 @@ static unsigned long nvsvm_dmem_fill_sys(unsigned long *src,
 		if (!spage || !(src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
 		if (n > 1) {
-			dpage = nvsvm_dmem_sys_thp(vma, addr);
+			dpage = nvsvm_dmem_sys_thp(vma, addr, lose ?
+						   __GFP_RETRY_MAYFAIL : 0);
 			if (dpage) {
 				if (nvsvm_dmem_to_sys(spage, dpage, n, lose)) {
 					failed += n;
@@ -706,6 +721,36 @@ static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
 }
 
 /*
+ * Note for each 2 MiB folio a move to VRAM (@args, not finalized) placed
+ * where it went, for unregister (nvsvm_dmem_evict_owner()): the chunk is
+ * the folio's until it is freed, and keeps the note until the chunk's
+ * next 2 MiB folio or unregister (an mm_struct, not the address space).
+ */
+static void nvsvm_dmem_note_owner(struct nvsvm_dmem *dmem,
+				  struct migrate_vma *args)
+{
+	struct mm_struct *mm = args->vma->vm_mm, *old;
+	unsigned long flags, i, c;
+	struct page *page;
+
+	for (i = 0; i < args->npages; i++) {
+		if (!(args->src[i] & MIGRATE_PFN_MIGRATE) ||
+		    !(args->dst[i] & NVSVM_MIGRATE_PFN_COMPOUND))
+			continue;
+		page = migrate_pfn_to_page(args->dst[i]);
+		c = (page_to_pfn(page) - dmem->base_pfn) / NVSVM_DMEM_CHUNK;
+		mmgrab(mm);
+		spin_lock_irqsave(&dmem->lock, flags);
+		old = dmem->chunks[c].mm;
+		dmem->chunks[c].mm = mm;
+		dmem->chunks[c].addr = args->start + (i << PAGE_SHIFT);
+		spin_unlock_irqrestore(&dmem->lock, flags);
+		if (old)
+			mmdrop(old);
+	}
+}
+
+/*
  * Do migrations in @vma select 2 MiB folios? Where the kernel has them,
  * unless the VMA refuses THPs (MADV_NOHUGEPAGE): an untouched 2 MiB would
  * come back from VRAM as one.
@@ -755,6 +800,8 @@ static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
 		nvsvm_dmem_fill_sys(src, dst, args.npages, vma, start, 0, NULL);
 	migrate_vma_pages(&args);
 	moved = nvsvm_dmem_moved(src, dst, args.npages);
+	if (to_vram && NVSVM_DMEM_LARGE)
+		nvsvm_dmem_note_owner(dmem, &args);
 	migrate_vma_finalize(&args);
 	nvsvm_stat_add(dmem->ndev, to_vram ? NVSVM_STAT_MIGRATED_VRAM :
 			NVSVM_STAT_MIGRATED_SYS, moved);
@@ -1098,25 +1145,90 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 	return ret;
 }
 
-/* Move every page still in VRAM back to system memory. */
+/* Unregister's wait between passes that left a page in VRAM. */
+#define NVSVM_DMEM_EVICT_WAIT_MS	10
+
+/*
+ * Unregister, for chunk @c, which holds a 2 MiB folio no system THP could
+ * be had for: move it back through the process it moved to VRAM from, if
+ * that process still maps it where it did (nvsvm_dmem_note_owner()), with
+ * a VMA, so as 4 KiB pages if need be (the kernel splits the folio).
+ * @pfns: scratch (2 * NVSVM_DMEM_CHUNK entries). Return: pages moved.
+ */
+static long nvsvm_dmem_evict_owner(struct nvsvm_dmem *dmem, unsigned long c,
+				   unsigned long *pfns)
+{
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+	unsigned long flags, addr;
+	long moved = 0;
+
+	spin_lock_irqsave(&dmem->lock, flags);
+	mm = dmem->chunks[c].mm;
+	addr = dmem->chunks[c].addr;
+	if (mm && !mmget_not_zero(mm))
+		mm = NULL;
+	spin_unlock_irqrestore(&dmem->lock, flags);
+	if (!mm)
+		return 0;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && addr + NVSVM_RANGE_MAX_BYTES <= vma->vm_end)
+		moved = nvsvm_dmem_migrate_vma(dmem, vma, addr,
+					       addr + NVSVM_RANGE_MAX_BYTES,
+					       false, pfns,
+					       pfns + NVSVM_DMEM_CHUNK, NULL);
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return max(moved, 0L);
+}
+
+/*
+ * Move every page still in VRAM back to system memory. A 2 MiB folio
+ * without a VMA needs a whole system THP (migrate_device_pages() does not
+ * split): unregister asks for one with reclaim and compaction, and where
+ * none can be had moves the folio through its process
+ * (nvsvm_dmem_evict_owner()). What is left (a page being freed or migrated
+ * meanwhile; a folio that moved, or another process shares since a fork)
+ * waits for the next pass, NVSVM_DMEM_EVICT_WAIT_MS later, with a
+ * ratelimited notice.
+ */
 static void nvsvm_dmem_evict(struct nvsvm_dmem *dmem)
 {
-	unsigned long *pfns, i, n;
+	unsigned long *pfns, i, n, passes = 0, split = 0;
+	atomic64_t *vram_pages = &dmem->ndev->stats[NVSVM_STAT_VRAM_PAGES];
+	struct device *dev = dmem->ndev->gpu->dev;
 
 	pfns = kmalloc_array(2 * NVSVM_DMEM_CHUNK, sizeof(*pfns),
 			     GFP_KERNEL | __GFP_NOFAIL);
-	/* A page being freed or migrated meanwhile is seen in a later pass. */
 	while (nvsvm_dmem_in_use(dmem, 0, dmem->npages)) {
+		if (passes++) {
+			dev_notice_ratelimited(dev, "unregister: %lld pages still in VRAM after %lu passes, waiting\n",
+					       atomic64_read(vram_pages),
+					       passes - 1);
+			msleep(NVSVM_DMEM_EVICT_WAIT_MS);
+		}
 		for (i = 0; i < dmem->npages; i += n) {
 			n = min_t(unsigned long, NVSVM_DMEM_CHUNK,
 				  dmem->npages - i);
-			if (nvsvm_dmem_in_use(dmem, i, n))
-				nvsvm_dmem_evict_range(dmem, i, n, pfns,
-						       GFP_HIGHUSER_MOVABLE |
-						       __GFP_NOFAIL);
+			if (!nvsvm_dmem_in_use(dmem, i, n))
+				continue;
+			nvsvm_dmem_evict_range(dmem, i, n, pfns,
+					       GFP_HIGHUSER_MOVABLE |
+					       __GFP_NOFAIL);
+			if (NVSVM_DMEM_LARGE && nvsvm_dmem_in_use(dmem, i, n) &&
+			    nvsvm_dmem_evict_owner(dmem, i / NVSVM_DMEM_CHUNK,
+						   pfns) > 0)
+				split++;
 		}
 		cond_resched();
 	}
+	if (split)
+		dev_info(dev, "unregister: %lu 2 MiB VRAM pages moved back through their processes (no system THP without one)\n",
+			 split);
+	for (i = 0; i < dmem->nchunks; i++)
+		if (dmem->chunks[i].mm)
+			mmdrop(dmem->chunks[i].mm);
 	kfree(pfns);
 }
 

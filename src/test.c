@@ -21,6 +21,12 @@
  *
  * A parked call goes on by itself after NVSVM_TEST_PARK_MAX_MS or on a
  * fatal signal, so that nothing waits on a test that went away.
+ *
+ * /sys/kernel/debug/nvsvm_test/fail_thp (root only, 0600): write N and the
+ * next N allocations of a system THP for a 2 MiB VRAM page moving back
+ * (src/dmem.c, nvsvm_dmem_sys_thp()) fail as if none could be had; read:
+ * how many of the N are left. Unregister's fallbacks for a 2 MiB VRAM page
+ * (tests/guest-migrate.sh) are pinned with it.
  */
 #include <linux/debugfs.h>
 #include <linux/jiffies.h>
@@ -58,6 +64,19 @@ static struct {
 } nvsvm_test_park_hook;
 
 static struct dentry *nvsvm_test_dir;
+
+/* THP allocations still to fail (debugfs fail_thp). */
+static atomic_t nvsvm_test_thp_fails = ATOMIC_INIT(0);
+
+/**
+ * nvsvm_test_fail_thp() - TEST ONLY: should this THP allocation fail?
+ *
+ * Return: true while debugfs fail_thp counts down (one per call).
+ */
+bool nvsvm_test_fail_thp(void)
+{
+	return atomic_dec_if_positive(&nvsvm_test_thp_fails) >= 0;
+}
 
 /* Back to idle, the caller holding the lock. */
 static void nvsvm_test_park_idle(void)
@@ -178,6 +197,8 @@ void nvsvm_test_init(void)
 	nvsvm_test_dir = debugfs_create_dir("nvsvm_test", NULL);
 	debugfs_create_file("park", 0600, nvsvm_test_dir, NULL,
 			    &nvsvm_test_park_fops);
+	debugfs_create_atomic_t("fail_thp", 0600, nvsvm_test_dir,
+				&nvsvm_test_thp_fails);
 }
 
 /** nvsvm_test_fini() - TEST ONLY: remove it; nothing is parked by then */
@@ -187,4 +208,5 @@ void nvsvm_test_fini(void)
 	mutex_lock(&nvsvm_test_park_hook.lock);
 	nvsvm_test_park_idle();
 	mutex_unlock(&nvsvm_test_park_hook.lock);
+	atomic_set(&nvsvm_test_thp_fails, 0);
 }

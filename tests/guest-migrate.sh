@@ -11,6 +11,13 @@
 #     system memory, the process then finds its data intact.
 #  3. `migrate odd-vram` with vram_mb=3: eviction when the last 2 MiB chunk
 #     of VRAM is partial (tests/migrate.c evict_partial_chunk).
+#  4. Unload with a 2 MiB VRAM page when no system THP can be had
+#     (NVSVM_CAP_VRAM_2M, else skipped): the holder moves a THP to VRAM as
+#     one 2 MiB page (`migrate hold-2m`) and closes the device; debugfs
+#     nvsvm_test/fail_thp fails every THP allocation; rmmod nvsvm_vgpu
+#     still completes, moving the page back through the process as 4 KiB
+#     pages (the kernel log says so once), THP allocations were asked for
+#     and failed, and the holder finds every byte intact.
 # Skips where GET_INFO has no NVSVM_CAP_DEVICE_PRIVATE (a kernel without
 # CONFIG_DEVICE_PRIVATE).
 
@@ -42,7 +49,7 @@ for c in migrated_to_vram migrated_to_sysmem evictions evicted_pages \
 	echo "# $c $(cat $dbg/$c 2>/dev/null)"
 done
 fails=0
-echo "1..3"
+echo "1..4"
 if [ "$status" = 0 ]; then
 	echo "ok 1 small-vram"
 else
@@ -50,15 +57,22 @@ else
 	fails=1
 fi
 
+# start_holder MODE OUT: `migrate MODE` in the background (its pid in
+# $pid), output to OUT; returns when it printed "ready" or "skip", exited,
+# or after 120 s.
+start_holder() {
+	$bin "$1" >"$2" 2>&1 &
+	pid=$!
+	i=0
+	while ! grep -q '^ready\|^skip' "$2" && [ $i -lt 120 ] &&
+		kill -0 $pid 2>/dev/null; do
+		sleep 1
+		i=$((i + 1))
+	done
+}
+
 # 2: the holder migrates, closes and waits for SIGUSR1.
-$bin hold >"$tmp/hold" 2>&1 &
-pid=$!
-i=0
-while ! grep -q '^ready' "$tmp/hold" && [ $i -lt 120 ] &&
-	kill -0 $pid 2>/dev/null; do
-	sleep 1
-	i=$((i + 1))
-done
+start_holder hold "$tmp/hold"
 err=
 if ! grep -q '^ready' "$tmp/hold"; then
 	err="the holder did not get ready"
@@ -101,5 +115,54 @@ else
 	echo "not ok 3 odd-vram # exit status $status"
 	fails=$((fails + 1))
 fi
+
+# 4: as 2 with a 2 MiB VRAM page and no system THP to be had.
+fail_thp=/sys/kernel/debug/nvsvm_test/fail_thp
+many=1000000
+skip='' err=''
+if ! modprobe nvsvm_vgpu; then
+	err="modprobe nvsvm_vgpu failed"
+elif [ ! -w $fail_thp ]; then
+	skip="no $fail_thp (not a test build)"
+else
+	start_holder hold-2m "$tmp/hold2m"
+	if grep -q '^skip' "$tmp/hold2m"; then
+		skip=$(sed -n 's/^skip //p' "$tmp/hold2m")
+	elif ! grep -q '^ready' "$tmp/hold2m"; then
+		err="the holder did not get ready"
+	else
+		used=$(cat $dbg/vram_pages 2>/dev/null)
+		[ "$used" = 512 ] || err="vram_pages $used before unload, expected 512"
+		msg='unregister: 1 2 MiB VRAM pages moved back through their processes'
+		seen=$(dmesg | grep -c "$msg")
+		echo $many >$fail_thp
+		echo "# holder ready with $used pages in VRAM, THPs failing: rmmod nvsvm_vgpu"
+		rmmod nvsvm_vgpu || err="$err; rmmod nvsvm_vgpu failed"
+		left=$(cat $fail_thp)
+		echo 0 >$fail_thp
+		echo "# fail_thp: $((many - left)) THP allocations failed"
+		[ "$left" -lt $many ] || err="$err; no THP allocation was tried"
+		dmesg | grep 'unregister:' | sed 's/^/# /'
+		[ "$(dmesg | grep -c "$msg")" = $((seen + 1)) ] ||
+			err="$err; no new '$msg' in the kernel log"
+	fi
+	kill -USR1 $pid 2>/dev/null
+	wait $pid
+	status=$?
+	sed 's/^/# /' "$tmp/hold2m"
+	[ -n "$skip" ] || [ $status = 0 ] ||
+		err="$err; the holder exited with $status"
+fi
+if [ -n "$err" ]; then
+	echo "# $err"
+	echo "not ok 4 unload-2m-without-thp"
+	fails=$((fails + 1))
+elif [ -n "$skip" ]; then
+	echo "ok 4 unload-2m-without-thp # SKIP $skip"
+else
+	echo "ok 4 unload-2m-without-thp"
+fi
+grep -q '^nvsvm_vgpu ' /proc/modules && rmmod nvsvm_vgpu
+grep -q '^nvsvm ' /proc/modules && rmmod nvsvm
 rm -rf "$tmp"
 [ $fails = 0 ]

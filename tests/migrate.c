@@ -30,6 +30,8 @@
  *                        migrate pages to VRAM, close the device, print
  *                        "ready", wait for SIGUSR1, then check the data
  *                        (exit 0) after the GPU went away under them
+ *   migrate hold-2m      the same with a 2 MiB-aligned THP moved as one
+ *                        2 MiB VRAM page (NVSVM_CAP_VRAM_2M, else exit 4)
  * Cases: TEST(), each opening the device after its own checks and memory;
  * main() drops from the harness's list the cases a mode does not run.
  */
@@ -1774,12 +1776,16 @@ static void on_usr1(int sig)
 	released = 1;
 }
 
-/* "migrate hold": see the top of the file. Exit 0, 1 (failed), 4 (skip). */
-static int hold(void)
+/*
+ * "migrate hold" and (@large) "migrate hold-2m": see the top of the file.
+ * Exit 0, 1 (failed), 4 (skip).
+ */
+static int hold(bool large)
 {
-	const size_t n = 64;
+	const size_t n = large ? BLOCK_PAGES : 64;
 	uint64_t *buf, moved = 0;
 	sigset_t block, old;
+	uint32_t q = 0;
 	size_t i;
 	int fd;
 
@@ -1792,16 +1798,38 @@ static int hold(void)
 		printf("skip no NVSVM_CAP_DEVICE_PRIVATE\n");
 		return KSFT_SKIP;
 	}
+	if (large && !(info.caps & NVSVM_CAP_VRAM_2M)) {
+		printf("skip no NVSVM_CAP_VRAM_2M\n");
+		return KSFT_SKIP;
+	}
 	sigemptyset(&block);
 	sigaddset(&block, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	signal(SIGUSR1, on_usr1);
-	buf = anon_filled(n * PAGE);
+	if (large) {
+		buf = thp_blocks(1);
+		if (buf)
+			block_fill(buf, 0);
+		if (buf && is_thp(buf) != 1) {
+			printf("skip the kernel gave no THP\n");
+			return KSFT_SKIP;
+		}
+	} else {
+		buf = anon_filled(n * PAGE);
+	}
 	if (!buf || nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE) ||
 	    nvsvm_migrate(fd, nvsvm_ptr(buf), n * PAGE,
 			  NVSVM_MIGRATE_TO_VRAM, &moved) || moved != n) {
 		printf("# MIGRATE to VRAM: moved %llu of %zu\n",
 		       (unsigned long long)moved, n);
+		return 1;
+	}
+	/* One 2 MiB VRAM page: its last 4 KiB page is in VRAM, shift 21. */
+	if (large && (nvsvm_query(fd, nvsvm_ptr(&buf[(n - 1) * WORDS]), 1,
+				  &q) || (q & IN_VRAM) != IN_VRAM ||
+		      NVSVM_QUERY_SHIFT(q) != 21)) {
+		printf("# QUERY of the last page: %#x, no 2 MiB VRAM page\n",
+		       q);
 		return 1;
 	}
 	close(fd);
@@ -1866,7 +1894,9 @@ int main(int argc, char **argv)
 	int small = argc > 1 && !strcmp(argv[1], "small-vram");
 
 	if (argc > 1 && !strcmp(argv[1], "hold"))
-		return hold();
+		return hold(false);
+	if (argc > 1 && !strcmp(argv[1], "hold-2m"))
+		return hold(true);
 	if (small || (argc > 1 && !strcmp(argv[1], "odd-vram"))) {
 		/* Skip as a whole (exit 4), for tests/guest-migrate.sh. */
 		int fd = nvsvm_open(0);

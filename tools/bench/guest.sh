@@ -4,7 +4,9 @@
 # The bench in the guest (busybox sh), run by the VM's /init in place of
 # tests/run.sh (tools/vm/run.sh --script); tools/bench/run-bench.sh puts
 # NVSVM_BENCH_ARGS, NVSVM_BENCH_PREFETCH, NVSVM_BENCH_PROFILE and
-# NVSVM_BENCH_PROFILE_ARGS in front of this file.
+# NVSVM_BENCH_PROFILE_ARGS in front of this file. Its 7.3 pass of m (step 9
+# there) runs this file again in a VM of its own on the 7.3 bench kernel,
+# with NVSVM_BENCH_ARGS="-r REPS -w m" and steps 3 to 5 off.
 #
 # 1. modprobe test_hmm (the peer, /dev/hmm_dmirror0) and nvsvm_vgpu;
 # 2. /tests/bin/nvsvm-bench $NVSVM_BENCH_ARGS: every line it prints goes

@@ -55,9 +55,9 @@
  *      that moved pages and of those that did not
  *   m  MIGRATE throughput (issue 37 item 2): half the VRAM (at most 32
  *      MiB) of populated 4 KiB pages, then of THPs, moved to VRAM and back;
- *      GB/s each way (m.vram.4k, m.sys.4k, m.vram.2m, m.sys.2m). THPs move
- *      as 2 MiB VRAM pages with NVSVM_CAP_VRAM_2M (7.3), else as 4 KiB
- *      pages; the notes say which (once, not per size; skipped without
+ *      GB/s each way (m.vram.4k, m.sys.4k; with NVSVM_CAP_VRAM_2M (7.3),
+ *      where THPs move as 2 MiB VRAM pages, m.vram.2m, m.sys.2m too; else
+ *      a note says n/a) (once, not per size; skipped without
  *      device-private memory)
  *   r  the b storm under each replay policy (issue 36 item 5): nvsvm's
  *      replay_utlb N (a replay per run of batches) against Y (a replay as
@@ -1503,9 +1503,10 @@ static void migrate_rates(uint64_t vram, uint32_t caps)
 	printf("# m: MIGRATE of %zu MiB to VRAM and back; %s\n", size / MIB,
 	       caps & NVSVM_CAP_VRAM_2M ?
 	       "NVSVM_CAP_VRAM_2M: THPs move as 2 MiB VRAM pages" :
-	       "no NVSVM_CAP_VRAM_2M: THPs move as 4 KiB VRAM pages");
+	       "no NVSVM_CAP_VRAM_2M: m.*.2m n/a (THPs would move as 4 KiB VRAM pages)");
 	migrate_rate(size, false);
-	migrate_rate(size, true);
+	if (caps & NVSVM_CAP_VRAM_2M)
+		migrate_rate(size, true);
 }
 /*
  * k: run one launch of @l (1-dimensional, groups of 64) on channel 0 and

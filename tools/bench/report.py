@@ -12,6 +12,10 @@ guest, and writes:
 - --plot: a PNG (gnuplot): the rates of a, b, c, h beside the peer's, and
   every figure that has a goal as a fraction of it (1 = just met).
 
+--m73 reads the results port of the second VM run, m alone on the 7.3 bench
+kernel (run-bench.sh step 9): its m.* figures become m73.*, its notes are
+prefixed "[7.3]".
+
 The goals of issue 8 item 3 are the GOALS table below: data, not tests.
 """
 import argparse
@@ -89,6 +93,12 @@ GOALS = {
                  None),
     "m.sys.2m": ("MIGRATE back to system memory, 2 MiB pages, GB/s (ratio:"
                  " to 4 KiB)", "ours-4k", None),
+    "m73.vram.4k": ("m.vram.4k on the 7.3 bench kernel", None, None),
+    "m73.vram.2m": ("MIGRATE to VRAM of THPs as 2 MiB VRAM pages, 7.3 bench"
+                    " kernel, GB/s (ratio: to m73.vram.4k)", "ours-4k", None),
+    "m73.sys.4k": ("m.sys.4k on the 7.3 bench kernel", None, None),
+    "m73.sys.2m": ("MIGRATE back of 2 MiB VRAM pages as THPs, 7.3 bench"
+                   " kernel, GB/s (ratio: to m73.sys.4k)", "ours-4k", None),
     "p.on": ("CPU/GPU ping-pong rounds/s, thrashing detection on (ratio: to"
              " off)", "ours-off", None),
     "p.off": ("same ping-pong, detection off", None, None),
@@ -130,16 +140,23 @@ ORDER = list(GOALS)
 RESULT = re.compile(r"^bench: result (\S+) (ours|peer) (\S+) (\S+)\s*$")
 
 
-def parse(path):
-    """{(name, side): (value, unit)} and the note and profile lines."""
+def parse(path, m73=False):
+    """{(name, side): (value, unit)} and the note and profile lines; with
+    @m73 (the 7.3 pass) the m.* figures only, as m73.*, and notes tagged."""
     figures, notes, profile = {}, [], []
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip("\r\n")
             m = RESULT.match(line)
-            if m:
+            if m and m73:
+                if m.group(1).startswith("m."):
+                    figures[("m73." + m.group(1)[2:], m.group(2))] = (
+                        float(m.group(3)), m.group(4))
+            elif m:
                 figures[(m.group(1), m.group(2))] = (float(m.group(3)),
                                                      m.group(4))
+            elif line.startswith("bench: #") and m73:
+                notes.append("# [7.3]" + line[len("bench: #"):])
             elif line.startswith("bench: #"):
                 notes.append(line[len("bench: "):])
             elif line.startswith("profile: "):
@@ -298,6 +315,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--plot")
     ap.add_argument("--meta", action="append", default=[])
+    ap.add_argument("--m73", help="results port of the 7.3 pass of m")
     a = ap.parse_args()
 
     if not os.path.exists(a.results):
@@ -305,6 +323,14 @@ def main():
               file=sys.stderr)
         return 1
     figures, notes, profile = parse(a.results)
+    if a.m73:
+        if os.path.exists(a.m73):
+            f73, n73, _ = parse(a.m73, m73=True)
+            figures.update(f73)
+            notes += n73
+        else:
+            print(f"report.py: {a.m73} missing (the 7.3 VM run failed?)",
+                  file=sys.stderr)
     rows = build(figures)
     for m in a.meta:
         print(f"# {m}")

@@ -23,11 +23,19 @@
 #                 the same program on pocl's CPU device on the host (the
 #                 VM has no pocl): time per workload side by side, nvsvm's
 #                 fault counters per workload; build/bench/workloads.txt
+#   9. m73        when the work has m: the 7.3 bench kernel
+#                 (build-bench-kernel.sh --source 7.3, cached as
+#                 kernel-7.3-bench-<key>: large device-private folios, so
+#                 THPs move as 2 MiB VRAM pages), modules against it
+#                 (build/bench/modules-7.3), a second VM running
+#                 nvsvm-bench -w m alone (logs in build/bench/vm-7.3/); its
+#                 figures are m73.* in the table and results.json (the
+#                 6.1 kernel's m.*.2m are n/a there); --no-73 leaves it out
 #
 # usage: run-bench.sh [--reps N] [--sizes "MIB..."] [--work LETTERS]
 #                     [--prefetch PERCENT] [--no-profile] [--timeout SECONDS]
 #                     [--profile-work LETTERS] [--profile-size MIB]
-#                     [--cl-scale N | --no-cl] [--oversub MIB]
+#                     [--cl-scale N | --no-cl] [--oversub MIB] [--no-73]
 # Environment: NVSVM_BENCH_REPS (default 3), NVSVM_BENCH_SIZES (default
 # "64 256"), NVSVM_BENCH_WORK (workload letters, default all: abcdefghkmpr,
 # and o when --oversub is not 0),
@@ -39,7 +47,8 @@
 # PROFILE_WORK and PROFILE_SIZE as these. NVSVM_BENCH_CL_SCALE: the
 # workloads' -s (default 8; 0 leaves them out), `make bench CL_SCALE=N`.
 # NVSVM_BENCH_OVERSUB: the oversubscription pass's vram_mb (default 16; 0
-# leaves it out), `make bench OVERSUB=MIB`.
+# leaves it out), `make bench OVERSUB=MIB`. NVSVM_BENCH_M73 (1, the
+# default; 0 as --no-73): the 7.3 pass of m.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -56,6 +65,7 @@ profile_work=${NVSVM_BENCH_PROFILE_WORK:-ab}
 profile_size=${NVSVM_BENCH_PROFILE_SIZE:-16}
 cl_scale=${NVSVM_BENCH_CL_SCALE:-8}
 oversub=${NVSVM_BENCH_OVERSUB:-16}
+m73=${NVSVM_BENCH_M73:-1}
 timeout_s=3600
 while (($#)); do
 	case $1 in
@@ -70,7 +80,8 @@ while (($#)); do
 	--cl-scale) cl_scale=$2; shift 2 ;;
 	--no-cl) cl_scale=0; shift ;;
 	--oversub) oversub=$2; shift 2 ;;
-	-h | --help) sed -n '3,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--no-73) m73=0; shift ;;
+	-h | --help) sed -n '3,51p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-bench.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -126,8 +137,11 @@ fi
 [[ $profile_work =~ ^[a-hkp]+$ ]] || { echo "run-bench.sh: bad --profile-work $profile_work" >&2; exit 2; }
 [[ $profile_size =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --profile-size $profile_size" >&2; exit 2; }
 [[ $cl_scale =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --cl-scale $cl_scale" >&2; exit 2; }
+[[ $m73 =~ ^[01]$ ]] || { echo "run-bench.sh: bad NVSVM_BENCH_M73 $m73" >&2; exit 2; }
 work_arg=
 [[ -z $work ]] || work_arg="-w $work"
+# The 7.3 pass of m: with m in the work (all of it by default).
+((main)) && [[ -z $work || $work == *m* ]] || m73=0
 
 # Only the bench program goes into the guest's /tests/bin; the guest
 # script gets its arguments in front of it.
@@ -189,13 +203,56 @@ status=${PIPESTATUS[0]}
 set -e
 step "VM run took $((SECONDS - t)) s"
 
+# 9: m on the 7.3 bench kernel, in a VM of its own.
+m73_report=()
+rm -rf "$out/vm-7.3"
+if ((m73)); then
+	t=$SECONDS
+	step "m73: kernel (linux-source-7.3, tinyconfig + bench.config + bench-7.3.config)"
+	if dk73=$("$scripts/build-bench-kernel.sh" --source 7.3 | tail -n 1); then
+		kver73=$("$scripts/kernelrelease.sh" "$dk73")
+		step "m73: kernel $kver73 in $dk73 ($((SECONDS - t)) s)"
+		"$scripts/build-modules.sh" "$dk73" "$out/modules-7.3" CONFIG_NVSVM_TEST=
+		{
+			echo '#!/bin/sh'
+			echo "NVSVM_BENCH_ARGS='-r $reps $tsc_arg -w m'"
+			echo "NVSVM_BENCH_PROFILE=0"
+			echo "NVSVM_BENCH_CL_SCALE=0"
+			echo "NVSVM_BENCH_MAIN=1"
+			echo "NVSVM_BENCH_OVERSUB=0"
+			sed 1d "$here/guest.sh"
+		} >"$stage/bench-7.3.sh"
+		t=$SECONDS
+		step "m73: VM run: nvsvm-bench -r $reps -w m"
+		set +e
+		"$top/tools/vm/run.sh" --name bench-7.3 --workdir "$out/vm-7.3" \
+			--kernel "$dk73/arch/x86/boot/bzImage" --kver "$kver73" \
+			--kmods "$dk73/modinst/lib/modules/$kver73" \
+			--module "$out/modules-7.3/nvsvm.ko" \
+			--module "$out/modules-7.3/nvsvm_vgpu.ko" \
+			--tests "$stage/bin" --script "$stage/bench-7.3.sh" \
+			--timeout "$timeout_s" 2>&1 | tee "$out/vm-7.3.log" |
+			grep --line-buffered -E '^  bench-7.3 \| bench: |^(ok|not ok|#) ' >&2
+		s73=${PIPESTATUS[0]}
+		set -e
+		step "m73: VM run took $((SECONDS - t)) s"
+		((s73 == 0)) || status=$s73
+		m73_report=(--m73 "$out/vm-7.3/results.txt"
+			    --meta "m73.*: m on kernel $kver73 (the same program, its own VM)")
+	else
+		step "m73: building the 7.3 bench kernel failed: no m73 figures"
+		status=1
+	fi
+fi
+
 accel=$("$top/tools/vm/accel.sh" "$dk/arch/x86/boot/bzImage")
 python3 "$here/report.py" --results "$out/vm/results.txt" \
 	--json "$out/results.json" --plot "$out/results.png" \
 	--meta "kernel $kver, qemu $accel" \
 	--meta "median of $reps repetitions" \
 	--meta "nvsvm.prefetch_threshold ${prefetch:-default}" \
-	--meta "oversubscription pass: nvsvm_vgpu vram_mb=${oversub} (0: none)"
+	--meta "oversubscription pass: nvsvm_vgpu vram_mb=${oversub} (0: none)" \
+	"${m73_report[@]}"
 step "results: $out/results.json, $out/results.png; logs: $out/vm/"
 if ((cl_scale)); then
 	"$here/workloads-report.sh" "$out/vm/results.txt" "$out/workloads-pocl.txt" |
