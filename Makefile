@@ -131,14 +131,15 @@ pyopencl:
 # REPS=N, SIZES="64 256", WORK=LETTERS, PREFETCH=PERCENT, PROFILE_WORK=LETTERS
 # and PROFILE_SIZE=MIB override the defaults; CL_SCALE=N sizes the OpenCL
 # C workloads run beside pocl (0: none); OVERSUB=MIB is the VRAM of the
-# oversubscription pass (default 16; 0: none).
+# oversubscription pass (default 16; 0: none); M73=0 leaves out the pass of m
+# on the 7.3 bench kernel.
 bench:
 	@NVSVM_BENCH_REPS="$(REPS)" NVSVM_BENCH_SIZES="$(SIZES)" \
 		NVSVM_BENCH_WORK="$(WORK)" NVSVM_BENCH_PREFETCH="$(PREFETCH)" \
 		NVSVM_BENCH_PROFILE_WORK="$(PROFILE_WORK)" \
 		NVSVM_BENCH_PROFILE_SIZE="$(PROFILE_SIZE)" \
 		NVSVM_BENCH_CL_SCALE="$(CL_SCALE)" \
-		NVSVM_BENCH_OVERSUB="$(OVERSUB)" \
+		NVSVM_BENCH_OVERSUB="$(OVERSUB)" NVSVM_BENCH_M73="$(M73)" \
 		tools/bench/run-bench.sh
 
 # The Khronos OpenCL CTS binaries in full, every subtest, in the stock VM

@@ -48,7 +48,7 @@
 # workloads' -s (default 8; 0 leaves them out), `make bench CL_SCALE=N`.
 # NVSVM_BENCH_OVERSUB: the oversubscription pass's vram_mb (default 16; 0
 # leaves it out), `make bench OVERSUB=MIB`. NVSVM_BENCH_M73 (1, the
-# default; 0 as --no-73): the 7.3 pass of m.
+# default; 0 as --no-73): the 7.3 pass of m, `make bench M73=0`.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
