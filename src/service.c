@@ -249,15 +249,21 @@ static int nvsvm_fault_range(struct nvsvm_device *ndev,
 		.grow_thp = nvsvm_svmm_managed(svmm, block,
 					       block + NVSVM_RANGE_MAX_BYTES),
 	};
-	u64 end = req.end;
+	u64 end = req.end, t0;
 	unsigned int i;
 	bool grown;
 	int ret;
 
 	nvsvm_fault_req(b, block, first, last);
+	t0 = local_clock();
 	grown = nvsvm_fault_prefetch(svmm, b, block, &req);
-	if (nvsvm_fault_pagein(ndev, svmm, b, &req))
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PREFETCH, nvsvm_ns_since(t0));
+	t0 = local_clock();
+	ret = nvsvm_fault_pagein(ndev, svmm, b, &req);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PAGEIN, nvsvm_ns_since(t0));
+	if (ret)
 		return -ESRCH;
+	t0 = local_clock();
 	ret = nvsvm_fault_spans(svmm, b, &req);
 	if (grown && !ret)
 		nvsvm_stat_add(ndev, NVSVM_STAT_PREFETCH_RANGES, 1);
@@ -268,6 +274,7 @@ static int nvsvm_fault_range(struct nvsvm_device *ndev,
 		req.end = end;
 		ret = nvsvm_fault_spans(svmm, b, &req);
 	}
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_MAP, nvsvm_ns_since(t0));
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_HMM, req.hmm_ns);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PTE, req.pte_ns);
