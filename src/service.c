@@ -164,11 +164,16 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 }
 
 /*
- * Fault in and map req->start..req->end of b->req's block, in spans of
- * pages that all ask the same (nvsvm_prefetch_span()). On return, req
- * covers the range again, with the pages mapped by all spans.
+ * Fault in and map req->start..req->end of b->req's block: first one
+ * snapshot of the whole range that faults nothing but the prefetch's fill
+ * pages (&nvsvm_range_req.probe), which maps every page the CPU maps and
+ * every page asked for that it finds as asked (present, writable where
+ * written); then the pages asked for that it did not find so, in spans
+ * of pages that all ask the same (nvsvm_prefetch_span()). A range the
+ * CPU maps whole takes one hmm_range_fault() call, not one per span. On
+ * return, req covers the range again, with the pages mapped by all calls.
  *
- * Return: 0 or the first span's error (the spans after it are not served).
+ * Return: 0 or the first error (the spans after it are not served).
  */
 static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 			     struct nvsvm_fault_batch *b,
@@ -179,8 +184,22 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 	unsigned long n = (end - req->base) >> PAGE_SHIFT, j, k;
 	bool thp = req->grow_thp;
 	bool writes = nvsvm_prefetch_writes(b->req, b->asked, i, n);
-	int ret = 0;
+	int ret;
 
+	/* It faults nothing: it may grow to a THP's block whatever it asks. */
+	req->probe = true;
+	ret = nvsvm_mirror_range(svmm, req);
+	req->probe = false;
+	b->changed |= req->changed;
+	if (!ret)
+		mapped += req->mapped;
+	/* Left for the spans: the pages asked for that it did not map. */
+	for (k = find_next_bit(b->asked, n, i); !ret && k < n;
+	     k = find_next_bit(b->asked, n, k + 1))
+		if (req->pfns[k] & HMM_PFN_VALID)
+			__clear_bit(k, b->asked);
+	if (!ret)
+		i = find_next_bit(b->asked, n, i);
 	while (i < n && !ret) {
 		j = nvsvm_prefetch_span(b->req, b->asked, i, n, thp, writes,
 					&req->grow_thp);
@@ -192,7 +211,7 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 			mapped += req->mapped;
 		/* A span grown to its THP's block covers the rest. */
 		k = (req->end - req->base) >> PAGE_SHIFT;
-		i = max(j, k);
+		i = find_next_bit(b->asked, n, max(j, k));
 	}
 	req->start = min(start, req->start);
 	req->end = max(end, req->end);
