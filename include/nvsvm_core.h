@@ -257,7 +257,7 @@ struct nvsvm_uffd_wait {
  *	CPU maps a THP there, so that the GPU maps it with one 2 MiB PTE
  * @atomic: enable GPU atomics on writable pages even in the
  *	exclusive-access mode (no exclusive access to be had for them)
- * @probe: a snapshot that faults nothing (the @fill pages aside): the
+ * @probe: a snapshot that faults nothing, @fill pages included: the
  *	pages @req asks to fault in that it does not find as asked (valid,
  *	and writable where a write is asked) are left out of the PTE
  *	writes, with their pfns cleared, for the caller to fault in

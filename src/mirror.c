@@ -817,7 +817,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		ret = hmm_range_fault(&range);
 		if (!ret && uffd && !req->probe)
 			ret = nvsvm_mirror_uffd_check(req, first, last);
-		else if (!ret && req->fill && !uffd)
+		else if (!ret && req->fill && !uffd && !req->probe)
 			ret = nvsvm_mirror_fill(svmm->mm, req, &range, first,
 						last);
 		if (!ret)
