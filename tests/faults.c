@@ -210,12 +210,10 @@ TEST(thp_cpu_populated)
 }
 
 /*
- * A fault range's first snapshot (the probe, src/service.c) grows to a
- * THP's whole block whatever the range asks: it faults nothing. After a
- * fork the block is the child's too, read-only: the probe maps it for
- * reading, the pages the GPU writes are left to a write fault, which
- * breaks copy-on-write in the parent only. The GPU's writes land in the
- * parent's memory, never in the child's.
+ * Reads and writes in one fault range over a THP that a fork made
+ * copy-on-write: the reads map the shared block, the writes fault for
+ * writing, which breaks copy-on-write in the parent only. The GPU's
+ * writes land in the parent's memory, never in the child's.
  */
 TEST(thp_fork_cow_mixed)
 {
