@@ -61,11 +61,11 @@ struct nvsvm_fault_suspect {
  * @unreleased: faults served since the last replay (an area work's)
  * @pfns: hmm output for one range
  * @req: hmm requests for one range
- * @valid: prefetch: the pages of the block valid on the GPU
+ * @asked: the pages of the range's block @req asks something of
+ * @dense: prefetch: the pages of the block faulted (@asked) or valid on
+ *	the GPU
  * @fill: prefetch: the pages it added, faulted in after the snapshot
  *	where the CPU has nothing for them (&nvsvm_range_req.fill)
- * @dense: prefetch: per page of the block, prefix count of the pages
- *	faulted or mapped before it
  * @pagein: the file pages of one range, read without the mm
  */
 struct nvsvm_fault_batch {
@@ -77,9 +77,9 @@ struct nvsvm_fault_batch {
 	unsigned int unreleased;
 	unsigned long pfns[NVSVM_RANGE_MAX_PAGES];
 	unsigned long req[NVSVM_RANGE_MAX_PAGES];
-	DECLARE_BITMAP(valid, NVSVM_RANGE_MAX_PAGES);
+	DECLARE_BITMAP(asked, NVSVM_RANGE_MAX_PAGES);
+	DECLARE_BITMAP(dense, NVSVM_RANGE_MAX_PAGES);
 	DECLARE_BITMAP(fill, NVSVM_RANGE_MAX_PAGES);
-	u16 dense[NVSVM_RANGE_MAX_PAGES + 1];
 	struct nvsvm_pagein pagein;
 };
 

@@ -177,6 +177,9 @@ enum nvsvm_stat {
 	NVSVM_STAT_NS_PTE,	/* PTE writes for faults, svmm->mutex in */
 	NVSVM_STAT_NS_INVAL,	/* the fault path's TLB invalidates */
 	NVSVM_STAT_NS_REPLAY,	/* REPLAY_START writes */
+	NVSVM_STAT_NS_PREFETCH,	/* fault ranges' density prefetch, in ns_serve */
+	NVSVM_STAT_NS_PAGEIN,	/* fault ranges' file page-ins, in ns_serve */
+	NVSVM_STAT_NS_MAP,	/* fault ranges' hmm loops, hmm and PTEs in */
 	NVSVM_STAT_COUNT
 };
 

@@ -24,14 +24,16 @@ enum nvsvm_cpu_pte {
 
 unsigned int nvsvm_prefetch_threshold(void);
 bool nvsvm_prefetch_region(unsigned int thr, u64 block,
-			   const unsigned long *req, const unsigned long *valid,
-			   u16 *dense, u64 *lo, u64 *hi, bool *fill_write);
-void nvsvm_prefetch_fill_set(u64 block, const unsigned long *req,
-			     const u16 *dense, u64 lo, u64 hi,
-			     unsigned long *fill);
-bool nvsvm_prefetch_writes(const unsigned long *req, unsigned long i,
+			   const unsigned long *req, const unsigned long *asked,
+			   const unsigned long *dense, u64 *lo, u64 *hi,
+			   bool *fill_write);
+void nvsvm_prefetch_fill_set(u64 block, const unsigned long *dense, u64 lo,
+			     u64 hi, unsigned long *fill);
+bool nvsvm_prefetch_writes(const unsigned long *req,
+			   const unsigned long *asked, unsigned long i,
 			   unsigned long n);
-unsigned long nvsvm_prefetch_span(const unsigned long *req, unsigned long i,
+unsigned long nvsvm_prefetch_span(const unsigned long *req,
+				  const unsigned long *asked, unsigned long i,
 				  unsigned long n, bool thp, bool writes,
 				  bool *grow_thp);
 bool nvsvm_prefetch_thp(struct nvsvm_range_req *req);

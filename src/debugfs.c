@@ -51,6 +51,9 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_NS_PTE] = "ns_pte",
 	[NVSVM_STAT_NS_INVAL] = "ns_invalidate",
 	[NVSVM_STAT_NS_REPLAY] = "ns_replay",
+	[NVSVM_STAT_NS_PREFETCH] = "ns_prefetch",
+	[NVSVM_STAT_NS_PAGEIN] = "ns_pagein",
+	[NVSVM_STAT_NS_MAP] = "ns_map",
 };
 
 static int nvsvm_stat_get(void *data, u64 *val)

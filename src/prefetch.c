@@ -78,43 +78,60 @@ unsigned int nvsvm_prefetch_threshold(void)
 	return thr > 100 ? 0 : thr;
 }
 
+/*
+ * Pages of @dense set in the aligned region of @n pages at @r: @n a power
+ * of two of at most NVSVM_RANGE_MAX_PAGES, @r a multiple of it. Whole
+ * words from 64 pages up, one masked word below.
+ */
+static unsigned long nvsvm_prefetch_count(const unsigned long *dense,
+					  unsigned long r, unsigned long n)
+{
+	if (n >= BITS_PER_LONG)
+		return bitmap_weight(dense + BIT_WORD(r), n);
+	return hweight_long((dense[BIT_WORD(r)] >> (r % BITS_PER_LONG)) &
+			    BITMAP_LAST_WORD_MASK(n));
+}
+
 /**
  * nvsvm_prefetch_region() - the dense region around the faults of a block
  * @thr: nvsvm_prefetch_threshold(), not 0
  * @block: address of the 2 MiB block
  * @req: per page of the block, the faults' HMM_PFN_REQ_* flags (0: none)
- * @valid: per page of the block, valid on the GPU
- * @dense: (out) NVSVM_RANGE_MAX_PAGES + 1 prefix counts of the pages
- *	faulted or valid before each page, for nvsvm_prefetch_fill_set()
+ * @asked: per page of the block, set where @req is not 0
+ * @dense: per page of the block, faulted (@asked) or valid on the GPU
  * @lo: (in/out) the faults' first address; lowered to the region's start
  * @hi: (in/out) the faults' end; raised to the region's end
  * @fill_write: (out) set when a fault asks for writing
+ *
+ * Each fault's region is the largest dense aligned one around it; a fault
+ * inside the region found for an earlier one has that region too (every
+ * larger aligned region holding it holds the earlier fault), so only the
+ * faults past the last region found are counted: one word count per order
+ * and region, not one pass over the block per fault.
  *
  * Return: true when some region around a fault is dense (*@lo and *@hi
  * then cover it, to be cut to the mirror's bounds by the caller).
  */
 bool nvsvm_prefetch_region(unsigned int thr, u64 block,
-			   const unsigned long *req, const unsigned long *valid,
-			   u16 *dense, u64 *lo, u64 *hi, bool *fill_write)
+			   const unsigned long *req, const unsigned long *asked,
+			   const unsigned long *dense, u64 *lo, u64 *hi,
+			   bool *fill_write)
 {
-	unsigned long first = ULONG_MAX, last = 0, i;
+	unsigned long first = ULONG_MAX, last = 0, covered = 0, i;
 	unsigned int order;
 
-	dense[0] = 0;
-	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++)
-		dense[i + 1] = dense[i] + (req[i] || test_bit(i, valid));
-
-	for (i = 0; i < NVSVM_RANGE_MAX_PAGES; i++) {
-		if (!req[i])
-			continue;
+	for_each_set_bit(i, asked, NVSVM_RANGE_MAX_PAGES) {
 		if (req[i] & HMM_PFN_REQ_WRITE)
 			*fill_write = true;
+		if (i < covered)
+			continue;
 		for (order = ilog2(NVSVM_RANGE_MAX_PAGES); order > 0; order--) {
 			unsigned long n = 1UL << order, r = ALIGN_DOWN(i, n);
 
-			if ((dense[r + n] - dense[r]) * 100UL > thr * n) {
+			if (nvsvm_prefetch_count(dense, r, n) * 100UL > thr * n) {
 				first = min(first, r);
 				last = max(last, r + n);
+				covered = r + n;
 				break;
 			}
 		}
@@ -130,36 +147,34 @@ bool nvsvm_prefetch_region(unsigned int thr, u64 block,
 /**
  * nvsvm_prefetch_fill_set() - the pages of a grown range to fill
  * @block: address of the 2 MiB block
- * @req: the faults' flags per page, as for nvsvm_prefetch_region()
- * @dense: nvsvm_prefetch_region()'s prefix counts
+ * @dense: the pages faulted or valid, as for nvsvm_prefetch_region()
  * @lo: the grown range's start, in @block
  * @hi: its end
  * @fill: bitmap per page of the block, zeroed by the caller: the pages
  *	of [@lo, @hi) neither faulted nor valid on the GPU are set
  */
-void nvsvm_prefetch_fill_set(u64 block, const unsigned long *req,
-			     const u16 *dense, u64 lo, u64 hi,
-			     unsigned long *fill)
+void nvsvm_prefetch_fill_set(u64 block, const unsigned long *dense, u64 lo,
+			     u64 hi, unsigned long *fill)
 {
-	unsigned long i;
-
-	for (i = (lo - block) >> PAGE_SHIFT; i < (hi - block) >> PAGE_SHIFT; i++)
-		if (!req[i] && dense[i + 1] == dense[i])
-			__set_bit(i, fill);
+	bitmap_set(fill, (lo - block) >> PAGE_SHIFT, (hi - lo) >> PAGE_SHIFT);
+	bitmap_andnot(fill, fill, dense, NVSVM_RANGE_MAX_PAGES);
 }
 
 /**
  * nvsvm_prefetch_writes() - does a page of a range ask for writing?
  * @req: flags per page
+ * @asked: set where @req is not 0
  * @i: first page
  * @n: end (exclusive)
  *
  * Return: true when one of pages [@i, @n) asks for writing.
  */
-bool nvsvm_prefetch_writes(const unsigned long *req, unsigned long i,
+bool nvsvm_prefetch_writes(const unsigned long *req,
+			   const unsigned long *asked, unsigned long i,
 			   unsigned long n)
 {
-	for (; i < n; i++)
+	for (i = find_next_bit(asked, n, i); i < n;
+	     i = find_next_bit(asked, n, i + 1))
 		if (req[i] & HMM_PFN_REQ_WRITE)
 			return true;
 	return false;
@@ -168,6 +183,7 @@ bool nvsvm_prefetch_writes(const unsigned long *req, unsigned long i,
 /**
  * nvsvm_prefetch_span() - the span of a range that starts at a page
  * @req: flags per page
+ * @asked: set where @req is not 0
  * @i: its first page
  * @n: the range's end (exclusive), above @i
  * @thp: the range may grow to a THP's block
@@ -175,16 +191,22 @@ bool nvsvm_prefetch_writes(const unsigned long *req, unsigned long i,
  * @grow_thp: (out) this span may grow to a THP's block: only if it asks
  *	for writing or no page of the range does
  *
- * Return: the end of the span: the pages from @i that ask what @i asks.
+ * Return: the end of the span: the pages from @i that ask what @i asks
+ * (a run of pages asking nothing ends at the next page asked).
  */
-unsigned long nvsvm_prefetch_span(const unsigned long *req, unsigned long i,
+unsigned long nvsvm_prefetch_span(const unsigned long *req,
+				  const unsigned long *asked, unsigned long i,
 				  unsigned long n, bool thp, bool writes,
 				  bool *grow_thp)
 {
 	unsigned long j;
 
-	for (j = i + 1; j < n && req[j] == req[i]; j++)
-		;
+	if (!test_bit(i, asked))
+		j = find_next_bit(asked, n, i + 1);
+	else
+		for (j = i + 1; j < n && test_bit(j, asked) && req[j] == req[i];
+		     j++)
+			;
 	*grow_thp = thp && (!writes || (req[i] & HMM_PFN_REQ_WRITE));
 	return j;
 }
@@ -194,9 +216,11 @@ unsigned long nvsvm_prefetch_span(const unsigned long *req, unsigned long i,
  * @req: a range hmm_range_fault() just reported (&nvsvm_range_req.pfns)
  *
  * When the range may grow to its block (&nvsvm_range_req.grow_thp), does
- * not cover it whole, and the CPU maps one of its pages with a PMD, the
- * range becomes the whole 2 MiB block, so that the GPU maps it with one
- * 2 MiB PTE.
+ * not cover it whole, and the CPU maps it with a PMD, the range becomes
+ * the whole 2 MiB block, so that the GPU maps it with one 2 MiB PTE. The
+ * range lies in one block, under one PMD: its first valid page tells (a
+ * THP split or collapsed during the walk is an invalidation, which the
+ * sequence check after it catches).
  *
  * Return: true when @req grew (the caller reports the block again).
  */
@@ -211,12 +235,13 @@ bool nvsvm_prefetch_thp(struct nvsvm_range_req *req)
 	for (addr = req->start; addr < req->end; addr += PAGE_SIZE) {
 		unsigned long hpfn = req->pfns[(addr - req->base) >> PAGE_SHIFT];
 
-		if ((hpfn & HMM_PFN_VALID) &&
-		    hmm_pfn_to_map_order(hpfn) >= 21 - PAGE_SHIFT) {
-			req->start = block;
-			req->end = block + SZ_2M;
-			return true;
-		}
+		if (!(hpfn & HMM_PFN_VALID))
+			continue;
+		if (hmm_pfn_to_map_order(hpfn) < 21 - PAGE_SHIFT)
+			return false;
+		req->start = block;
+		req->end = block + SZ_2M;
+		return true;
 	}
 	return false;
 }

@@ -114,17 +114,24 @@ static int nvsvm_fault_page(struct nvsvm_svmm *svmm,
 	return ret;
 }
 
-/* Set the requests of the faults [first, last) in b->req; 0 elsewhere. */
+/*
+ * Set the requests of the faults [first, last) in b->req, 0 elsewhere,
+ * and their pages in b->asked.
+ */
 static void nvsvm_fault_req(struct nvsvm_fault_batch *b, u64 block,
 			    unsigned int first, unsigned int last)
 {
 	unsigned int i;
 
 	memset(b->req, 0, sizeof(b->req));
+	bitmap_zero(b->asked, NVSVM_RANGE_MAX_PAGES);
 	bitmap_zero(b->fill, NVSVM_RANGE_MAX_PAGES);
-	for (i = last; i-- > first;)
-		b->req[(b->e[i].f.addr - block) >> PAGE_SHIFT] =
-			nvsvm_fault_hmm_flags(b->e[i].f.access);
+	for (i = last; i-- > first;) {
+		unsigned long k = (b->e[i].f.addr - block) >> PAGE_SHIFT;
+
+		b->req[k] = nvsvm_fault_hmm_flags(b->e[i].f.access);
+		__set_bit(k, b->asked);
+	}
 }
 
 /*
@@ -142,14 +149,15 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 
 	if (!thr)
 		return false;
-	nvsvm_mirror_valid(svmm, block, b->valid);
-	if (!nvsvm_prefetch_region(thr, block, b->req, b->valid, b->dense,
+	nvsvm_mirror_valid(svmm, block, b->dense);
+	bitmap_or(b->dense, b->dense, b->asked, NVSVM_RANGE_MAX_PAGES);
+	if (!nvsvm_prefetch_region(thr, block, b->req, b->asked, b->dense,
 				   &glo, &ghi, &req->fill_write))
 		return false;
 	nvsvm_mirror_bounds(svmm, req->start, req->end, &glo, &ghi);
 	if (glo >= req->start && ghi <= req->end)
 		return false;
-	nvsvm_prefetch_fill_set(block, b->req, b->dense, glo, ghi, b->fill);
+	nvsvm_prefetch_fill_set(block, b->dense, glo, ghi, b->fill);
 	req->start = glo;
 	req->end = ghi;
 	return true;
@@ -170,11 +178,11 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 	unsigned long i = (start - req->base) >> PAGE_SHIFT;
 	unsigned long n = (end - req->base) >> PAGE_SHIFT, j, k;
 	bool thp = req->grow_thp;
-	bool writes = nvsvm_prefetch_writes(b->req, i, n);
+	bool writes = nvsvm_prefetch_writes(b->req, b->asked, i, n);
 	int ret = 0;
 
 	while (i < n && !ret) {
-		j = nvsvm_prefetch_span(b->req, i, n, thp, writes,
+		j = nvsvm_prefetch_span(b->req, b->asked, i, n, thp, writes,
 					&req->grow_thp);
 		req->start = req->base + (i << PAGE_SHIFT);
 		req->end = req->base + (j << PAGE_SHIFT);
@@ -249,15 +257,21 @@ static int nvsvm_fault_range(struct nvsvm_device *ndev,
 		.grow_thp = nvsvm_svmm_managed(svmm, block,
 					       block + NVSVM_RANGE_MAX_BYTES),
 	};
-	u64 end = req.end;
+	u64 end = req.end, t0;
 	unsigned int i;
 	bool grown;
 	int ret;
 
 	nvsvm_fault_req(b, block, first, last);
+	t0 = local_clock();
 	grown = nvsvm_fault_prefetch(svmm, b, block, &req);
-	if (nvsvm_fault_pagein(ndev, svmm, b, &req))
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PREFETCH, nvsvm_ns_since(t0));
+	t0 = local_clock();
+	ret = nvsvm_fault_pagein(ndev, svmm, b, &req);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PAGEIN, nvsvm_ns_since(t0));
+	if (ret)
 		return -ESRCH;
+	t0 = local_clock();
 	ret = nvsvm_fault_spans(svmm, b, &req);
 	if (grown && !ret)
 		nvsvm_stat_add(ndev, NVSVM_STAT_PREFETCH_RANGES, 1);
@@ -268,6 +282,7 @@ static int nvsvm_fault_range(struct nvsvm_device *ndev,
 		req.end = end;
 		ret = nvsvm_fault_spans(svmm, b, &req);
 	}
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_MAP, nvsvm_ns_since(t0));
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_HMM, req.hmm_ns);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PTE, req.pte_ns);

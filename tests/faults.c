@@ -209,6 +209,62 @@ TEST(thp_cpu_populated)
 	ASSERT_EQ(pat(3 * MiB / 8), buf[3 * MiB / 8]);
 }
 
+/*
+ * Reads and writes in one fault range over a THP that a fork made
+ * copy-on-write: the reads map the shared block, the writes fault for
+ * writing, which breaks copy-on-write in the parent only. The GPU's
+ * writes land in the parent's memory, never in the child's.
+ */
+TEST(thp_fork_cow_mixed)
+{
+	uint64_t *buf = thp_buf(), sum = 0;
+	int to_child[2], status;
+	struct nvsvm_op op[2];
+	struct fx f;
+	char c = 0;
+	pid_t pid;
+	size_t i;
+
+	ASSERT_MAP(buf);
+	for (i = 0; i < 2 * MiB / 8; i++) {
+		buf[i] = pat(i);
+		sum += buf[i];
+	}
+	ASSERT_LE(0, (long)(pipe(to_child))) {
+		TH_LOG("%s", strerror(errno));
+	}
+	pid = fork();
+	ASSERT_LE(0, (long)(pid)) {
+		TH_LOG("%s", strerror(errno));
+	}
+	if (!pid) {
+		if (read(to_child[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < 2 * MiB / 8; i++)
+			if (buf[i] != pat(i))
+				_exit(1);
+		_exit(0);
+	}
+	FX_OPEN(&f);
+	op[0] = nvsvm_op_sum(nvsvm_ptr(buf), 2 * MiB);
+	op[1] = nvsvm_op_fill(nvsvm_ptr(buf) + MiB / 2, MiB / 2, 0x3333);
+	ASSERT_PASS(gpu_ok(&f, op, 2));
+	ASSERT_EQ(sum, op[0].result);
+	ASSERT_EQ(pat(MiB / 16 - 1), buf[MiB / 16 - 1]);
+	ASSERT_PASS(cpu_check(buf + MiB / 16, MiB / 16, 0x3333));
+	ASSERT_EQ(pat(MiB / 8), buf[MiB / 8]);
+	ASSERT_LE(0, (long)(write(to_child[1], &c, 1))) {
+		TH_LOG("%s", strerror(errno));
+	}
+	ASSERT_LE(0, (long)(waitpid(pid, &status, 0))) {
+		TH_LOG("%s", strerror(errno));
+	}
+	/* 1: a GPU write reached the child's copy. */
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("status %#x", status);
+	}
+}
+
 TEST(stack_pointer)
 {
 	volatile uint64_t a[1024];

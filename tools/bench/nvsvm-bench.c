@@ -493,7 +493,8 @@ static const char *const fcnt[] = { "faults", "batches", "replays",
 				    "invalidates", "fault_dups", "overflows",
 				    "ns_wake", "ns_drain", "ns_sort",
 				    "ns_serve", "ns_hmm", "ns_pte",
-				    "ns_invalidate", "ns_replay" };
+				    "ns_invalidate", "ns_replay", "ns_prefetch",
+				    "ns_pagein", "ns_map" };
 #define NFCNT	(sizeof(fcnt) / sizeof(fcnt[0]))
 #define FSTAGE	6
 /* The GPU's side of the same storms. */
