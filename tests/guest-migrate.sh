@@ -11,6 +11,10 @@
 #     system memory, the process then finds its data intact.
 #  3. `migrate odd-vram` with vram_mb=3: eviction when the last 2 MiB chunk
 #     of VRAM is partial (tests/migrate.c evict_partial_chunk).
+#  4. Unload with the background evictor busy: vram_mb=16, nvsvm.evict_low
+#     7 (keep 14 of its 16 MiB free); `migrate hold-evict` moves 8 MiB to
+#     VRAM and runs rmmod nvsvm_vgpu as soon as the move returns; the
+#     unload neither hangs nor leaks, the data is intact.
 # Skips where GET_INFO has no NVSVM_CAP_DEVICE_PRIVATE (a kernel without
 # CONFIG_DEVICE_PRIVATE).
 
@@ -38,17 +42,21 @@ if [ "$status" = 4 ]; then
 fi
 # The counters the cases moved (evictions: oversubscription).
 for c in migrated_to_vram migrated_to_sysmem evictions evicted_pages \
-	thrashing thrash_skips; do
+	evictions_bg evictor_runs ns_evict_sync thrashing thrash_skips; do
 	echo "# $c $(cat $dbg/$c 2>/dev/null)"
 done
 fails=0
-echo "1..3"
-if [ "$status" = 0 ]; then
-	echo "ok 1 small-vram"
-else
-	echo "not ok 1 small-vram # exit status $status"
-	fails=1
-fi
+# tap "N NAME" STATUS: the KTAP line of a result, counted in $fails.
+tap() {
+	if [ "$2" = 0 ]; then
+		echo "ok $1"
+	else
+		echo "not ok $1 # exit status $2"
+		fails=$((fails + 1))
+	fi
+}
+echo "1..4"
+tap "1 small-vram" "$status"
 
 # 2: the holder migrates, closes and waits for SIGUSR1.
 $bin hold >"$tmp/hold" 2>&1 &
@@ -95,11 +103,19 @@ if modprobe nvsvm_vgpu vram_mb=3; then
 else
 	status="modprobe nvsvm_vgpu vram_mb=3 failed"
 fi
-if [ "$status" = 0 ]; then
-	echo "ok 3 odd-vram"
+tap "3 odd-vram" "$status"
+
+# 4: rmmod nvsvm_vgpu under a busy evictor (the program runs it).
+if modprobe nvsvm_vgpu vram_mb=16; then
+	echo 7 >/sys/module/nvsvm/parameters/evict_low
+	$bin hold-evict >"$tmp/hev" 2>&1
+	status=$?
+	sed 's/^/# /' "$tmp/hev"
+	grep -q '^nvsvm_vgpu ' /proc/modules && rmmod nvsvm_vgpu
+	rmmod nvsvm || status="$status; rmmod nvsvm failed"
 else
-	echo "not ok 3 odd-vram # exit status $status"
-	fails=$((fails + 1))
+	status="modprobe nvsvm_vgpu vram_mb=16 failed"
 fi
+tap "4 unload-evictor-busy" "$status"
 rm -rf "$tmp"
 [ $fails = 0 ]
