@@ -348,7 +348,7 @@ static void nvsvm_dmem_kick(struct nvsvm_dmem *dmem)
 		return;
 	spin_lock_irqsave(&dmem->lock, flags);
 	if (!dmem->stopping)
-		queue_work(system_unbound_wq, &dmem->evict_work);
+		queue_work(nvsvm_system_dfl_wq, &dmem->evict_work);
 	spin_unlock_irqrestore(&dmem->lock, flags);
 }
 
