@@ -33,8 +33,9 @@
  *                        "ready", wait for SIGUSR1, then check the data
  *                        (exit 0) after the GPU went away under them
  *   migrate hold-evict   the same with the background evictor busy (the
- *                        caller sets nvsvm.evict_low): 8 MiB to VRAM,
- *                        close, rmmod nvsvm_vgpu at once, check the data
+ *                        caller sets nvsvm.evict_low): 8 MiB of 4 KiB
+ *                        pages to VRAM, close, rmmod nvsvm_vgpu at once,
+ *                        check the data
  * Cases: TEST(), each opening the device after its own checks and memory;
  * main() drops from the harness's list the cases a mode does not run.
  */
@@ -2105,10 +2106,12 @@ static void on_usr1(int sig)
 
 /*
  * For the hold modes: open the device, move @n pages of pat() to VRAM in
- * an area, close the device. Return: 0, 1 (failed, said why), or
- * KSFT_SKIP without device-private memory.
+ * an area (with @small, 2 MiB blocks of 4 KiB pages: no 2 MiB VRAM page,
+ * so that each page is one more for an eviction), close the device.
+ * Return: 0, 1 (failed, said why), or KSFT_SKIP without device-private
+ * memory.
  */
-static int hold_moved(size_t n, uint64_t **buf)
+static int hold_moved(size_t n, bool small, uint64_t **buf)
 {
 	uint64_t moved = 0;
 	int fd;
@@ -2122,7 +2125,7 @@ static int hold_moved(size_t n, uint64_t **buf)
 		printf("skip no NVSVM_CAP_DEVICE_PRIVATE\n");
 		return KSFT_SKIP;
 	}
-	*buf = anon_filled(n * PAGE);
+	*buf = small ? blocks_filled(n / BLOCK_PAGES) : anon_filled(n * PAGE);
 	if (!*buf || nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE) ||
 	    nvsvm_migrate(fd, nvsvm_ptr(*buf), n * PAGE,
 			  NVSVM_MIGRATE_TO_VRAM, &moved) || moved != n) {
@@ -2162,7 +2165,7 @@ static int hold(void)
 	sigaddset(&block, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	signal(SIGUSR1, on_usr1);
-	ret = hold_moved(n, &buf);
+	ret = hold_moved(n, false, &buf);
 	if (ret)
 		return ret;
 	printf("ready %zu\n", n);
@@ -2188,7 +2191,7 @@ static int hold_evict(void)
 	size_t i;
 	int ret;
 
-	ret = hold_moved(n, &buf);
+	ret = hold_moved(n, true, &buf);
 	if (ret)
 		return ret;
 	for (i = 0; i < 3; i++)
