@@ -227,6 +227,19 @@
 })
 
 /*
+ * The unbound system workqueue (src/dmem.c's background evictor): newer
+ * kernels (6.12's stable series among them) also name it system_dfl_wq,
+ * and 7.3 warns once that system_unbound_wq is deprecated when work is
+ * queued on it; 6.1 has only system_unbound_wq.
+ * nvsvm_system_dfl_wq is the one the kernel has.
+ */
+#ifdef NVSVM_HAVE_SYSTEM_DFL_WQ
+#define nvsvm_system_dfl_wq	system_dfl_wq
+#else
+#define nvsvm_system_dfl_wq	system_unbound_wq
+#endif
+
+/*
  * mmap_assert_locked() and mmap_assert_write_locked() call dump_mm() under
  * CONFIG_DEBUG_VM, which mm/debug.c exports to modules only after 6.1
  * (7.3 does). nvsvm_mmap_assert_locked(mm) and

@@ -162,6 +162,8 @@ enum nvsvm_stat {
 	NVSVM_STAT_MIGRATED_SYS,	/* pages migrated back to system memory */
 	NVSVM_STAT_EVICTIONS,	/* VRAM chunks evicted to make room */
 	NVSVM_STAT_EVICTED_PAGES,	/* pages those evictions moved back */
+	NVSVM_STAT_EVICTIONS_BG,	/* of those chunks, evicted by the background evictor */
+	NVSVM_STAT_EVICTOR_RUNS,	/* background evictor passes finished */
 	NVSVM_STAT_THRASHING,	/* 2 MiB blocks found thrashing (pinned) */
 	NVSVM_STAT_THRASH_SKIPS,	/* moves to VRAM of a pinned block skipped */
 	NVSVM_STAT_AREAS_CLOSING,	/* areas let go by their file, not freed yet */
@@ -180,6 +182,8 @@ enum nvsvm_stat {
 	NVSVM_STAT_NS_PREFETCH,	/* fault ranges' density prefetch, in ns_serve */
 	NVSVM_STAT_NS_PAGEIN,	/* fault ranges' file page-ins, in ns_serve */
 	NVSVM_STAT_NS_MAP,	/* fault ranges' hmm loops, hmm and PTEs in */
+	/* A move to VRAM (MIGRATE, atomics) waiting for its own evictions: */
+	NVSVM_STAT_NS_EVICT_SYNC,
 	NVSVM_STAT_COUNT
 };
 

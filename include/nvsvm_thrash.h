@@ -13,7 +13,7 @@ struct xarray;
 
 bool nvsvm_thrash_enabled(void);
 bool nvsvm_thrash_pinned(struct xarray *blocks, u64 addr, u64 now);
-bool nvsvm_thrash_moved(struct xarray *blocks, u64 addr, u64 now);
+u64 nvsvm_thrash_moved(struct xarray *blocks, u64 addr, u64 now);
 void nvsvm_thrash_forget(struct xarray *blocks, u64 start, u64 end);
 void nvsvm_thrash_free(struct xarray *blocks);
 

@@ -37,6 +37,8 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_MIGRATED_SYS] = "migrated_to_sysmem",
 	[NVSVM_STAT_EVICTIONS] = "evictions",
 	[NVSVM_STAT_EVICTED_PAGES] = "evicted_pages",
+	[NVSVM_STAT_EVICTIONS_BG] = "evictions_bg",
+	[NVSVM_STAT_EVICTOR_RUNS] = "evictor_runs",
 	[NVSVM_STAT_THRASHING] = "thrashing",
 	[NVSVM_STAT_THRASH_SKIPS] = "thrash_skips",
 	[NVSVM_STAT_AREAS_CLOSING] = "areas_closing",
@@ -54,6 +56,7 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_NS_PREFETCH] = "ns_prefetch",
 	[NVSVM_STAT_NS_PAGEIN] = "ns_pagein",
 	[NVSVM_STAT_NS_MAP] = "ns_map",
+	[NVSVM_STAT_NS_EVICT_SYNC] = "ns_evict_sync",
 };
 
 static int nvsvm_stat_get(void *data, u64 *val)

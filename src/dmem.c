@@ -60,6 +60,15 @@
  * is the device's; the evicted pages keep their owner's memcg charge (the
  * kernel moves it back to the new system page).
  *
+ * Free-VRAM watermark: with evict_low (chunks' worth of free pages; 0, the
+ * default, off) a work item per device, nvsvm_dmem_evictor(), evicts
+ * evict_policy's victims in the background once a move to VRAM (each
+ * piece of at most 2 MiB) has left free pages below evict_low, until
+ * evict_high are free, so that a move does not wait
+ * for an eviction copy; a move that finds VRAM full still evicts itself.
+ * The evictor leaves the chunks holding a block that src/thrash.c pinned
+ * (@pinned_until, set by nvsvm_dmem_count_move()).
+ *
  * 2 MiB folios. Where the kernel has large device-private folios
  * (NVSVM_DMEM_LARGE, include/nvsvm_compat.h: 7.3), migrations select
  * compound pages (but in a VMA with MADV_NOHUGEPAGE): a 2 MiB-aligned,
@@ -87,8 +96,8 @@
  * block it moved, once per call (nvsvm_dmem_count_move()).
  *
  * Locking: dmem->lock (a spinlock, taken with interrupts off since pages
- * can be freed from any context) protects the bitmap and its first-fit
- * hint.
+ * can be freed from any context) protects the bitmap, its first-fit
+ * hint, the free count and @stopping, under which the evictor is queued.
  * The chunks' stamps are read and written without it (a stale stamp only
  * makes the choice of victim less exact).
  * Migrations hold the mm's mmap lock for read (migrate_vma_*() need it) and
@@ -110,6 +119,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "nvsvm_core.h"
@@ -135,10 +145,15 @@
  * @used: one bit per video memory page handed out (or reserved)
  * @hint: no page below it is free (first fit: the lowest free page goes
  *	first, so that moves fill the chunks in order)
+ * @nfree: pages free (not in @used), under @lock
+ * @stopping: set under @lock by nvsvm_dmem_fini(): the evictor is not
+ *	queued from then on, and a pass under way stops
  * @nchunks: 2 MiB chunks of video memory (the last one may be partial)
  * @clock: the last stamp given out
  * @chunks: per 2 MiB chunk, its last use, last allocation and last eviction
- *	attempt
+ *	attempts, and the end of a thrashing pin
+ * @evict_work: the background evictor (nvsvm_dmem_evictor())
+ * @evict_pfns: its scratch (2 * NVSVM_DMEM_CHUNK entries)
  */
 struct nvsvm_dmem {
 	struct nvsvm_device *ndev;
@@ -146,12 +161,16 @@ struct nvsvm_dmem {
 	struct resource *res;
 	unsigned long base_pfn;
 	unsigned long npages;
-	spinlock_t lock;		/* @used, @hint */
+	spinlock_t lock;		/* @used, @hint, @nfree, @stopping */
 	unsigned long *used;
 	unsigned long hint;
+	unsigned long nfree;
+	bool stopping;
 	unsigned long nchunks;
 	atomic_long_t clock;
 	struct nvsvm_dmem_chunk *chunks;
+	struct work_struct evict_work;
+	unsigned long *evict_pfns;
 };
 
 /**
@@ -162,6 +181,10 @@ struct nvsvm_dmem {
  * @mm: the address space the last 2 MiB folio in it moved to VRAM from
  *	(mmgrab()ed; NVSVM_DMEM_LARGE only), or NULL; under dmem->lock
  * @addr: where in @mm
+ * @bg_tried: the stamp of the last evictor pass that tried to evict it
+ * @pinned_until: the background evictor leaves it until then
+ *	(ktime_get_ns()): it holds pages of a block found thrashing; 0 once
+ *	all of its pages are free
  */
 struct nvsvm_dmem_chunk {
 	unsigned long last_use;
@@ -169,6 +192,8 @@ struct nvsvm_dmem_chunk {
 	unsigned long tried;
 	struct mm_struct *mm;
 	unsigned long addr;
+	unsigned long bg_tried;
+	u64 pinned_until;
 };
 
 /* The victim of an eviction (the evict_policy parameter). */
@@ -214,6 +239,46 @@ module_param_cb(evict_policy, &nvsvm_evict_policy_ops, &evict_policy, 0644);
 MODULE_PARM_DESC(evict_policy,
 		 "VRAM chunk evicted under oversubscription: lru, the one used least recently (default), or uvm, the one allocated least recently (NVIDIA UVM's order)");
 
+/*
+ * The free-VRAM watermarks, in 2 MiB chunks' worth of pages: below
+ * evict_low free the background evictor starts, and evicts until
+ * evict_high (0: evict_low) are free. evict_low 0: no evictor.
+ */
+#define NVSVM_EVICT_MARK_MAX	2048	/* 4 GiB: the largest vram_mb */
+static unsigned int evict_low;
+static unsigned int evict_high;
+
+/*
+ * A number of chunks up to NVSVM_EVICT_MARK_MAX, with evict_low <=
+ * evict_high where both are set; anything else is -EINVAL and changes
+ * nothing. Writes to the parameters are serialized by the kernel's
+ * kernel_param_lock.
+ */
+static int nvsvm_evict_mark_set(const char *val, const struct kernel_param *kp)
+{
+	bool low = kp->arg == &evict_low;
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v > NVSVM_EVICT_MARK_MAX)
+		return -EINVAL;
+	if (v && (low ? evict_high && v > evict_high : v < evict_low))
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops nvsvm_evict_mark_ops = {
+	.set = nvsvm_evict_mark_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(evict_low, &nvsvm_evict_mark_ops, &evict_low, 0644);
+MODULE_PARM_DESC(evict_low,
+		 "free VRAM, in 2 MiB chunks, below which a background evictor evicts chunks (evict_policy's victims) ahead of the moves to VRAM; 0 (default): none, a move evicts when it finds VRAM full");
+module_param_cb(evict_high, &nvsvm_evict_mark_ops, &evict_high, 0644);
+MODULE_PARM_DESC(evict_high,
+		 "free VRAM, in 2 MiB chunks, at which the background evictor stops (at least evict_low; 0, the default: evict_low)");
+
 static struct nvsvm_dmem *nvsvm_page_dmem(struct page *page)
 {
 	return container_of(page_pgmap(page), struct nvsvm_dmem, pgmap);
@@ -240,6 +305,63 @@ static void nvsvm_dmem_touch(struct nvsvm_dmem *dmem, unsigned long idx,
 		WRITE_ONCE(*last, stamp);
 }
 
+/* Pages of chunk @c: NVSVM_DMEM_CHUNK, fewer for a partial last chunk. */
+static unsigned long nvsvm_dmem_chunk_pages(struct nvsvm_dmem *dmem,
+					    unsigned long c)
+{
+	return min_t(unsigned long, NVSVM_DMEM_CHUNK,
+		     dmem->npages - c * NVSVM_DMEM_CHUNK);
+}
+
+/*
+ * Is any page of the VRAM pages [@first, @first + @n) in use? The range
+ * lies inside the @dmem->npages bits of the bitmap.
+ */
+static bool nvsvm_dmem_in_use(struct nvsvm_dmem *dmem, unsigned long first,
+			      unsigned long n)
+{
+	unsigned long end = first + n;
+
+	first = max_t(unsigned long, first, NVSVM_DMEM_RESERVED);
+	return first < end && find_next_bit(dmem->used, end, first) < end;
+}
+
+/*
+ * The watermarks of @dmem in free pages, from evict_low and evict_high: at
+ * most the pages of whole chunks it has (page 0 reserved). *@low is 0 when
+ * there is no evictor.
+ */
+static void nvsvm_dmem_marks(struct nvsvm_dmem *dmem, unsigned long *low,
+			     unsigned long *high)
+{
+	unsigned long most = (dmem->npages - NVSVM_DMEM_RESERVED) /
+			     NVSVM_DMEM_CHUNK;
+	unsigned long l = min_t(unsigned long, READ_ONCE(evict_low), most);
+	unsigned long h = min_t(unsigned long, READ_ONCE(evict_high), most);
+
+	*low = l * NVSVM_DMEM_CHUNK;
+	*high = max(h, l) * NVSVM_DMEM_CHUNK;
+}
+
+/*
+ * After a move to VRAM: below the low watermark, the evictor starts (it
+ * then runs beside what follows the move, the GPU's work on it), unless
+ * VRAM is going (@stopping, read under the lock that nvsvm_dmem_fini()
+ * sets it under).
+ */
+static void nvsvm_dmem_kick(struct nvsvm_dmem *dmem)
+{
+	unsigned long flags, low, high;
+
+	nvsvm_dmem_marks(dmem, &low, &high);
+	if (!low || READ_ONCE(dmem->nfree) >= low)
+		return;
+	spin_lock_irqsave(&dmem->lock, flags);
+	if (!dmem->stopping)
+		queue_work(nvsvm_system_dfl_wq, &dmem->evict_work);
+	spin_unlock_irqrestore(&dmem->lock, flags);
+}
+
 /*
  * A free video memory page, referenced and locked for migration, its chunk
  * stamped @stamp; or NULL. With @large (NVSVM_DMEM_LARGE only) a 2 MiB
@@ -263,6 +385,7 @@ static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem,
 		/* A 4 KiB page is the first free one from the hint. */
 		if (!large || dmem->hint == idx)
 			dmem->hint = idx + n;
+		dmem->nfree -= n;
 	}
 	spin_unlock_irqrestore(&dmem->lock, flags);
 	if (idx >= dmem->npages)
@@ -288,7 +411,7 @@ static struct page *nvsvm_dmem_alloc(struct nvsvm_dmem *dmem,
 static void nvsvm_dmem_page_free(struct page *page)
 {
 	struct nvsvm_dmem *dmem = nvsvm_page_dmem(page);
-	unsigned long flags, i, idx = page_to_pfn(page) - dmem->base_pfn;
+	unsigned long flags, i, c, idx = page_to_pfn(page) - dmem->base_pfn;
 	unsigned long n = folio_nr_pages(page_folio(page));
 	bool lost = false;
 
@@ -296,6 +419,12 @@ static void nvsvm_dmem_page_free(struct page *page)
 	for (i = idx; i < idx + n; i++)
 		lost |= !__test_and_clear_bit(i, dmem->used);
 	dmem->hint = min(dmem->hint, idx);
+	dmem->nfree += n;
+	/* A chunk all free holds no pinned block any more. */
+	c = idx / NVSVM_DMEM_CHUNK;
+	if (!nvsvm_dmem_in_use(dmem, c * NVSVM_DMEM_CHUNK,
+			       nvsvm_dmem_chunk_pages(dmem, c)))
+		WRITE_ONCE(dmem->chunks[c].pinned_until, 0);
 	spin_unlock_irqrestore(&dmem->lock, flags);
 	WARN_ON_ONCE(lost);
 	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_VRAM_PAGES, -(long)n);
@@ -534,40 +663,23 @@ static unsigned long nvsvm_dmem_evict_range(struct nvsvm_dmem *dmem,
 	return moved;
 }
 
-/* Pages of chunk @c: NVSVM_DMEM_CHUNK, fewer for a partial last chunk. */
-static unsigned long nvsvm_dmem_chunk_pages(struct nvsvm_dmem *dmem,
-					    unsigned long c)
-{
-	return min_t(unsigned long, NVSVM_DMEM_CHUNK,
-		     dmem->npages - c * NVSVM_DMEM_CHUNK);
-}
-
 /*
- * Is any page of the VRAM pages [@first, @first + @n) in use? The range
- * lies inside the @dmem->npages bits of the bitmap.
- */
-static bool nvsvm_dmem_in_use(struct nvsvm_dmem *dmem, unsigned long first,
-			      unsigned long n)
-{
-	unsigned long end = first + n;
-
-	first = max_t(unsigned long, first, NVSVM_DMEM_RESERVED);
-	return first < end && find_next_bit(dmem->used, end, first) < end;
-}
-
-/*
- * Make room in VRAM for the move that started at @stamp: evict the chunk
- * in use that this move has not tried yet and whose stamp is the oldest,
- * with @pfns as scratch: its last use (evict_policy lru) or its last
- * allocation (uvm). The pages this move filled are locked and stay
- * (migrate_device_range() skips them).
+ * Make room in VRAM for the move (or evictor pass: @bg) that started at
+ * @stamp: evict the chunk in use that it has not tried yet and whose stamp
+ * is the oldest, with @pfns as scratch: its last use (evict_policy lru) or
+ * its last allocation (uvm). Pages locked elsewhere stay
+ * (migrate_device_range() skips them): those a move is filling, those
+ * another eviction or a migration holds. The evictor leaves the chunks
+ * holding a thrashing-pinned block; its tries are its own (@bg_tried), so
+ * that a move and a pass never reset each other's.
  * Return: pages evicted; 0 when no chunk is left to try.
  */
 static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 					  unsigned long stamp,
-					  unsigned long *pfns)
+					  unsigned long *pfns, bool bg)
 {
 	unsigned long c, victim, oldest, first, n, moved = 0;
+	u64 now = bg ? ktime_get_ns() : 0;
 	bool uvm;
 
 	while (!moved) {
@@ -578,10 +690,14 @@ static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 			struct nvsvm_dmem_chunk *ch = &dmem->chunks[c];
 			unsigned long last = uvm ? READ_ONCE(ch->last_alloc) :
 						   READ_ONCE(ch->last_use);
+			unsigned long tried = bg ? READ_ONCE(ch->bg_tried) :
+						   READ_ONCE(ch->tried);
 
+			if (last >= oldest || tried == stamp ||
+			    (bg && now < READ_ONCE(ch->pinned_until)))
+				continue;
 			/* The last chunk may be partial: scan its pages only. */
-			if (last < oldest && READ_ONCE(ch->tried) != stamp &&
-			    nvsvm_dmem_in_use(dmem, c * NVSVM_DMEM_CHUNK,
+			if (nvsvm_dmem_in_use(dmem, c * NVSVM_DMEM_CHUNK,
 					      nvsvm_dmem_chunk_pages(dmem, c))) {
 				oldest = last;
 				victim = c;
@@ -589,7 +705,10 @@ static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 		}
 		if (victim == dmem->nchunks)
 			return 0;
-		WRITE_ONCE(dmem->chunks[victim].tried, stamp);
+		if (bg)
+			WRITE_ONCE(dmem->chunks[victim].bg_tried, stamp);
+		else
+			WRITE_ONCE(dmem->chunks[victim].tried, stamp);
 		first = victim * NVSVM_DMEM_CHUNK;
 		n = nvsvm_dmem_chunk_pages(dmem, victim);
 		/* A page that gets no system page stays: no warning. */
@@ -599,8 +718,35 @@ static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 					       __GFP_NOWARN);
 		nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTIONS, 1);
 		nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTED_PAGES, moved);
+		if (bg)
+			nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTIONS_BG, 1);
 	}
 	return moved;
+}
+
+/*
+ * The background evictor: one pass evicts evict_policy's victims (never a
+ * chunk holding a thrashing-pinned block) while fewer than the high
+ * watermark's pages are free, each chunk at most once, and stops early
+ * when nvsvm_dmem_fini() sets @stopping. Queued by nvsvm_dmem_kick()
+ * below the low watermark; nvsvm_dmem_fini() stops the queueing and waits
+ * for a pass under way (cancel_work_sync()) before it evicts the rest.
+ * Like unregister's eviction it works on device pfns, without an mm: the
+ * pages' owners keep their memcg charge (the kernel moves it to the new
+ * system page).
+ */
+static void nvsvm_dmem_evictor(struct work_struct *work)
+{
+	struct nvsvm_dmem *dmem = container_of(work, struct nvsvm_dmem,
+					       evict_work);
+	unsigned long stamp = nvsvm_dmem_tick(dmem), low, high;
+
+	nvsvm_dmem_marks(dmem, &low, &high);
+	while (low && READ_ONCE(dmem->nfree) < high &&
+	       !READ_ONCE(dmem->stopping) &&
+	       nvsvm_dmem_evict_one(dmem, stamp, dmem->evict_pfns, true))
+		cond_resched();
+	nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTOR_RUNS, 1);
 }
 
 /*
@@ -694,9 +840,18 @@ static void nvsvm_dmem_fill_vram(struct nvsvm_dmem *dmem,
 			 * that a MIGRATE of a large untouched range would fill
 			 * system memory.
 			 */
-			while (!dpage && evict && spage &&
-			       nvsvm_dmem_evict_one(dmem, stamp, evict))
-				dpage = nvsvm_dmem_alloc(dmem, stamp, false);
+			if (!dpage && evict && spage) {
+				u64 t0 = local_clock();
+
+				while (!dpage &&
+				       nvsvm_dmem_evict_one(dmem, stamp, evict,
+							    false))
+					dpage = nvsvm_dmem_alloc(dmem, stamp,
+								 false);
+				nvsvm_stat_add(dmem->ndev,
+					       NVSVM_STAT_NS_EVICT_SYNC,
+					       nvsvm_ns_since(t0));
+			}
 			if (!dpage || nvsvm_dmem_to_vram(dmem, dpage, sp, 1)) {
 				if (dpage) {
 					unlock_page(dpage);
@@ -805,6 +960,8 @@ static long nvsvm_dmem_migrate_vma(struct nvsvm_dmem *dmem,
 	migrate_vma_finalize(&args);
 	nvsvm_stat_add(dmem->ndev, to_vram ? NVSVM_STAT_MIGRATED_VRAM :
 			NVSVM_STAT_MIGRATED_SYS, moved);
+	if (to_vram)
+		nvsvm_dmem_kick(dmem);
 	return moved;
 }
 
@@ -1042,15 +1199,27 @@ int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
  * to VRAM that moved pages of it), and clear *@pending. Once per block per
  * call: a block made of several VMAs is migrated in several pieces, and
  * each piece is not a move of its own (it would make one MIGRATE of a
- * three-VMA block a thrashing one).
+ * three-VMA block a thrashing one). A block found thrashing pins the VRAM
+ * chunks allocated from since @since (a stamp taken before its first
+ * piece), against the background evictor, for as long as the block is
+ * pinned: its pages, and maybe pages another move allocated meanwhile.
  */
-static void nvsvm_dmem_count_move(struct nvsvm_device *ndev,
-				  struct xarray *blocks, u64 *pending)
+static void nvsvm_dmem_count_move(struct nvsvm_dmem *dmem,
+				  struct xarray *blocks, u64 *pending,
+				  unsigned long since)
 {
+	unsigned long c;
+	u64 until;
+
 	if (*pending == U64_MAX)
 		return;
-	if (nvsvm_thrash_moved(blocks, *pending, ktime_get_ns()))
-		nvsvm_stat_add(ndev, NVSVM_STAT_THRASHING, 1);
+	until = nvsvm_thrash_moved(blocks, *pending, ktime_get_ns());
+	if (until) {
+		nvsvm_stat_add(dmem->ndev, NVSVM_STAT_THRASHING, 1);
+		for (c = 0; c < dmem->nchunks; c++)
+			if (READ_ONCE(dmem->chunks[c].last_alloc) > since)
+				WRITE_ONCE(dmem->chunks[c].pinned_until, until);
+	}
 	*pending = U64_MAX;
 }
 
@@ -1081,7 +1250,7 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 	struct nvsvm_dmem *dmem = ndev->dmem;
 	/* The block whose move is still to be counted, or U64_MAX. */
 	u64 addr, pending = U64_MAX;
-	unsigned long *src, *dst;
+	unsigned long *src, *dst, since = 0;
 	long ret = 0;
 
 	*moved = 0;
@@ -1111,7 +1280,7 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 		if (pending != U64_MAX &&
 		    ALIGN_DOWN(addr, NVSVM_RANGE_MAX_BYTES) != pending) {
 			mmap_read_unlock(mm);
-			nvsvm_dmem_count_move(ndev, blocks, &pending);
+			nvsvm_dmem_count_move(dmem, blocks, &pending, since);
 			continue;
 		}
 		next = min3((u64)vma->vm_end, end,
@@ -1126,6 +1295,9 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 			addr = next;
 			continue;
 		}
+		/* Before the block's first piece: see nvsvm_dmem_count_move(). */
+		if (track && pending == U64_MAX)
+			since = nvsvm_dmem_tick(dmem);
 		/* A VMA migrate_vma_setup() refuses is skipped. */
 		ret = nvsvm_dmem_migrate_vma(dmem, vma, addr, next, to_vram,
 					     src, dst, dst + NVSVM_DMEM_CHUNK);
@@ -1140,7 +1312,7 @@ long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,
 		addr = next;
 		cond_resched();
 	}
-	nvsvm_dmem_count_move(ndev, blocks, &pending);
+	nvsvm_dmem_count_move(dmem, blocks, &pending, since);
 	kfree(src);
 	return ret;
 }
@@ -1264,6 +1436,14 @@ int nvsvm_dmem_init(struct nvsvm_device *ndev)
 		goto err_free;
 	}
 	bitmap_set(dmem->used, 0, NVSVM_DMEM_RESERVED);
+	dmem->nfree = dmem->npages - NVSVM_DMEM_RESERVED;
+	INIT_WORK(&dmem->evict_work, nvsvm_dmem_evictor);
+	dmem->evict_pfns = kmalloc_array(2 * NVSVM_DMEM_CHUNK,
+					 sizeof(*dmem->evict_pfns), GFP_KERNEL);
+	if (!dmem->evict_pfns) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 	dmem->nchunks = DIV_ROUND_UP(dmem->npages, NVSVM_DMEM_CHUNK);
 	dmem->chunks = kcalloc(dmem->nchunks, sizeof(*dmem->chunks),
 			       GFP_KERNEL);
@@ -1297,6 +1477,7 @@ int nvsvm_dmem_init(struct nvsvm_device *ndev)
 err_region:
 	release_mem_region(dmem->res->start, resource_size(dmem->res));
 err_free:
+	kfree(dmem->evict_pfns);
 	kfree(dmem->chunks);
 	bitmap_free(dmem->used);
 	kfree(dmem);
@@ -1323,9 +1504,19 @@ void nvsvm_dmem_fini(struct nvsvm_device *ndev)
 	 */
 	WRITE_ONCE(ndev->dmem, NULL);
 	synchronize_rcu();
+	/*
+	 * The evictor first: no move queues it from now on (under the lock
+	 * that its queueing takes), a pass under way stops at its next chunk,
+	 * and is waited for. Then nothing but this evicts.
+	 */
+	spin_lock_irq(&dmem->lock);
+	dmem->stopping = true;
+	spin_unlock_irq(&dmem->lock);
+	cancel_work_sync(&dmem->evict_work);
 	nvsvm_dmem_evict(dmem);
 	memunmap_pages(&dmem->pgmap);
 	release_mem_region(dmem->res->start, resource_size(dmem->res));
+	kfree(dmem->evict_pfns);
 	kfree(dmem->chunks);
 	bitmap_free(dmem->used);
 	kfree(dmem);

@@ -101,14 +101,16 @@ bool nvsvm_thrash_pinned(struct xarray *blocks, u64 addr, u64 now)
  * for thrashing_pin lapses from @now.
  *
  * Context: process; may allocate.
- * Return: true when the block is thrashing now.
+ * Return: when the block is thrashing now, the time (ktime_get_ns()) it is
+ * pinned until, so that the VRAM it holds can be kept too (src/dmem.c's
+ * background evictor leaves it); else 0.
  */
-bool nvsvm_thrash_moved(struct xarray *blocks, u64 addr, u64 now)
+u64 nvsvm_thrash_moved(struct xarray *blocks, u64 addr, u64 now)
 {
 	u64 lapse = (u64)READ_ONCE(thrashing_lapse_usec) * NSEC_PER_USEC, pin;
 	unsigned long idx = addr / NVSVM_RANGE_MAX_BYTES;
 	struct nvsvm_thrash_block *b, *new = NULL;
-	bool thrashing = false;
+	u64 thrashing = 0;
 
 	if (check_mul_overflow(lapse, (u64)READ_ONCE(thrashing_pin), &pin) ||
 	    check_add_overflow(now, pin, &pin))
@@ -116,7 +118,7 @@ bool nvsvm_thrash_moved(struct xarray *blocks, u64 addr, u64 now)
 	if (!xa_load(blocks, idx)) {
 		new = kzalloc(sizeof(*new), NVSVM_GFP_USER);
 		if (!new)
-			return false;
+			return 0;
 	}
 	xa_lock(blocks);
 	b = xa_load(blocks, idx);
@@ -138,7 +140,7 @@ bool nvsvm_thrash_moved(struct xarray *blocks, u64 addr, u64 now)
 	if (b->moves >= READ_ONCE(thrashing_threshold)) {
 		b->moves = 0;
 		b->pinned_until = pin;
-		thrashing = true;
+		thrashing = pin;
 	}
 out:
 	xa_unlock(blocks);

@@ -11,7 +11,11 @@
 #     system memory, the process then finds its data intact.
 #  3. `migrate odd-vram` with vram_mb=3: eviction when the last 2 MiB chunk
 #     of VRAM is partial (tests/migrate.c evict_partial_chunk).
-#  4. Unload with a 2 MiB VRAM page when no system THP can be had
+#  4. Unload with the background evictor busy: vram_mb=16, nvsvm.evict_low
+#     7 (keep 14 of its 16 MiB free); `migrate hold-evict` moves 8 MiB to
+#     VRAM and runs rmmod nvsvm_vgpu as soon as the move returns; the
+#     unload neither hangs nor leaks, the data is intact.
+#  5. Unload with a 2 MiB VRAM page when no system THP can be had
 #     (NVSVM_CAP_VRAM_2M, else skipped): the holder moves a THP to VRAM as
 #     one 2 MiB page (`migrate hold-2m`) and closes the device; debugfs
 #     nvsvm_test/fail_thp fails every THP allocation; rmmod nvsvm_vgpu
@@ -45,17 +49,21 @@ if [ "$status" = 4 ]; then
 fi
 # The counters the cases moved (evictions: oversubscription).
 for c in migrated_to_vram migrated_to_sysmem evictions evicted_pages \
-	thrashing thrash_skips; do
+	evictions_bg evictor_runs ns_evict_sync thrashing thrash_skips; do
 	echo "# $c $(cat $dbg/$c 2>/dev/null)"
 done
 fails=0
-echo "1..4"
-if [ "$status" = 0 ]; then
-	echo "ok 1 small-vram"
-else
-	echo "not ok 1 small-vram # exit status $status"
-	fails=1
-fi
+# tap "N NAME" STATUS: the KTAP line of a result, counted in $fails.
+tap() {
+	if [ "$2" = 0 ]; then
+		echo "ok $1"
+	else
+		echo "not ok $1 # exit status $2"
+		fails=$((fails + 1))
+	fi
+}
+echo "1..5"
+tap "1 small-vram" "$status"
 
 # start_holder MODE OUT: `migrate MODE` in the background (its pid in
 # $pid), output to OUT; returns when it printed "ready" or "skip", exited,
@@ -109,14 +117,22 @@ if modprobe nvsvm_vgpu vram_mb=3; then
 else
 	status="modprobe nvsvm_vgpu vram_mb=3 failed"
 fi
-if [ "$status" = 0 ]; then
-	echo "ok 3 odd-vram"
-else
-	echo "not ok 3 odd-vram # exit status $status"
-	fails=$((fails + 1))
-fi
+tap "3 odd-vram" "$status"
 
-# 4: as 2 with a 2 MiB VRAM page and no system THP to be had.
+# 4: rmmod nvsvm_vgpu under a busy evictor (the program runs it).
+if modprobe nvsvm_vgpu vram_mb=16; then
+	echo 7 >/sys/module/nvsvm/parameters/evict_low
+	$bin hold-evict >"$tmp/hev" 2>&1
+	status=$?
+	sed 's/^/# /' "$tmp/hev"
+	grep -q '^nvsvm_vgpu ' /proc/modules && rmmod nvsvm_vgpu
+	rmmod nvsvm || status="$status; rmmod nvsvm failed"
+else
+	status="modprobe nvsvm_vgpu vram_mb=16 failed"
+fi
+tap "4 unload-evictor-busy" "$status"
+
+# 5: as 2 with a 2 MiB VRAM page and no system THP to be had.
 fail_thp=/sys/kernel/debug/nvsvm_test/fail_thp
 many=1000000
 skip='' err=''
@@ -155,12 +171,12 @@ else
 fi
 if [ -n "$err" ]; then
 	echo "# $err"
-	echo "not ok 4 unload-2m-without-thp"
+	echo "not ok 5 unload-2m-without-thp"
 	fails=$((fails + 1))
 elif [ -n "$skip" ]; then
-	echo "ok 4 unload-2m-without-thp # SKIP $skip"
+	echo "ok 5 unload-2m-without-thp # SKIP $skip"
 else
-	echo "ok 4 unload-2m-without-thp"
+	echo "ok 5 unload-2m-without-thp"
 fi
 grep -q '^nvsvm_vgpu ' /proc/modules && rmmod nvsvm_vgpu
 grep -q '^nvsvm ' /proc/modules && rmmod nvsvm

@@ -6,7 +6,9 @@
  * fork, munmap and exit with pages in VRAM are correct and give the VRAM
  * back (debugfs vram_pages); migrating more than the VRAM evicts the VRAM
  * chunks used least recently (by migration and GPU fault history; with
- * evict_policy=uvm the ones allocated least recently) back to system memory, losing no GPU or CPU write; bad input fails with the
+ * evict_policy=uvm the ones allocated least recently) back to system memory, losing no GPU or CPU write; with a free-VRAM watermark
+ * (evict_low) a background evictor does it ahead of the moves, leaving
+ * thrashing-pinned blocks (evict_*); bad input fails with the
  * documented errno and changes nothing. With NVSVM_CAP_VRAM_2M (7.3) a
  * 2 MiB-aligned THP moves as one 2 MiB VRAM page the GPU maps with one
  * 2 MiB PTE and comes back as a THP, by a CPU touch, MIGRATE or eviction;
@@ -32,6 +34,10 @@
  *                        (exit 0) after the GPU went away under them
  *   migrate hold-2m      the same with a 2 MiB-aligned THP moved as one
  *                        2 MiB VRAM page (NVSVM_CAP_VRAM_2M, else exit 4)
+ *   migrate hold-evict   the same with the background evictor busy (the
+ *                        caller sets nvsvm.evict_low): 8 MiB of 4 KiB
+ *                        pages to VRAM, close, rmmod nvsvm_vgpu at once,
+ *                        check the data
  * Cases: TEST(), each opening the device after its own checks and memory;
  * main() drops from the harness's list the cases a mode does not run.
  */
@@ -1700,6 +1706,330 @@ TEST(thrashing_three_vma_block)
 	close(r.f.fd);
 }
 
+/*
+ * The free-VRAM watermark and the background evictor (nvsvm.evict_low,
+ * evict_high: free VRAM in 2 MiB chunks; 0, the default, no evictor).
+ */
+#define EVICT_MARK	"/sys/module/nvsvm/parameters/evict_"
+
+/* Set nvsvm's evict_@name (low, high) to @v, the value before in *@old. */
+static int evict_mark(const char *name, unsigned int v, unsigned int *old)
+{
+	char path[80];
+
+	snprintf(path, sizeof(path), EVICT_MARK "%s", name);
+	return set_param(path, v, old);
+}
+
+/* Turn the evictor off (evict_low, then evict_high, 0). */
+static int evict_marks_off(void)
+{
+	int ret = evict_mark("low", 0, NULL);
+
+	return ret ? ret : evict_mark("high", 0, NULL);
+}
+
+/*
+ * Wait until the debugfs counter @name is at least @min (about 5 s at
+ * most): the evictor runs in a work item, and counts each pass at its end.
+ */
+static int counter_reaches(const char *name, uint64_t min)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		CHECK(counter(name, &v));
+		if (v >= min)
+			return KTAP_PASS;
+		usleep(10000);
+	}
+	KTAP_FAIL_MSG("debugfs %s %llu, expected at least %llu", name,
+		      (unsigned long long)v, (unsigned long long)min);
+}
+
+/* The counters the evictor cases compare. */
+enum { EV_EVICTIONS, EV_BG, EV_PAGES, EV_RUNS, EV_SYNC_NS, EV_N };
+static const char *const ev_names[EV_N] = {
+	"evictions", "evictions_bg", "evicted_pages", "evictor_runs",
+	"ns_evict_sync",
+};
+
+static int ev_read(uint64_t *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < EV_N; i++)
+		CHECK(counter(ev_names[i], &v[i]));
+	return KTAP_PASS;
+}
+
+/*
+ * The 4 MiB VRAM (1023 pages; one chunk's worth is the most a watermark
+ * keeps free), evict_low 1: A (511 pages, all of chunk 0) moves, the GPU
+ * writes all of it (a copy of other data), and 512 pages are still free:
+ * no eviction. B's 16 pages go below the watermark: the evictor evicts
+ * A's chunk (the one used least recently) in the background, exactly its
+ * 511 pages, and no move waited for an eviction (ns_evict_sync unchanged);
+ * then B alone is in VRAM, free pages >= 512, and the CPU finds every word
+ * of A (the GPU's) and of B.
+ */
+static int watermark_case(struct fx *f, uint64_t *buf)
+{
+	const size_t na = BLOCK_PAGES - 1, nb = 16;
+	uint64_t *a = buf, *b = &buf[BLOCK / 8], *src, v0[EV_N], v1[EV_N];
+	size_t i;
+
+	src = anon(na * PAGE);
+	if (!src)
+		KTAP_FAIL_MSG("mmap: %s", strerror(errno));
+	for (i = 0; i < na * WORDS; i++)
+		src[i] = ~pat(i);
+	CHECK(ev_read(v0));
+	CHECK(migrate(f, a, na * PAGE, NVSVM_MIGRATE_TO_VRAM, na));
+	CHECK(gpu_ok1(f, nvsvm_op_copy(nvsvm_ptr(a), nvsvm_ptr(src),
+				       na * PAGE), NULL));
+	CHECK(query_expect(f, a, na, IN_VRAM, IN_VRAM));
+	CHECK(ev_read(v1));
+	CHK_EQ(v1[EV_EVICTIONS], v0[EV_EVICTIONS]);
+	CHK_EQ(v1[EV_RUNS], v0[EV_RUNS]);
+
+	CHECK(migrate(f, b, nb * PAGE, NVSVM_MIGRATE_TO_VRAM, nb));
+	CHECK(counter_reaches("evictor_runs", v0[EV_RUNS] + 1));
+	CHECK(vram_pages_become(nb));
+	CHECK(ev_read(v1));
+	ktap_note("evictor: %llu runs, %llu chunks, %llu pages; %llu ns waited",
+	       (unsigned long long)(v1[EV_RUNS] - v0[EV_RUNS]),
+	       (unsigned long long)(v1[EV_BG] - v0[EV_BG]),
+	       (unsigned long long)(v1[EV_PAGES] - v0[EV_PAGES]),
+	       (unsigned long long)(v1[EV_SYNC_NS] - v0[EV_SYNC_NS]));
+	CHK_EQ(v1[EV_BG] - v0[EV_BG], 1);
+	CHK_EQ(v1[EV_EVICTIONS] - v0[EV_EVICTIONS], 1);
+	CHK_EQ(v1[EV_PAGES] - v0[EV_PAGES], na);
+	CHK_EQ(v1[EV_SYNC_NS], v0[EV_SYNC_NS]);
+	CHECK(none_in_vram(f, a, na));
+	CHECK(query_expect(f, b, nb, IN_VRAM, IN_VRAM));
+	for (i = 0; i < na * WORDS; i++)
+		if (a[i] != ~pat(i))
+			KTAP_FAIL_MSG("A word %zu: %#llx, expected %#llx (GPU write)",
+				      i, (unsigned long long)a[i],
+				      (unsigned long long)~pat(i));
+	CHECK(cpu_pat(buf, BLOCK / 8, nb * WORDS));
+	munmap(src, na * PAGE);
+	return vram_pages_become(0);
+}
+
+/* @fn on @f and @buf with evict_low 1, the evictor off again after. */
+static int with_low1(struct fx *f, uint64_t *buf,
+		     int (*fn)(struct fx *f, uint64_t *buf))
+{
+	int ret;
+
+	CHK_OK(evict_mark("low", 1, NULL));
+	ret = fn(f, buf);
+	CHK_OK(evict_marks_off());
+	return ret;
+}
+
+TEST(evict_watermark_holds)
+{
+	uint64_t *buf;
+	struct fx f;
+
+	SMALL_VRAM_OPEN(&f, buf);
+	ASSERT_PASS(with_low1(&f, buf, watermark_case));
+}
+
+/*
+ * MIGRATEs racing the evictor on the same chunk (4 MiB VRAM, evict_low
+ * 1): ROUNDS times, A (511 pages) moves to VRAM, B's 16 pages then kick
+ * the evictor, which evicts A's chunk while A moves back to system memory
+ * (MIGRATE) and then to VRAM again, and the GPU sums A wherever its pages
+ * are. Whichever takes a page first moves it; no move fails, none moves
+ * more than asked, every GPU sum and then every CPU word is right, and the
+ * VRAM is empty at the end. The evictor ran (evictor_runs).
+ */
+static int race_case(struct fx *f, uint64_t *buf)
+{
+	const size_t na = BLOCK_PAGES - 1, nb = 16;
+	uint64_t *a = buf, *b = &buf[BLOCK / 8], v0[EV_N], v1[EV_N], moved;
+	unsigned int r;
+
+	CHECK(ev_read(v0));
+	for (r = 0; r < ROUNDS; r++) {
+		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(a), na * PAGE,
+				     NVSVM_MIGRATE_TO_VRAM, &moved));
+		CHK_TRUE(moved <= na, "moved %llu", (unsigned long long)moved);
+		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(b), nb * PAGE,
+				     NVSVM_MIGRATE_TO_VRAM, &moved));
+		CHK_TRUE(moved <= nb, "moved %llu", (unsigned long long)moved);
+		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(a), na * PAGE,
+				     NVSVM_MIGRATE_TO_SYSMEM, &moved));
+		CHK_TRUE(moved <= na, "moved %llu", (unsigned long long)moved);
+		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(a), na * PAGE,
+				     NVSVM_MIGRATE_TO_VRAM, &moved));
+		CHK_TRUE(moved <= na, "moved %llu", (unsigned long long)moved);
+		CHECK(gpu_sum_eq(f, a, na * PAGE, pat_sum(0, na * WORDS)));
+		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(b), nb * PAGE,
+				     NVSVM_MIGRATE_TO_SYSMEM, &moved));
+		CHK_TRUE(moved <= nb, "moved %llu", (unsigned long long)moved);
+	}
+	CHECK(counter_reaches("evictor_runs", v0[EV_RUNS] + 1));
+	CHECK(ev_read(v1));
+	ktap_note("%u rounds: evictor %llu runs, %llu chunks; %llu evictions in moves",
+	       ROUNDS, (unsigned long long)(v1[EV_RUNS] - v0[EV_RUNS]),
+	       (unsigned long long)(v1[EV_BG] - v0[EV_BG]),
+	       (unsigned long long)(v1[EV_EVICTIONS] - v0[EV_EVICTIONS] -
+				    (v1[EV_BG] - v0[EV_BG])));
+	CHECK(cpu_pat(buf, 0, na * WORDS));
+	CHECK(cpu_pat(buf, BLOCK / 8, nb * WORDS));
+	return vram_pages_become(0);
+}
+
+TEST(evict_bg_races_migrate)
+{
+	uint64_t *buf;
+	struct fx f;
+
+	SMALL_VRAM_OPEN(&f, buf);
+	ASSERT_PASS(with_low1(&f, buf, race_case));
+}
+
+/*
+ * A thrashing-pinned block keeps its VRAM against the evictor (4 MiB
+ * VRAM): with a lapse of a minute and a long pin, A (511 pages of block 0:
+ * all of chunk 0) moves to VRAM and back twice, then a third time, which
+ * pins the block (thrashing +1) with its pages in VRAM. With evict_low 1,
+ * B's 16 pages (block 1) kick the evictor: the least recently used chunk,
+ * A's, is pinned and stays, every page of A in VRAM; at most B's pages are
+ * evicted. Without the pin (evict_watermark_holds) A's chunk is the one
+ * evicted. The CPU then reads every word.
+ */
+static int pinned_case(struct fx *f, uint64_t *buf)
+{
+	static const unsigned int v[4] = { 1, 3, 60000000, 1000 };
+	const size_t na = BLOCK_PAGES - 1, nb = 16;
+	uint64_t *a = buf, *b = &buf[BLOCK / 8], v0[EV_N], v1[EV_N], t0, t1;
+	unsigned int old[4], r;
+	int ret = KTAP_PASS;
+
+	CHECK(counter("thrashing", &t0));
+	CHECK(thrash_params(v, old));
+	for (r = 0; r < 3 && ret == KTAP_PASS; r++) {
+		ret = migrate(f, a, na * PAGE, NVSVM_MIGRATE_TO_VRAM, na);
+		if (ret == KTAP_PASS && r < 2)
+			ret = migrate(f, a, na * PAGE, NVSVM_MIGRATE_TO_SYSMEM,
+				      na);
+	}
+	if (ret == KTAP_PASS)
+		ret = counter("thrashing", &t1);
+	if (ret == KTAP_PASS && t1 - t0 != 1) {
+		thrash_restore(old);
+		KTAP_FAIL_MSG("thrashing +%llu after three moves, expected +1",
+			      (unsigned long long)(t1 - t0));
+	}
+	if (ret == KTAP_PASS)
+		ret = ev_read(v0);
+	if (ret == KTAP_PASS && evict_mark("low", 1, NULL))
+		ret = KTAP_FAIL;
+	if (ret == KTAP_PASS)
+		ret = migrate(f, b, nb * PAGE, NVSVM_MIGRATE_TO_VRAM, nb);
+	if (ret == KTAP_PASS)
+		ret = counter_reaches("evictor_runs", v0[EV_RUNS] + 1);
+	evict_marks_off();
+	if (ret == KTAP_PASS)
+		ret = ev_read(v1);
+	if (ret == KTAP_PASS)
+		ret = query_expect(f, a, na, IN_VRAM, IN_VRAM);
+	thrash_restore(old);
+	CHECK(ret);
+	ktap_note("evictor: %llu runs, %llu chunks, %llu pages",
+	       (unsigned long long)(v1[EV_RUNS] - v0[EV_RUNS]),
+	       (unsigned long long)(v1[EV_BG] - v0[EV_BG]),
+	       (unsigned long long)(v1[EV_PAGES] - v0[EV_PAGES]));
+	CHK_TRUE(v1[EV_PAGES] - v0[EV_PAGES] <= nb, "%llu pages evicted",
+		 (unsigned long long)(v1[EV_PAGES] - v0[EV_PAGES]));
+	CHECK(cpu_pat(buf, 0, na * WORDS));
+	CHECK(cpu_pat(buf, BLOCK / 8, nb * WORDS));
+	return vram_pages_become(0);
+}
+
+TEST(evict_bg_skips_pinned)
+{
+	uint64_t *buf;
+	struct fx f;
+
+	SMALL_VRAM_OPEN(&f, buf);
+	ASSERT_PASS(pinned_case(&f, buf));
+}
+
+/*
+ * A value of evict_low or evict_high that is no number of chunks up to
+ * 2048, or would put evict_low above a set evict_high, is refused with
+ * EINVAL and leaves both as they were. Both read 0 (off) by default.
+ */
+static int mark_refused(const char *name, const char *val,
+			unsigned int low, unsigned int high)
+{
+	char path[80];
+	unsigned int l, h;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), EVICT_MARK "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		KTAP_FAIL_MSG("%s: %s", path, strerror(errno));
+	if (pwrite(fd, val, strlen(val), 0) >= 0)
+		ret = -1;
+	else if (errno != EINVAL)
+		ret = errno;
+	close(fd);
+	if (ret)
+		KTAP_FAIL_MSG("evict_%s \"%s\": %s, not EINVAL", name, val,
+			      ret < 0 ? "taken" : strerror(ret));
+	/* Read both back (writing what was read). */
+	CHK_OK(evict_mark("low", low, &l));
+	CHK_OK(evict_mark("high", high, &h));
+	if (l != low || h != high)
+		KTAP_FAIL_MSG("after evict_%s \"%s\": low %u high %u, expected %u %u",
+			      name, val, l, h, low, high);
+	return KTAP_PASS;
+}
+
+static int marks_case(void)
+{
+	static const char *const bad[] = {
+		"abc", "-1", "2049", "1x", "99999999999", " ", "\n", "1 2",
+	};
+	unsigned int l, h, i;
+
+	CHK_OK(evict_mark("low", 0, &l));
+	CHK_OK(evict_mark("high", 0, &h));
+	CHK_EQ(l, 0);
+	CHK_EQ(h, 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		CHECK(mark_refused("low", bad[i], 0, 0));
+		CHECK(mark_refused("high", bad[i], 0, 0));
+	}
+	CHK_OK(evict_mark("high", 8, NULL));
+	CHECK(mark_refused("low", "9", 0, 8));
+	CHK_OK(evict_mark("low", 8, NULL));
+	CHECK(mark_refused("high", "7", 8, 8));
+	/* evict_high 0: as evict_low; a set evict_low may be anything then. */
+	CHK_OK(evict_mark("high", 0, NULL));
+	CHK_OK(evict_mark("low", 2048, NULL));
+	CHECK(mark_refused("high", "2047", 2048, 0));
+	return KTAP_PASS;
+}
+
+TEST(evict_mark_bad_value)
+{
+	int ret = marks_case();
+
+	ASSERT_EQ(0, evict_marks_off());
+	ASSERT_PASS(ret);
+}
+
 /* Bad input: the documented errno, and nothing moved. */
 TEST(bad_input)
 {
@@ -1776,17 +2106,24 @@ static void on_usr1(int sig)
 	released = 1;
 }
 
+/* What the hold modes move to VRAM. */
+enum hold_kind {
+	HOLD_4K,	/* anonymous 4 KiB pages */
+	HOLD_BLOCKS,	/* 2 MiB blocks of 4 KiB pages: no 2 MiB VRAM page */
+	HOLD_2M,	/* one THP, as one 2 MiB VRAM page */
+};
+
 /*
- * "migrate hold" and (@large) "migrate hold-2m": see the top of the file.
- * Exit 0, 1 (failed), 4 (skip).
+ * For the hold modes: open the device, move @n pages of pat() of @kind to
+ * VRAM in an area (HOLD_BLOCKS: each page is one more for an eviction),
+ * close the device.
+ * Return: 0, 1 (failed, said why), or KSFT_SKIP without device-private
+ * memory (or, for HOLD_2M, without 2 MiB VRAM pages or a THP).
  */
-static int hold(bool large)
+static int hold_moved(size_t n, enum hold_kind kind, uint64_t **buf)
 {
-	const size_t n = large ? BLOCK_PAGES : 64;
-	uint64_t *buf, moved = 0;
-	sigset_t block, old;
+	uint64_t moved = 0;
 	uint32_t q = 0;
-	size_t i;
 	int fd;
 
 	fd = nvsvm_open(0);
@@ -1798,45 +2135,47 @@ static int hold(bool large)
 		printf("skip no NVSVM_CAP_DEVICE_PRIVATE\n");
 		return KSFT_SKIP;
 	}
-	if (large && !(info.caps & NVSVM_CAP_VRAM_2M)) {
+	if (kind == HOLD_2M && !(info.caps & NVSVM_CAP_VRAM_2M)) {
 		printf("skip no NVSVM_CAP_VRAM_2M\n");
 		return KSFT_SKIP;
 	}
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	signal(SIGUSR1, on_usr1);
-	if (large) {
-		buf = thp_blocks(1);
-		if (buf)
-			block_fill(buf, 0);
-		if (buf && is_thp(buf) != 1) {
+	if (kind == HOLD_2M) {
+		*buf = thp_blocks(n / BLOCK_PAGES);
+		if (*buf)
+			block_fill(*buf, 0);
+		if (*buf && is_thp(*buf) != 1) {
 			printf("skip the kernel gave no THP\n");
 			return KSFT_SKIP;
 		}
+	} else if (kind == HOLD_BLOCKS) {
+		*buf = blocks_filled(n / BLOCK_PAGES);
 	} else {
-		buf = anon_filled(n * PAGE);
+		*buf = anon_filled(n * PAGE);
 	}
-	if (!buf || nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE) ||
-	    nvsvm_migrate(fd, nvsvm_ptr(buf), n * PAGE,
+	if (!*buf || nvsvm_area_init(fd, WIN_ADDR, WIN_SIZE) ||
+	    nvsvm_migrate(fd, nvsvm_ptr(*buf), n * PAGE,
 			  NVSVM_MIGRATE_TO_VRAM, &moved) || moved != n) {
 		printf("# MIGRATE to VRAM: moved %llu of %zu\n",
 		       (unsigned long long)moved, n);
 		return 1;
 	}
 	/* One 2 MiB VRAM page: its last 4 KiB page is in VRAM, shift 21. */
-	if (large && (nvsvm_query(fd, nvsvm_ptr(&buf[(n - 1) * WORDS]), 1,
-				  &q) || (q & IN_VRAM) != IN_VRAM ||
-		      NVSVM_QUERY_SHIFT(q) != 21)) {
+	if (kind == HOLD_2M &&
+	    (nvsvm_query(fd, nvsvm_ptr(&(*buf)[(n - 1) * WORDS]), 1, &q) ||
+	     (q & IN_VRAM) != IN_VRAM || NVSVM_QUERY_SHIFT(q) != 21)) {
 		printf("# QUERY of the last page: %#x, no 2 MiB VRAM page\n",
 		       q);
 		return 1;
 	}
 	close(fd);
-	printf("ready %zu\n", n);
-	fflush(stdout);
-	while (!released)
-		sigsuspend(&old);
+	return 0;
+}
+
+/* The hold modes' end: every word of the @n pages at @buf is pat()'s. */
+static int hold_intact(const uint64_t *buf, size_t n)
+{
+	size_t i;
+
 	for (i = 0; i < n * WORDS; i++)
 		if (buf[i] != pat(i)) {
 			printf("# word %zu: %#llx, expected %#llx\n", i,
@@ -1848,11 +2187,69 @@ static int hold(bool large)
 	return 0;
 }
 
+/*
+ * "migrate hold" (HOLD_4K) and "migrate hold-2m" (HOLD_2M): see the top of
+ * the file. Exit 0, 1 (failed), 4 (skip).
+ */
+static int hold(enum hold_kind kind)
+{
+	const size_t n = kind == HOLD_2M ? BLOCK_PAGES : 64;
+	sigset_t block, old;
+	uint64_t *buf;
+	int ret;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGUSR1, on_usr1);
+	ret = hold_moved(n, kind, &buf);
+	if (ret)
+		return ret;
+	printf("ready %zu\n", n);
+	fflush(stdout);
+	while (!released)
+		sigsuspend(&old);
+	return hold_intact(buf, n);
+}
+
+/*
+ * "migrate hold-evict": see the top of the file. The evictor is busy when
+ * nvsvm_vgpu goes: 8 MiB move to VRAM through a VRAM whose watermark keeps
+ * most of it free, and the process takes the GPU away right after.
+ * Exit 0, 1 (failed), 4 (skip).
+ */
+static int hold_evict(void)
+{
+	static const char *const names[3] = {
+		"vram_pages", "evictor_runs", "evictions_bg",
+	};
+	const size_t n = 2048;
+	uint64_t *buf, v[3] = {};
+	size_t i;
+	int ret;
+
+	ret = hold_moved(n, HOLD_BLOCKS, &buf);
+	if (ret)
+		return ret;
+	for (i = 0; i < 3; i++)
+		nvsvm_stat_read(0, names[i], &v[i]);
+	printf("# at rmmod: vram_pages %llu, evictor_runs %llu, evictions_bg %llu\n",
+	       (unsigned long long)v[0], (unsigned long long)v[1],
+	       (unsigned long long)v[2]);
+	fflush(stdout);
+	if (system("rmmod nvsvm_vgpu")) {
+		printf("# rmmod nvsvm_vgpu failed\n");
+		return 1;
+	}
+	return hold_intact(buf, n);
+}
+
 /* The cases that need a small VRAM: "migrate small-vram" only. */
 static const char *const small_only[] = {
 	"oversubscription", "eviction_keeps_writes", "lru_keeps_faulted",
 	"lru_keeps_migrated", "evict_policy_uvm_then_lru", "evict_2m_folio",
-	NULL
+	"evict_watermark_holds", "evict_bg_races_migrate",
+	"evict_bg_skips_pinned", NULL
 };
 
 /* The case that needs a 3 MiB VRAM: "migrate odd-vram" only. */
@@ -1894,9 +2291,11 @@ int main(int argc, char **argv)
 	int small = argc > 1 && !strcmp(argv[1], "small-vram");
 
 	if (argc > 1 && !strcmp(argv[1], "hold"))
-		return hold(false);
+		return hold(HOLD_4K);
 	if (argc > 1 && !strcmp(argv[1], "hold-2m"))
-		return hold(true);
+		return hold(HOLD_2M);
+	if (argc > 1 && !strcmp(argv[1], "hold-evict"))
+		return hold_evict();
 	if (small || (argc > 1 && !strcmp(argv[1], "odd-vram"))) {
 		/* Skip as a whole (exit 4), for tests/guest-migrate.sh. */
 		int fd = nvsvm_open(0);

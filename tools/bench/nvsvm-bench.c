@@ -1193,6 +1193,7 @@ static void vram_empty(void)
 static const char *const os_stats[] = {
 	"migrated_to_vram", "migrated_to_sysmem", "evicted_pages",
 	"evictions", "thrashing", "thrash_skips", "faults",
+	"evictions_bg", "ns_evict_sync", "batches", "ns_serve",
 };
 #define OS_NSTATS	(sizeof(os_stats) / sizeof(os_stats[0]))
 
@@ -1288,6 +1289,22 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
 			os_gpu_sum(r, p, b, sums[b]);
 		}
 		break;
+	case 'f':
+		/*
+		 * VRAM free: each access's MIGRATE finds room (the run's
+		 * blocks fit), then the block goes back (MIGRATE, not timed
+		 * as the access's).
+		 */
+		for (k = 0; k < OS_SEQ_SWEEPS; k++)
+			for (b = 0; b < nb; b++) {
+				os_gpu_sum(r, p, b, sums[b]);
+				if (nvsvm_migrate(B.fd,
+						  nvsvm_ptr(p + b * (HUGE / 8)),
+						  HUGE, NVSVM_MIGRATE_TO_SYSMEM,
+						  NULL))
+					die("MIGRATE block %lu back", b);
+			}
+		break;
 	case 't':
 		/*
 		 * The GPU sweeps the buffer (MIGRATE, FILL of the round's
@@ -1318,6 +1335,98 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
 	unmap(base, len);
 }
 
+#define EVICT_LOW	"/sys/module/nvsvm/parameters/evict_low"
+/* The watermark of the serve runs: 2 chunks (4 MiB) of free VRAM. */
+#define OS_MARK		"2"
+
+/* Print the "#" line of @n runs summed in @sum, named @name. */
+static void os_line(const char *name, unsigned long nb,
+		    const struct os_run *sum, unsigned int n)
+{
+	unsigned int i;
+
+	printf("# %s %lu blocks, ms per access: migrate %.2f exec %.1f cpu %.1f; per run: %lu accesses",
+	       name, nb, sum->mig * 1e3 / sum->steps,
+	       sum->exec * 1e3 / sum->steps, sum->cpu * 1e3 / sum->steps,
+	       sum->steps / n);
+	for (i = 0; i < OS_NSTATS; i++)
+		printf(" %s %.1f", os_stats[i], (double)sum->stats[i] / n);
+	printf("\n");
+}
+
+static void os_add(struct os_run *sum, const struct os_run *run)
+{
+	unsigned int i;
+
+	sum->steps += run->steps;
+	sum->secs += run->secs;
+	sum->mig += run->mig;
+	sum->exec += run->exec;
+	sum->cpu += run->cpu;
+	for (i = 0; i < OS_NSTATS; i++)
+		sum->stats[i] += run->stats[i];
+}
+
+/*
+ * o.serve (issue 36 item 4): the time a GPU access's MIGRATE takes (ms,
+ * the mean of a run; median of REPS runs) at 150 % of the VRAM, seq and
+ * hot with evict_policy lru, with nvsvm.evict_low 0 (off: the MIGRATE
+ * that finds VRAM full evicts) and OS_MARK (the background evictor keeps
+ * that much free), interleaved; against the same access with VRAM free
+ * (o.serve.free: half the VRAM's blocks, each moved back after its
+ * access, so that each MIGRATE moves a whole block into free VRAM).
+ */
+static void oversub_serve(uint64_t vram)
+{
+	static const char *const pname[] = { "seq", "hot" };
+	static const char *const mark[] = { "0", OS_MARK };
+	static const char *const on[] = { "off", "on" };
+	static const char pats[] = "sh";
+	unsigned long nb = (vram * 150 / 100 + HUGE - 1) / HUGE;
+	unsigned long nf = vram / HUGE / 2 ? vram / HUGE / 2 : 1;
+	double fr[MAX_REPS], ms[2][2][MAX_REPS], mf, m[2][2];
+	struct os_run run, fsum = { 0 }, sum[2][2] = { 0 };
+	unsigned int q, j, k, r;
+	char name[48];
+
+	printf("# o.serve: ms per MIGRATE of a 2 MiB block at 150 %% of VRAM, evict_policy lru, evict_low 0 (off) and " OS_MARK " chunks (on), against VRAM free\n");
+	evict_policy("lru");
+	for (r = 0; r < B.reps; r++) {
+		param_write(EVICT_LOW, "0");
+		os_run('f', nf, &run);
+		fr[r] = run.mig * 1e3 / run.steps;
+		os_add(&fsum, &run);
+		for (q = 0; q < 2; q++) {
+			for (j = 0; j < 2; j++) {
+				/* off first in even repetitions. */
+				k = j ^ (r & 1);
+				param_write(EVICT_LOW, mark[k]);
+				os_run(pats[q], nb, &run);
+				ms[q][k][r] = run.mig * 1e3 / run.steps;
+				os_add(&sum[q][k], &run);
+			}
+		}
+	}
+	param_write(EVICT_LOW, "0");
+	samples("o.serve.free-150%", "ours", "ms per MIGRATE", fr, B.reps);
+	os_line("o.serve.free-150%", nf, &fsum, B.reps);
+	mf = median(fr, B.reps);
+	result("o.serve.free-150%", "ours", mf, "ms");
+	for (q = 0; q < 2; q++) {
+		for (k = 0; k < 2; k++) {
+			snprintf(name, sizeof(name), "o.serve.%s.%s-150%%",
+				 pname[q], on[k]);
+			samples(name, "ours", "ms per MIGRATE", ms[q][k], B.reps);
+			os_line(name, nb, &sum[q][k], B.reps);
+			m[q][k] = median(ms[q][k], B.reps);
+			result(name, "ours", m[q][k], "ms");
+		}
+		printf("# o.serve.%s-150%%: MIGRATE over VRAM free: off %.2f, on %.2f (goal on <= 1.2)\n",
+		       pname[q], mf > 0 ? m[q][0] / mf : 0,
+		       mf > 0 ? m[q][1] / mf : 0);
+	}
+}
+
 /*
  * o: oversubscription (issue 36 item 1), once, on the GPU's VRAM V
  * (GET_INFO; guest.sh reloads nvsvm_vgpu with a small vram_mb for it):
@@ -1335,6 +1444,7 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
  * time per access in MIGRATE, EXEC and the CPU's turns, and per run the
  * counters' means; the thrashing counters count blocks
  * (thrash_skips: MIGRATEs of a whole block left in system memory).
+ * Then o.serve: oversub_serve().
  */
 static void oversub(uint64_t vram)
 {
@@ -1343,7 +1453,7 @@ static void oversub(uint64_t vram)
 	static const char pats[] = "sht";
 	static const char *const pol[] = { "uvm", "lru" };
 	unsigned long nb;
-	unsigned int s, q, j, k, r, i;
+	unsigned int s, q, j, k, r;
 	char name[48];
 
 	printf("# o: VRAM %llu MiB; a GPU access: MIGRATE of a 2 MiB block, then EXEC over it; evict_policy uvm (baseline) and lru, interleaved\n",
@@ -1363,28 +1473,14 @@ static void oversub(uint64_t vram)
 					evict_policy(pol[k]);
 					os_run(pats[q], nb, &run);
 					rate[k][r] = run.steps * 2.0 / run.secs;
-					sum[k].steps += run.steps;
-					sum[k].secs += run.secs;
-					sum[k].mig += run.mig;
-					sum[k].exec += run.exec;
-					sum[k].cpu += run.cpu;
-					for (i = 0; i < OS_NSTATS; i++)
-						sum[k].stats[i] += run.stats[i];
+					os_add(&sum[k], &run);
 				}
 			}
 			for (k = 0; k < 2; k++) {
 				snprintf(name, sizeof(name), "o.%s%s-%u%%",
 					 pname[q], k ? "" : ".uvm", pct[s]);
 				samples(name, "ours", "MiB/s", rate[k], B.reps);
-				printf("# %s %lu blocks, ms per access: migrate %.1f exec %.1f cpu %.1f; per run: %lu accesses",
-				       name, nb, sum[k].mig * 1e3 / sum[k].steps,
-				       sum[k].exec * 1e3 / sum[k].steps,
-				       sum[k].cpu * 1e3 / sum[k].steps,
-				       sum[k].steps / B.reps);
-				for (i = 0; i < OS_NSTATS; i++)
-					printf(" %s %.1f", os_stats[i],
-					       (double)sum[k].stats[i] / B.reps);
-				printf("\n");
+				os_line(name, nb, &sum[k], B.reps);
 				med[k] = median(rate[k], B.reps);
 				result(name, "ours", med[k], "MiB/s");
 			}
@@ -1400,6 +1496,7 @@ static void oversub(uint64_t vram)
 		}
 	}
 	evict_policy("lru");
+	oversub_serve(vram);
 }
 
 

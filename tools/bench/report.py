@@ -32,6 +32,7 @@ import sys
 #   ratio "ours-a", "ours-b": ours / our own a (b) figure of the same size (h)
 #   ratio "ours-off": ours / our own p.off figure (p.on)
 #   ratio "ours-uvm": ours / our own NAME.uvm figure of the same size (o.*)
+#   ratio "ours-free": ours / our own o.serve.free figure (o.serve.*)
 #   ratio "ours-batch": ours / our own r.batch figure of the same size
 #   ratio "ours-4k": ours / our own 4 KiB figure of the same size (m.*.2m)
 GOALS = {
@@ -113,6 +114,17 @@ GOALS = {
     "o.turns": ("oversubscription, CPU and GPU taking turns on one buffer,"
                 " lru (ratio: to uvm)", "ours-uvm", ("ratio", ">=", 0.95)),
     "o.turns.uvm": ("same, evict_policy uvm", None, None),
+    "o.serve.free": ("ms per MIGRATE of a 2 MiB block into free VRAM", None,
+                     None),
+    "o.serve.seq.on": ("ms per MIGRATE, sequential sweep, background evictor"
+                       " (evict_low 2) (ratio: to VRAM free)", "ours-free",
+                       ("ratio", "<=", 1.2)),
+    "o.serve.seq.off": ("same, no evictor: the MIGRATE evicts (ratio: to"
+                        " VRAM free)", "ours-free", None),
+    "o.serve.hot.on": ("ms per MIGRATE, hot-set walk, background evictor"
+                       " (ratio: to VRAM free)", "ours-free", None),
+    "o.serve.hot.off": ("same, no evictor (ratio: to VRAM free)", "ours-free",
+                        None),
     "r.utlb": ("b's storm, replay per micro-TLB (replay_utlb=Y): GPU warp-us"
                " stalled on faults (ratio: to per batch)", "ours-batch",
                None),
@@ -207,6 +219,9 @@ def build(figures):
             base = figures.get(("r.batch-" + size, "ours"), (None, None))[0]
         elif how == "ours-4k":
             base = figures.get((letter[:-2] + "4k-" + size, "ours"),
+                               (None, None))[0]
+        elif how == "ours-free":
+            base = figures.get(("o.serve.free-" + size, "ours"),
                                (None, None))[0]
         elif how == "ours-uvm":
             base = figures.get((letter + ".uvm-" + size, "ours"),

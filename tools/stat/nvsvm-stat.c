@@ -55,6 +55,8 @@ enum counter {
 	ST_MIGRATED_SYS,
 	ST_EVICTIONS,
 	ST_EVICTED_PAGES,
+	ST_EVICTIONS_BG,
+	ST_EVICTOR_RUNS,
 	ST_THRASHING,
 	ST_THRASH_SKIPS,
 	ST_NS_WAKE,
@@ -65,6 +67,7 @@ enum counter {
 	ST_NS_PTE,
 	ST_NS_INVAL,
 	ST_NS_REPLAY,
+	ST_NS_EVICT_SYNC,
 	ST_COUNT
 };
 
@@ -89,6 +92,8 @@ static const char *const stat_file[ST_COUNT] = {
 	[ST_MIGRATED_SYS] = "migrated_to_sysmem",
 	[ST_EVICTIONS] = "evictions",
 	[ST_EVICTED_PAGES] = "evicted_pages",
+	[ST_EVICTIONS_BG] = "evictions_bg",
+	[ST_EVICTOR_RUNS] = "evictor_runs",
 	[ST_THRASHING] = "thrashing",
 	[ST_THRASH_SKIPS] = "thrash_skips",
 	[ST_NS_WAKE] = "ns_wake",
@@ -99,6 +104,7 @@ static const char *const stat_file[ST_COUNT] = {
 	[ST_NS_PTE] = "ns_pte",
 	[ST_NS_INVAL] = "ns_invalidate",
 	[ST_NS_REPLAY] = "ns_replay",
+	[ST_NS_EVICT_SYNC] = "ns_evict_sync",
 };
 
 /**
@@ -337,6 +343,10 @@ static void print_totals(const struct gpu *g, const struct sample *s)
 	printf("  evictions     %12" PRIu64 "  VRAM chunks (%" PRIu64
 	       " pages back to system memory)\n",
 	       v[ST_EVICTIONS], v[ST_EVICTED_PAGES]);
+	printf("    background  %12" PRIu64 "  chunks by the evictor (%" PRIu64
+	       " passes); moves waited %.1f ms for their own\n",
+	       v[ST_EVICTIONS_BG], v[ST_EVICTOR_RUNS],
+	       v[ST_NS_EVICT_SYNC] / 1e6);
 	printf("  thrashing     %12" PRIu64 "  2 MiB blocks kept in system memory (%"
 	       PRIu64 " moves to VRAM skipped)\n",
 	       v[ST_THRASHING], v[ST_THRASH_SKIPS]);
