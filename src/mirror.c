@@ -658,6 +658,13 @@ static int nvsvm_mirror_write_span(struct nvsvm_map_ctx *ctx, u64 addr,
 			addr += PAGE_SIZE;
 			continue;
 		}
+		/*
+		 * Only a 2 MiB page needs the run counted to the block's end;
+		 * anything else is written at most to the next 64 KiB
+		 * boundary, so counting further would only be counted again.
+		 */
+		if (max < 21 || !IS_ALIGNED(addr, SZ_2M))
+			stop = min(stop, ALIGN_DOWN(addr, SZ_64K) + SZ_64K);
 		for (n = 1; addr + (n << PAGE_SHIFT) < stop; n++)
 			if (!(req->pfns[i + n] & HMM_PFN_VALID))
 				break;
