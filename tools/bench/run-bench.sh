@@ -122,7 +122,7 @@ else
 	step "host TSC frequency unknown: the guest calibrates it against its own clock"
 fi
 
-[[ -z $work || $work =~ ^[a-hkopr]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
+[[ -z $work || $work =~ ^[a-hkmopr]+$ ]] || { echo "run-bench.sh: bad --work $work" >&2; exit 2; }
 [[ $oversub =~ ^[0-9]+$ ]] || { echo "run-bench.sh: bad --oversub $oversub" >&2; exit 2; }
 # o is its own pass (guest.sh), with its own VRAM; the rest is the first.
 main=1
