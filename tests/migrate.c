@@ -1840,6 +1840,16 @@ TEST(evict_watermark_holds)
 	ASSERT_PASS(with_low1(&f, buf, watermark_case));
 }
 
+/* A MIGRATE of the @n pages at @p in @dir that moves at most @n. */
+static int migrate_at_most(struct fx *f, uint64_t *p, size_t n, uint32_t dir)
+{
+	uint64_t moved;
+
+	CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(p), n * PAGE, dir, &moved));
+	CHK_TRUE(moved <= n, "moved %llu of %zu", (unsigned long long)moved, n);
+	return KTAP_PASS;
+}
+
 /*
  * MIGRATEs racing the evictor on the same chunk (4 MiB VRAM, evict_low
  * 1): ROUNDS times, A (511 pages) moves to VRAM, B's 16 pages then kick
@@ -1852,27 +1862,17 @@ TEST(evict_watermark_holds)
 static int race_case(struct fx *f, uint64_t *buf)
 {
 	const size_t na = BLOCK_PAGES - 1, nb = 16;
-	uint64_t *a = buf, *b = &buf[BLOCK / 8], v0[EV_N], v1[EV_N], moved;
+	uint64_t *a = buf, *b = &buf[BLOCK / 8], v0[EV_N], v1[EV_N];
 	unsigned int r;
 
 	CHECK(ev_read(v0));
 	for (r = 0; r < ROUNDS; r++) {
-		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(a), na * PAGE,
-				     NVSVM_MIGRATE_TO_VRAM, &moved));
-		CHK_TRUE(moved <= na, "moved %llu", (unsigned long long)moved);
-		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(b), nb * PAGE,
-				     NVSVM_MIGRATE_TO_VRAM, &moved));
-		CHK_TRUE(moved <= nb, "moved %llu", (unsigned long long)moved);
-		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(a), na * PAGE,
-				     NVSVM_MIGRATE_TO_SYSMEM, &moved));
-		CHK_TRUE(moved <= na, "moved %llu", (unsigned long long)moved);
-		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(a), na * PAGE,
-				     NVSVM_MIGRATE_TO_VRAM, &moved));
-		CHK_TRUE(moved <= na, "moved %llu", (unsigned long long)moved);
+		CHECK(migrate_at_most(f, a, na, NVSVM_MIGRATE_TO_VRAM));
+		CHECK(migrate_at_most(f, b, nb, NVSVM_MIGRATE_TO_VRAM));
+		CHECK(migrate_at_most(f, a, na, NVSVM_MIGRATE_TO_SYSMEM));
+		CHECK(migrate_at_most(f, a, na, NVSVM_MIGRATE_TO_VRAM));
 		CHECK(gpu_sum_eq(f, a, na * PAGE, pat_sum(0, na * WORDS)));
-		CHK_OK(nvsvm_migrate(f->fd, nvsvm_ptr(b), nb * PAGE,
-				     NVSVM_MIGRATE_TO_SYSMEM, &moved));
-		CHK_TRUE(moved <= nb, "moved %llu", (unsigned long long)moved);
+		CHECK(migrate_at_most(f, b, nb, NVSVM_MIGRATE_TO_SYSMEM));
 	}
 	CHECK(counter_reaches("evictor_runs", v0[EV_RUNS] + 1));
 	CHECK(ev_read(v1));
