@@ -261,6 +261,10 @@ struct nvsvm_uffd_wait {
  *	CPU maps a THP there, so that the GPU maps it with one 2 MiB PTE
  * @atomic: enable GPU atomics on writable pages even in the
  *	exclusive-access mode (no exclusive access to be had for them)
+ * @probe: a snapshot that faults nothing, @fill pages included: the
+ *	pages @req asks to fault in that it does not find as asked (valid,
+ *	and writable where a write is asked) are left out of the PTE
+ *	writes, with their pfns cleared, for the caller to fault in
  * @mapped: (out) pages valid on the GPU
  * @changed: (out) a valid PTE changed: a TLB invalidate is due
  * @hmm_ns: (in/out) ns spent in hmm_range_fault(), added to
@@ -282,6 +286,7 @@ struct nvsvm_range_req {
 	bool fill_write;
 	bool grow_thp;
 	bool atomic;
+	bool probe;
 	u64 mapped;
 	bool changed;
 	u64 hmm_ns;

@@ -753,6 +753,26 @@ int nvsvm_mirror_map_exclusive(struct nvsvm_svmm *svmm, u64 addr,
 	return ret;
 }
 
+/*
+ * A probe's snapshot (&nvsvm_range_req.probe) in @req->pfns: clear the
+ * pfns of the pages asked to be faulted in that it did not find as asked,
+ * so that they are not mapped: their faults are the caller's.
+ */
+static void nvsvm_mirror_probe_left(struct nvsvm_range_req *req)
+{
+	unsigned long i, last = nvsvm_req_idx(req, req->end);
+
+	for (i = nvsvm_req_idx(req, req->start); i < last; i++) {
+		unsigned long want = req->req ? req->req[i] : req->default_flags;
+
+		if (((want & HMM_PFN_REQ_FAULT) &&
+		     !(req->pfns[i] & HMM_PFN_VALID)) ||
+		    ((want & HMM_PFN_REQ_WRITE) &&
+		     !(req->pfns[i] & HMM_PFN_WRITE)))
+			req->pfns[i] = 0;
+	}
+}
+
 /**
  * nvsvm_mirror_range() - fault in and map one range
  * @svmm: area; the caller holds a reference on it and on the mm's users
@@ -772,7 +792,7 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		.dev_private_owner = svmm->ndev,
 	};
 	unsigned long i, first, last;
-	bool uffd;
+	bool uffd, snap;
 	u64 t0;
 	int ret;
 
@@ -797,13 +817,14 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 		uffd = (req->req || req->fill ||
 			req->default_flags & HMM_PFN_REQ_FAULT) &&
 		       nvsvm_mirror_uffd(svmm->mm, req->start, req->end);
-		range.default_flags = uffd ? 0 : req->default_flags;
-		range.pfn_flags_mask = uffd || !req->req ? 0 :
+		snap = uffd || req->probe;
+		range.default_flags = snap ? 0 : req->default_flags;
+		range.pfn_flags_mask = snap || !req->req ? 0 :
 				       HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE;
 		ret = hmm_range_fault(&range);
-		if (!ret && uffd)
+		if (!ret && uffd && !req->probe)
 			ret = nvsvm_mirror_uffd_check(req, first, last);
-		else if (!ret && req->fill)
+		else if (!ret && req->fill && !uffd && !req->probe)
 			ret = nvsvm_mirror_fill(svmm->mm, req, &range, first,
 						last);
 		if (!ret)
@@ -818,6 +839,8 @@ int nvsvm_mirror_range(struct nvsvm_svmm *svmm, struct nvsvm_range_req *req)
 			return ret;
 		if (nvsvm_prefetch_thp(req))
 			continue;
+		if (req->probe)
+			nvsvm_mirror_probe_left(req);
 		/* Nothing outside a test build (include/nvsvm_test.h). */
 		timeout += nvsvm_test_park(svmm->mm, req->start, req->end);
 

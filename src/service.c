@@ -163,12 +163,27 @@ static bool nvsvm_fault_prefetch(struct nvsvm_svmm *svmm,
 	return true;
 }
 
+/* The first page from @i below @n that the probe left: asked, or to fill. */
+static unsigned long nvsvm_fault_left(const struct nvsvm_fault_batch *b,
+				      unsigned long i, unsigned long n)
+{
+	return min(find_next_bit(b->asked, n, i), find_next_bit(b->fill, n, i));
+}
+
 /*
- * Fault in and map req->start..req->end of b->req's block, in spans of
- * pages that all ask the same (nvsvm_prefetch_span()). On return, req
- * covers the range again, with the pages mapped by all spans.
+ * Fault in and map req->start..req->end of b->req's block: first one
+ * snapshot of the whole range that faults nothing (&nvsvm_range_req.probe),
+ * which maps every page the CPU maps and every page asked for that it
+ * finds as asked (present, writable where written); then what it left, in
+ * spans (nvsvm_prefetch_span()): the pages asked for that it did not find
+ * so, each span asking the same, and the runs of the prefetch's fill pages
+ * it did not find valid, each filled after its own snapshot. A range the
+ * CPU maps whole takes one hmm_range_fault() call, not one per span; a
+ * fault or fill that moves a page (a NUMA hinting fault migrates it)
+ * restarts its span only, never the whole range. On return, req covers
+ * the range again, with the pages mapped by all calls.
  *
- * Return: 0 or the first span's error (the spans after it are not served).
+ * Return: 0 or the first error (the spans after it are not served).
  */
 static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 			     struct nvsvm_fault_batch *b,
@@ -179,11 +194,31 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 	unsigned long n = (end - req->base) >> PAGE_SHIFT, j, k;
 	bool thp = req->grow_thp;
 	bool writes = nvsvm_prefetch_writes(b->req, b->asked, i, n);
-	int ret = 0;
+	int ret;
 
+	/* It faults nothing: it may grow to a THP's block whatever it asks. */
+	req->probe = true;
+	ret = nvsvm_mirror_range(svmm, req);
+	req->probe = false;
+	b->changed |= req->changed;
+	if (!ret)
+		mapped += req->mapped;
+	/* Left for the spans: the pages asked or to fill it did not map. */
+	for (k = nvsvm_fault_left(b, i, n); !ret && k < n;
+	     k = nvsvm_fault_left(b, k + 1, n))
+		if (req->pfns[k] & HMM_PFN_VALID) {
+			__clear_bit(k, b->asked);
+			__clear_bit(k, b->fill);
+		}
+	if (!ret)
+		i = nvsvm_fault_left(b, i, n);
 	while (i < n && !ret) {
-		j = nvsvm_prefetch_span(b->req, b->asked, i, n, thp, writes,
-					&req->grow_thp);
+		if (test_bit(i, b->asked))
+			j = nvsvm_prefetch_span(b->req, b->asked, i, n, thp,
+						writes, &req->grow_thp);
+		else
+			j = nvsvm_prefetch_span(b->req, b->fill, i, n, thp,
+						writes, &req->grow_thp);
 		req->start = req->base + (i << PAGE_SHIFT);
 		req->end = req->base + (j << PAGE_SHIFT);
 		ret = nvsvm_mirror_range(svmm, req);
@@ -192,7 +227,7 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 			mapped += req->mapped;
 		/* A span grown to its THP's block covers the rest. */
 		k = (req->end - req->base) >> PAGE_SHIFT;
-		i = max(j, k);
+		i = nvsvm_fault_left(b, max(j, k), n);
 	}
 	req->start = min(start, req->start);
 	req->end = max(end, req->end);
