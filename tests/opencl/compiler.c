@@ -1246,3 +1246,74 @@ TEST_F_TIMEOUT(cc, printf_buffer_full, 300)
 	clReleaseKernel(k);
 	clReleaseProgram(p);
 }
+
+/*
+ * printf in a function of another object (clCompileProgram, then
+ * clLinkProgram), beside a __local variable and a value argument, whose
+ * slots move for printf's; and again from the program's binary.
+ */
+TEST_F(cc, printf_compile_link_and_binary)
+{
+	const char *lib = "void say(int x, int y) { printf(\"say %d %d\\n\", x, y); }\n";
+	const char *main_src = "void say(int x, int y);\n"
+		"__kernel void k(__global int *o, int add)\n"
+		"{\n"
+		"	__local int l[2];\n"
+		"	l[get_local_id(0)] = (int)get_local_id(0) + add;\n"
+		"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"	o[get_local_id(0)] = l[1 - get_local_id(0)];\n"
+		"	if (get_local_id(0) == 0)\n"
+		"		say(l[0], l[1]);\n"
+		"}\n";
+	cl_program a = clCreateProgramWithSource(self->ctx, 1, &lib, NULL, NULL);
+	cl_program b = clCreateProgramWithSource(self->ctx, 1, &main_src, NULL,
+						 NULL);
+	cl_program objs[2], exe, again;
+	const unsigned char *bin;
+	size_t local = 2, size;
+	int out[2], add = 40, round;
+	cl_kernel k;
+	cl_int err;
+	char *text;
+
+	ASSERT_TRUE(a && b);
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(a, 1, &self->dev, NULL, 0, NULL,
+					       NULL, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(b, 1, &self->dev, NULL, 0, NULL,
+					       NULL, NULL, NULL));
+	objs[0] = b;
+	objs[1] = a;
+	exe = clLinkProgram(self->ctx, 1, &self->dev, NULL, 2, objs, NULL,
+			    NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(exe, CL_PROGRAM_BINARY_SIZES,
+					       sizeof(size), &size, NULL));
+	bin = malloc(size);
+	ASSERT_NE(NULL, bin);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(exe, CL_PROGRAM_BINARIES,
+					       sizeof(bin), &bin, NULL));
+	again = clCreateProgramWithBinary(self->ctx, 1, &self->dev, &size, &bin,
+					  NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clBuildProgram(again, 1, &self->dev, NULL, NULL,
+					     NULL));
+	for (round = 0; round < 2; round++) {
+		k = clCreateKernel(round ? again : exe, "k", &err);
+		ASSERT_EQ(CL_SUCCESS, err);
+		ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, out));
+		ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(add), &add));
+		out[0] = out[1] = 0;
+		text = run_printf(_metadata, self->q, k, 2, &local);
+		ASSERT_NE(NULL, text);
+		EXPECT_STREQ("say 40 41\n", text);
+		EXPECT_EQ(41, out[0]);
+		EXPECT_EQ(40, out[1]);
+		free(text);
+		clReleaseKernel(k);
+	}
+	free((void *)bin);
+	clReleaseProgram(again);
+	clReleaseProgram(exe);
+	clReleaseProgram(a);
+	clReleaseProgram(b);
+}
