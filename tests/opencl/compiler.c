@@ -1317,3 +1317,32 @@ TEST_F(cc, printf_compile_link_and_binary)
 	clReleaseProgram(a);
 	clReleaseProgram(b);
 }
+
+/*
+ * Records the host must not trust: a kernel finds the printf buffer in
+ * the PARAM window (nvcl.h) and forges records behind its two real ones.
+ * A format outside the image and arguments cut short are skipped, a good
+ * record after them printed, a bad header ends the group's region.
+ */
+TEST_F(cc, printf_forged_records_skipped)
+{
+	static const char src[] =
+		"__kernel void p(__global int *out)\n"
+		"{\n"
+		"	__global ulong *param = (__global ulong *)0x4800000000000000ul;\n"
+		"	__global ulong *b;\n"
+		"	ulong m = (ulong)0x544e5250 << 32;\n"
+		"\n"
+		"	out[0] = printf(\"ok %d\\n\", 1);\n"
+		"	out[1] = printf(\"two %d %d\\n\", 2, 3);\n"
+		"	b = (__global ulong *)param[0];\n"
+		"	b[7] = m | 24; b[8] = 0x1000; b[9] = 5;\n"
+		"	b[10] = m | 24; b[11] = b[4]; b[12] = 7;\n"
+		"	b[13] = m | 24; b[14] = b[1]; b[15] = 99;\n"
+		"	b[16] = 24; b[17] = b[1]; b[18] = 100;\n"
+		"	b[19] = m | 24; b[20] = b[1]; b[21] = 101;\n"
+		"}\n";
+
+	printf_case(_metadata, self->ctx, self->dev, self->q, src,
+		    "ok 1\ntwo 2 3\nok 99\n");
+}
