@@ -65,6 +65,9 @@ args_only() {
 	test_buffers) echo buffer_copy buffer_partial_copy buffer_read_int \
 		buffer_read_async_int buffer_read_array_barrier_int \
 		buffer_read_struct buffer_read_random_size ;;
+	test_printf) echo int long char octal unsigned hexadecimal string \
+		format_string vector address_space length_specifier float \
+		return_value buffer_size ;;
 	esac
 }
 args_skip() {
@@ -120,7 +123,7 @@ fi
 # test_svm in both.
 case $(uname -r) in
 7.*) mine="test_svm test_basic" ;;
-*) mine="test_svm test_computeinfo test_mem_host_flags test_api test_events test_buffers" ;;
+*) mine="test_svm test_computeinfo test_mem_host_flags test_api test_events test_buffers test_printf" ;;
 esac
 [ -z "$CTS_BINARIES" ] || mine=$CTS_BINARIES
 # run_cts NAME SECONDS [SUBTEST...]: run binary NAME on the subtests

@@ -10,6 +10,7 @@
  * Skips (exit 4) without /etc/OpenCL/vendors/nvsvm.icd, or when the device
  * reports no compiler.
  */
+#define _GNU_SOURCE		/* memfd_create */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
@@ -998,4 +999,350 @@ int main(int argc, char **argv)
 		ksft_exit_skip("the nvsvm device has no compiler\n");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	return test_harness_run(argc, argv);
+}
+
+/*
+ * printf: run @k (1-D, @global work-items, @local or the ICD's choice)
+ * with stdout in a memfd; the text the ICD wrote there by clFinish.
+ */
+static char *run_printf(struct __test_metadata *_metadata,
+			cl_command_queue q, cl_kernel k, size_t global,
+			const size_t *local)
+{
+	int fd = memfd_create("printf", 0), saved;
+	cl_int err;
+	char *text;
+	off_t size;
+
+	EXPECT_LE(0, fd);
+	fflush(stdout);
+	saved = dup(1);
+	EXPECT_EQ(1, dup2(fd, 1));
+	err = run1(q, k, global, local);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	EXPECT_EQ(CL_SUCCESS, err);
+	size = lseek(fd, 0, SEEK_END);
+	text = malloc(size + 1);
+	EXPECT_NE(NULL, text);
+	if (!text) {
+		close(fd);
+		return NULL;
+	}
+	EXPECT_EQ(size, pread(fd, text, size, 0));
+	text[size] = 0;
+	close(fd);
+	return text;
+}
+
+/* Build @src, run its kernel "p" with @out as argument 0, check the text. */
+static void printf_case(struct __test_metadata *_metadata, cl_context ctx,
+			cl_device_id dev, cl_command_queue q, const char *src,
+			const char *want)
+{
+	cl_program p = build(_metadata, ctx, dev, src, "-cl-std=CL1.2");
+	cl_kernel k = clCreateKernel(p, "p", NULL);
+	int out[4] = { 7, 7, 7, 7 };
+	char *text;
+
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, out));
+	text = run_printf(_metadata, q, k, 1, NULL);
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ(want, text);
+	/* printf returned 0 each time. */
+	EXPECT_EQ(0, out[0]);
+	EXPECT_EQ(0, out[1]);
+	free(text);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/* Integers of every length, flags, width, %c and %%, as the C library. */
+TEST_F(cc, printf_integers)
+{
+	static const char src[] =
+		"__kernel void p(__global int *out)\n"
+		"{\n"
+		"	char c = -5; uchar uc = 250; short s = -1234;\n"
+		"	ushort us = 65000; int i = -100000; uint u = 4000000000u;\n"
+		"	long l = -(1L << 40); ulong ul = 18446744073709551615ul;\n"
+		"	out[0] = printf(\"c=%hhd uc=%hhu s=%hd us=%hu i=%d u=%u l=%ld ul=%lu \"\n"
+		"		\"x=%x o=%o X=%#lX %c|%5d|%-5d|%05d|%+d%%\\n\", c, uc, s,\n"
+		"		us, i, u, l, ul, u, u, ul, 'A', 42, 42, 42, 42);\n"
+		"	out[1] = printf(\"no arguments\\n\");\n"
+		"}\n";
+
+	printf_case(_metadata, self->ctx, self->dev, self->q, src,
+		    "c=-5 uc=250 s=-1234 us=65000 i=-100000 u=4000000000 "
+		    "l=-1099511627776 ul=18446744073709551615 x=ee6b2800 "
+		    "o=35632624000 X=0XFFFFFFFFFFFFFFFF A|   42|42   |00042|+42%\n"
+		    "no arguments\n");
+}
+
+/* float (promoted to double) and double: %f %e %g %a, their capitals. */
+TEST_F(cc, printf_floats)
+{
+	static const char src[] =
+		"__kernel void p(__global int *out)\n"
+		"{\n"
+		"	float f = 1.5f; double d = 0.1;\n"
+		"	out[0] = printf(\"%f %e %g %a %.3f %10.2f %E %G %A %f %f\\n\",\n"
+		"		f, d, d, f, 3.14159f, -2.5f, 12345.678, 1e-10, 1.0,\n"
+		"		INFINITY, -INFINITY);\n"
+		"	out[1] = 0;\n"
+		"}\n";
+
+	printf_case(_metadata, self->ctx, self->dev, self->q, src,
+		    "1.500000 1.000000e-01 0.1 0x1.8p+0 3.142      -2.50 "
+		    "1.234568E+04 1E-10 0X1P+0 inf -inf\n");
+}
+
+/* %s of constant strings, with width and precision. */
+TEST_F(cc, printf_strings)
+{
+	static const char src[] =
+		"__kernel void p(__global int *out)\n"
+		"{\n"
+		"	out[0] = printf(\"[%s|%10s|%-4s|%.2s|%%|%c]\\n\", \"abc\",\n"
+		"		\"right\", \"l\", \"xyz\", 'z');\n"
+		"	out[1] = printf(\"%s\\n\", \"\");\n"
+		"}\n";
+
+	printf_case(_metadata, self->ctx, self->dev, self->q, src,
+		    "[abc|     right|l   |xy|%|z]\n\n");
+}
+
+/*
+ * Vectors: each size clang passes its own way (one slot, a pair, by
+ * reference), 3 elements, every length, per-element width and precision.
+ */
+TEST_F(cc, printf_vectors)
+{
+	static const char src[] =
+		"__kernel void p(__global int *out)\n"
+		"{\n"
+		"	float4 f4 = (float4)(1, 2, 3, 4) * (float)(out[2] - 6);\n"
+		"	long16 l16 = (long16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,\n"
+		"		11, 12, 13, 14, 15) * -1000000000000L;\n"
+		"	out[0] = printf(\"%v4hlf|%v2hld|%v4hhd|%v3hd|%#v4hhx|%v2lu\\n\",\n"
+		"		f4, (int2)(-1, 2), (char4)(1, -2, 3, -4),\n"
+		"		(short3)(-7, 8, -9), (uchar4)(0xde, 0xad, 0xbe, 0xef),\n"
+		"		(ulong2)(1, 18446744073709551615ul));\n"
+		"	out[1] = printf(\"%v2lf|%v8hlg|%v3hlf|%5.1v2hlf|%v16ld\\n\",\n"
+		"		(double2)(0.5, -0.25),\n"
+		"		(float8)(0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f, 4),\n"
+		"		(float3)(1, 2, 3), (float2)(1.75f, -3.5f), l16);\n"
+		"}\n";
+
+	printf_case(_metadata, self->ctx, self->dev, self->q, src,
+		    "1.000000,2.000000,3.000000,4.000000|-1,2|1,-2,3,-4|"
+		    "-7,8,-9|0xde,0xad,0xbe,0xef|1,18446744073709551615\n"
+		    "0.500000,-0.250000|0.5,1,1.5,2,2.5,3,3.5,4|"
+		    "1.000000,2.000000,3.000000|  1.8, -3.5|"
+		    "0,-1000000000000,-2000000000000,-3000000000000,"
+		    "-4000000000000,-5000000000000,-6000000000000,"
+		    "-7000000000000,-8000000000000,-9000000000000,"
+		    "-10000000000000,-11000000000000,-12000000000000,"
+		    "-13000000000000,-14000000000000,-15000000000000\n");
+}
+
+/*
+ * 4096 work-items in 64 groups of 64, a line each: every one printed once,
+ * the groups' regions in order.
+ */
+TEST_F_TIMEOUT(cc, printf_many_work_items, 120)
+{
+	static const char src[] =
+		"__kernel void p(__global int *out)\n"
+		"{\n"
+		"	out[get_global_id(0)] = printf(\"wi %d of %d\\n\",\n"
+		"		(int)get_global_id(0), (int)get_local_id(0));\n"
+		"}\n";
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "p", NULL);
+	static char seen[4096];
+	static int out[4096];
+	size_t local = 64;
+	int lines = 0, last_group = 0, id, lid, bad = 0, i;
+	char *text, *s;
+
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, out));
+	text = run_printf(_metadata, self->q, k, 4096, &local);
+	ASSERT_NE(NULL, text);
+	for (s = text; *s; lines++) {
+		if (sscanf(s, "wi %d of %d\n", &id, &lid) != 2 || id < 0 ||
+		    id >= 4096 || seen[id]++ || lid != id % 64 ||
+		    id / 64 < last_group)
+			bad++;
+		else
+			last_group = id / 64;
+		s = strchr(s, '\n');
+		if (!s)
+			break;
+		s++;
+	}
+	EXPECT_EQ(4096, lines);
+	EXPECT_EQ(0, bad);
+	for (i = 0; i < 4096; i++)
+		bad += out[i] != 0;
+	EXPECT_EQ(0, bad);
+	free(text);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/*
+ * The buffer full: two work-items of one group print records of 144 bytes
+ * (16 of header, a long16) until printf returns -1. The group's region is
+ * the whole 1 MiB, so exactly 1048576 / 144 = 7281 records fit, whoever
+ * wrote them; every later call fails, and nothing else is printed.
+ */
+TEST_F_TIMEOUT(cc, printf_buffer_full, 300)
+{
+	static const char src[] =
+		"__kernel void p(__global int *out)\n"
+		"{\n"
+		"	int i, w = get_global_id(0);\n"
+		"	for (i = 0; i < 4000; i++) {\n"
+		"		int r = printf(\"%v16ld\\n\", (long16)(w));\n"
+		"		if (r == 0)\n"
+		"			out[w]++;\n"
+		"		else if (r == -1)\n"
+		"			out[2 + w]++;\n"
+		"	}\n"
+		"}\n";
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "p", NULL);
+	size_t local = 2, size = 0;
+	int out[4] = { 0 }, lines = 0, bad = 0;
+	char *text, *s;
+
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(self->dev,
+			CL_DEVICE_PRINTF_BUFFER_SIZE, sizeof(size), &size, NULL));
+	ASSERT_EQ(1 << 20, size);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, out));
+	text = run_printf(_metadata, self->q, k, 2, &local);
+	ASSERT_NE(NULL, text);
+	for (s = text; *s; lines++) {
+		char want = s[0];
+
+		bad += (want != '0' && want != '1') ||
+		       strncmp(s, want == '0' ? "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n" :
+				  "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n", 32);
+		s = strchr(s, '\n');
+		if (!s)
+			break;
+		s++;
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(7281, lines);
+	EXPECT_EQ(7281, out[0] + out[1]);
+	EXPECT_EQ(8000 - 7281, out[2] + out[3]);
+	free(text);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/*
+ * printf in a function of another object (clCompileProgram, then
+ * clLinkProgram), beside a __local variable and a value argument, whose
+ * slots move for printf's; and again from the program's binary.
+ */
+TEST_F(cc, printf_compile_link_and_binary)
+{
+	const char *lib = "void say(int x, int y) { printf(\"say %d %d\\n\", x, y); }\n";
+	const char *main_src = "void say(int x, int y);\n"
+		"__kernel void k(__global int *o, int add)\n"
+		"{\n"
+		"	__local int l[2];\n"
+		"	l[get_local_id(0)] = (int)get_local_id(0) + add;\n"
+		"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"	o[get_local_id(0)] = l[1 - get_local_id(0)];\n"
+		"	if (get_local_id(0) == 0)\n"
+		"		say(l[0], l[1]);\n"
+		"}\n";
+	cl_program a = clCreateProgramWithSource(self->ctx, 1, &lib, NULL, NULL);
+	cl_program b = clCreateProgramWithSource(self->ctx, 1, &main_src, NULL,
+						 NULL);
+	cl_program objs[2], exe, again;
+	const unsigned char *bin;
+	size_t local = 2, size;
+	int out[2], add = 40, round;
+	cl_kernel k;
+	cl_int err;
+	char *text;
+
+	ASSERT_TRUE(a && b);
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(a, 1, &self->dev, NULL, 0, NULL,
+					       NULL, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(b, 1, &self->dev, NULL, 0, NULL,
+					       NULL, NULL, NULL));
+	objs[0] = b;
+	objs[1] = a;
+	exe = clLinkProgram(self->ctx, 1, &self->dev, NULL, 2, objs, NULL,
+			    NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(exe, CL_PROGRAM_BINARY_SIZES,
+					       sizeof(size), &size, NULL));
+	bin = malloc(size);
+	ASSERT_NE(NULL, bin);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(exe, CL_PROGRAM_BINARIES,
+					       sizeof(bin), &bin, NULL));
+	again = clCreateProgramWithBinary(self->ctx, 1, &self->dev, &size, &bin,
+					  NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clBuildProgram(again, 1, &self->dev, NULL, NULL,
+					     NULL));
+	for (round = 0; round < 2; round++) {
+		k = clCreateKernel(round ? again : exe, "k", &err);
+		ASSERT_EQ(CL_SUCCESS, err);
+		ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, out));
+		ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(add), &add));
+		out[0] = out[1] = 0;
+		text = run_printf(_metadata, self->q, k, 2, &local);
+		ASSERT_NE(NULL, text);
+		EXPECT_STREQ("say 40 41\n", text);
+		EXPECT_EQ(41, out[0]);
+		EXPECT_EQ(40, out[1]);
+		free(text);
+		clReleaseKernel(k);
+	}
+	free((void *)bin);
+	clReleaseProgram(again);
+	clReleaseProgram(exe);
+	clReleaseProgram(a);
+	clReleaseProgram(b);
+}
+
+/*
+ * Records the host must not trust: a kernel finds the printf buffer in
+ * the PARAM window (nvcl.h) and forges records behind its two real ones.
+ * A format outside the image and arguments cut short are skipped, a good
+ * record after them printed, a bad header ends the group's region.
+ */
+TEST_F(cc, printf_forged_records_skipped)
+{
+	static const char src[] =
+		"__kernel void p(__global int *out)\n"
+		"{\n"
+		"	__global ulong *param = (__global ulong *)0x4800000000000000ul;\n"
+		"	__global ulong *b;\n"
+		"	ulong m = (ulong)0x544e5250 << 32;\n"
+		"\n"
+		"	out[0] = printf(\"ok %d\\n\", 1);\n"
+		"	out[1] = printf(\"two %d %d\\n\", 2, 3);\n"
+		"	b = (__global ulong *)param[0];\n"
+		"	b[7] = m | 24; b[8] = 0x1000; b[9] = 5;\n"
+		"	b[10] = m | 24; b[11] = b[4]; b[12] = 7;\n"
+		"	b[13] = m | 24; b[14] = b[1]; b[15] = 99;\n"
+		"	b[16] = 24; b[17] = b[1]; b[18] = 100;\n"
+		"	b[19] = m | 24; b[20] = b[1]; b[21] = 101;\n"
+		"}\n";
+
+	printf_case(_metadata, self->ctx, self->dev, self->q, src,
+		    "ok 1\ntwo 2 3\nok 99\n");
 }

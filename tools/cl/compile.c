@@ -143,6 +143,7 @@ static void bin_write(const struct nvcl_bin *b, struct wbuf *w)
 	put_blob(w, b->image, b->image_size);
 	put32(w, b->local_static);
 	put32(w, b->stack);
+	put32(w, b->flags);
 	put_blob(w, b->ir, b->ir_size);
 	put32(w, b->nkernels);
 	for (i = 0; i < b->nkernels; i++) {
@@ -200,6 +201,7 @@ int nvcl_bin_parse(const void *data, size_t size, struct nvcl_bin *b)
 	b->image = get_blob(&r, &b->image_size);
 	b->local_static = get32(&r);
 	b->stack = get32(&r);
+	b->flags = get32(&r);
 	b->ir = get_blob(&r, &b->ir_size);
 	b->nkernels = get32(&r);
 	if (r.bad || b->type < NVCL_BIN_OBJECT || b->type > NVCL_BIN_EXEC ||
@@ -1096,15 +1098,15 @@ static char *kernel_attrs(const struct ir *m, const char *def,
 
 /*
  * The kernel defined on @def: its name, arguments (layout in the PARAM
- * block, info) into @k; the entry function's IR appended to @w.
+ * block from @off on, info) into @k; the entry function's IR appended to @w.
  */
 static bool kernel_of(struct job_ctx *c, const struct ir *m, const char *def,
-		      struct nvcl_kernel *k, struct wbuf *w)
+		      uint32_t off, struct nvcl_kernel *k, struct wbuf *w)
 {
 	const char *at = strchr(def, '@'), *open, *aq, *ty, *tq, *nm, *as, *rq;
 	struct param *ps;
 	char line[512];
-	uint32_t off = 0, i;
+	uint32_t i;
 	bool ok = false;
 	long num;
 	int n;
@@ -1347,9 +1349,17 @@ static bool rewrite(struct job_ctx *c, char *text, const char *out,
 
 	if (!ir_split(&m, text))
 		goto out;
-	for (l = 0; l < m.nlines; l++)
-		nk += !strncmp(m.lines[l], "define ", 7) &&
-		      strstr(m.lines[l], " spir_kernel ");
+	for (l = 0; l < m.nlines; l++) {
+		const char *s = m.lines[l];
+
+		nk += !strncmp(s, "define ", 7) && strstr(s, " spir_kernel ");
+		/* printf: its slots of the PARAM and LOCAL windows (nvcl.h). */
+		if ((!strncmp(s, "define ", 7) || !strncmp(s, "declare ", 8)) &&
+		    strstr(s, " @printf("))
+			b->flags |= NVCL_BIN_PRINTF;
+	}
+	if (b->flags & NVCL_BIN_PRINTF)
+		off = NVCL_PRINTF_LOCAL;
 	b->kernels = calloc(nk ? nk : 1, sizeof(*b->kernels));
 	v = calloc(m.nlines ? m.nlines : 1, sizeof(*v));
 	if (!b->kernels || !v)
@@ -1369,7 +1379,9 @@ static bool rewrite(struct job_ctx *c, char *text, const char *out,
 		const char *s = m.lines[l];
 
 		if (!strncmp(s, "define ", 7) && strstr(s, " spir_kernel ") &&
-		    !kernel_of(c, &m, s, &b->kernels[b->nkernels++], &entries))
+		    !kernel_of(c, &m, s,
+			       b->flags & NVCL_BIN_PRINTF ? NVCL_PRINTF_PARAM : 0,
+			       &b->kernels[b->nkernels++], &entries))
 			goto out;
 		put_line(&w, s, v, nv);
 	}

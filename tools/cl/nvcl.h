@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NVCL_MAGIC		"NVCLBIN1"
+#define NVCL_MAGIC		"NVCLBIN2"	/* 2: struct nvcl_bin.flags */
 
 enum nvcl_bin_type {
 	NVCL_BIN_OBJECT = 1,		/* LLVM IR, from clCompileProgram */
@@ -64,8 +64,12 @@ struct nvcl_kernel {
 	struct nvcl_arg *args;
 };
 
+/* struct nvcl_bin.flags */
+#define NVCL_BIN_PRINTF		0x1	/* the program calls printf */
+
 struct nvcl_bin {
 	uint32_t type;			/* enum nvcl_bin_type */
+	uint32_t flags;			/* NVCL_BIN_* */
 	char *options;			/* the build options */
 	uint8_t *image;			/* NVCL_BIN_EXEC */
 	uint32_t image_size;
@@ -76,6 +80,110 @@ struct nvcl_bin {
 	uint32_t nkernels;
 	struct nvcl_kernel *kernels;
 };
+
+/*
+ * printf (tools/cl/clc/printf.c on the device, tools/cl/printf.c on the
+ * host). A program that calls it gets, in each kernel's PARAM block, the
+ * first NVCL_PRINTF_PARAM bytes (the arguments follow): the address of the
+ * launch's printf buffer (u64, 0: none) and the bytes of each work-group's
+ * region of it (u32). Work-group g (linear id) writes its records into
+ * [g * region, (g + 1) * region), reserving them with an atomic add on a
+ * u64 counter at the start of the LOCAL window (NVCL_PRINTF_LOCAL bytes
+ * kept there; local memory is zeroed when a group starts): local atomics
+ * are exact on every link, global ones on system memory are not on PCIe.
+ * A record: u32 its bytes (a multiple of 8, written last), u32
+ * NVCL_PRINTF_MAGIC, u64 the format's address (in the image), then per
+ * conversion an 8-byte slot (integers as their 64-bit register, floats as
+ * doubles), a vector's bytes (3 elements stored as 4) or a string (u64
+ * length, the bytes), each rounded up to 8 bytes.
+ */
+#define NVCL_PRINTF_SIZE	(1U << 20)	/* CL_DEVICE_PRINTF_BUFFER_SIZE */
+#define NVCL_PRINTF_PARAM	16
+#define NVCL_PRINTF_LOCAL	8
+#define NVCL_PRINTF_MAGIC	0x544e5250U	/* "PRNT" */
+
+/* One conversion of an OpenCL C printf format. */
+enum nvcl_plen { NVCL_PLEN_NONE, NVCL_PLEN_HH, NVCL_PLEN_H, NVCL_PLEN_HL,
+		 NVCL_PLEN_L };
+
+struct nvcl_pspec {
+	char conv;		/* diouxXfFeEgGaAcsp; 0: not a conversion */
+	uint8_t len;		/* enum nvcl_plen */
+	uint8_t vec;		/* 0, or 2, 3, 4, 8, 16 elements */
+	uint8_t prefix;		/* bytes of flags, width and precision */
+};
+
+/*
+ * Parse the conversion after a '%' at @p (OpenCL C 6.15.14.2: flags,
+ * width, precision, vector size, length, conversion) into @s; return where
+ * the format goes on (@p itself when it is none: @s->conv 0).
+ */
+static inline const char *nvcl_pspec(const char *p, struct nvcl_pspec *s)
+{
+	static const char convs[] = "diouxXfFeEgGaAcsp";
+	const char *q = p;
+	unsigned int i;
+
+	s->conv = 0;
+	s->len = NVCL_PLEN_NONE;
+	s->vec = 0;
+	while (*q == '-' || *q == '+' || *q == ' ' || *q == '#' || *q == '0')
+		q++;
+	while (*q >= '0' && *q <= '9')
+		q++;
+	if (*q == '.')
+		for (q++; *q >= '0' && *q <= '9'; q++)
+			;
+	if (q - p > 64)
+		return p;
+	s->prefix = (uint8_t)(q - p);
+	if (*q == 'v') {
+		if (q[1] == '2' || q[1] == '3' || q[1] == '4' || q[1] == '8') {
+			s->vec = (uint8_t)(q[1] - '0');
+			q += 2;
+		} else if (q[1] == '1' && q[2] == '6') {
+			s->vec = 16;
+			q += 3;
+		} else {
+			return p;
+		}
+	}
+	if (q[0] == 'h' && q[1] == 'h') {
+		s->len = NVCL_PLEN_HH;
+		q += 2;
+	} else if (q[0] == 'h' && q[1] == 'l') {
+		s->len = NVCL_PLEN_HL;
+		q += 2;
+	} else if (q[0] == 'h') {
+		s->len = NVCL_PLEN_H;
+		q++;
+	} else if (q[0] == 'l') {
+		s->len = NVCL_PLEN_L;
+		q++;
+	}
+	for (i = 0; convs[i] && convs[i] != *q; i++)
+		;
+	/* A vector needs a length; hl is for vectors only; no vector of c, s, p. */
+	if (!convs[i] || !*q || (s->vec && (!s->len || i >= 14)) ||
+	    (!s->vec && s->len == NVCL_PLEN_HL))
+		return p;
+	s->conv = *q;
+	return q + 1;
+}
+
+/* Whether @c is one of the floating-point conversions. */
+static inline int nvcl_pfloat(char c)
+{
+	return c == 'f' || c == 'F' || c == 'e' || c == 'E' || c == 'g' ||
+	       c == 'G' || c == 'a' || c == 'A';
+}
+
+/* The bytes of one element of @s's vector. */
+static inline unsigned int nvcl_pelem(const struct nvcl_pspec *s)
+{
+	return s->len == NVCL_PLEN_HH ? 1 : s->len == NVCL_PLEN_H ? 2 :
+	       s->len == NVCL_PLEN_L ? 8 : 4;
+}
 
 /* A named input of a job: OpenCL C source, an embedded header, LLVM IR. */
 struct nvcl_input {

@@ -462,8 +462,11 @@ void nv_migrate_svm(cl_command_queue q, cl_uint n, const void **ptrs,
 
 /* program.c */
 
-/* Bytes of the PARAM window the compiler keeps for itself (none). */
-#define NV_PARAM_RESERVED	0
+/*
+ * Bytes of the PARAM window the compiler keeps for itself: in a program
+ * that calls printf, the printf buffer's address and region (nvcl.h).
+ */
+#define NV_PARAM_RESERVED	NVCL_PRINTF_PARAM
 
 /* The built-in kernels, and their names ';'-separated. */
 extern const struct nv_builtin nv_builtins[NV_NBUILTINS];
@@ -477,6 +480,18 @@ void nv_kcall_put(struct nv_kcall *call);
 /* Run the built-in @bi with arguments @a over @items work-items on @q. */
 cl_int nv_run_builtin(cl_command_queue q, const struct nv_builtin *bi,
 		      const struct nv_arg *a, size_t items);
+
+/* printf.c */
+
+/**
+ * nv_printf_flush() - write a launch's printf records to stdout
+ * @b: the program: its image holds the formats
+ * @buf: the launch's printf buffer
+ * @region: bytes of each work-group's region of @buf
+ * @groups: work-groups of the launch (@groups * @region within @buf)
+ */
+void nv_printf_flush(const struct nvcl_bin *b, const uint8_t *buf,
+		     uint32_t region, uint64_t groups);
 
 /* The dispatch entries of each file's calls (platform.c fills the rest). */
 void nv_context_dispatch(cl_icd_dispatch *t);

@@ -419,7 +419,7 @@ static cl_int nv_GetDeviceInfo(cl_device_id d, cl_device_info param,
 		PUT(size_t, NV_MAX_PARAM);
 	case CL_DEVICE_PRINTF_BUFFER_SIZE:
 		/* The full profile's least. */
-		PUT(size_t, 1 << 20);
+		PUT(size_t, NVCL_PRINTF_SIZE);
 	case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
 		PUT(size_t, 1);
 	case CL_DEVICE_PROFILING_TIMER_RESOLUTION:

@@ -1241,10 +1241,50 @@ void nv_kcall_put(struct nv_kcall *call)
 	free(call);
 }
 
+/*
+ * A program that calls printf: the launch gets a printf buffer of its own,
+ * each work-group an equal region of it (nvcl.h); what it holds goes to
+ * stdout when the launch has ended, before its command completes.
+ */
+static cl_int run_printf(cl_command_queue q, struct nv_kcall *call)
+{
+	struct nvsvm_launch l = call->l;
+	uint64_t groups = 1, addr;
+	uint32_t region = 0;
+	uint8_t *param, *buf;
+	cl_int err;
+	cl_uint i;
+
+	for (i = 0; i < l.work_dim; i++)
+		groups *= (l.global_size[i] + l.local_size[i] - 1) /
+			  l.local_size[i];
+	param = malloc(l.param_size);
+	buf = calloc(1, NVCL_PRINTF_SIZE);
+	if (!param || !buf) {
+		free(param);
+		free(buf);
+		return CL_OUT_OF_HOST_MEMORY;
+	}
+	if (groups <= NVCL_PRINTF_SIZE)
+		region = (uint32_t)(NVCL_PRINTF_SIZE / groups) & ~7U;
+	addr = region ? (uint64_t)(uintptr_t)buf : 0;
+	memcpy(param, call->param, l.param_size);
+	memcpy(param, &addr, 8);
+	memcpy(param + 8, &region, 4);
+	l.param = nvsvm_ptr(param);
+	err = nv_q_launch(q, &l);
+	nv_printf_flush(&call->prog->bin, buf, region, region ? groups : 0);
+	free(param);
+	free(buf);
+	return err;
+}
+
 cl_int nv_run_kcall(cl_command_queue q, struct nv_kcall *call)
 {
 	struct nvsvm_launch l = call->l;
 
+	if (call->prog->bin.flags & NVCL_BIN_PRINTF)
+		return run_printf(q, call);
 	return nv_q_launch(q, &l);
 }
 

@@ -35,7 +35,7 @@ cached=""
 
 # The CTS programs make check runs (tests/guest-cts.sh): targets test_NAME.
 targets=(test_api test_buffers test_mem_host_flags test_computeinfo test_svm
-	test_basic test_events test_c11_atomics)
+	test_basic test_events test_c11_atomics test_printf)
 
 log() { echo "build-cts: $*" >&2; }
 

@@ -67,7 +67,7 @@ while (($#)); do
 	esac
 done
 ((${#bins[@]})) || bins=(test_basic test_buffers test_api test_c11_atomics
-	test_events test_computeinfo test_mem_host_flags test_svm)
+	test_events test_computeinfo test_mem_host_flags test_svm test_printf)
 
 out=$top/build/cts
 mkdir -p "$out"
