@@ -164,6 +164,11 @@ enum nvsvm_stat {
 	NVSVM_STAT_EVICTED_PAGES,	/* pages those evictions moved back */
 	NVSVM_STAT_EVICTIONS_BG,	/* of those chunks, evicted by the background evictor */
 	NVSVM_STAT_EVICTOR_RUNS,	/* background evictor passes finished */
+	NVSVM_STAT_EVICTIONS_COLD,	/* of the evicted chunks, cold ones (sampler) */
+	NVSVM_STAT_SAMPLE_PASSES,	/* recency sampler passes */
+	NVSVM_STAT_SAMPLED_CHUNKS,	/* VRAM chunks those passes sampled */
+	NVSVM_STAT_SAMPLED_BLOCKS,	/* 2 MiB GPU ranges whose PTEs they dropped */
+	NVSVM_STAT_SAMPLE_REFAULTS,	/* sampled chunks the GPU mapped again */
 	NVSVM_STAT_THRASHING,	/* 2 MiB blocks found thrashing (pinned) */
 	NVSVM_STAT_THRASH_SKIPS,	/* moves to VRAM of a pinned block skipped */
 	NVSVM_STAT_AREAS_CLOSING,	/* areas let go by their file, not freed yet */
@@ -184,6 +189,7 @@ enum nvsvm_stat {
 	NVSVM_STAT_NS_MAP,	/* fault ranges' hmm loops, hmm and PTEs in */
 	/* A move to VRAM (MIGRATE, atomics) waiting for its own evictions: */
 	NVSVM_STAT_NS_EVICT_SYNC,
+	NVSVM_STAT_NS_SAMPLE,	/* recency sampler passes, PTE drops in */
 	NVSVM_STAT_COUNT
 };
 
@@ -292,6 +298,7 @@ struct nvsvm_range_req {
 struct nvsvm_fault_area;
 struct nvsvm_fault_dev;
 struct nvsvm_dmem;
+struct nvsvm_recency;
 
 /**
  * struct nvsvm_device - core state of one registered GPU
@@ -326,6 +333,7 @@ struct nvsvm_dmem;
  *	reference has not gone yet: unregister frees their table frames
  * @debugfs: the device's debugfs directory
  * @dmem: device-private VRAM (src/dmem.c), or NULL without it
+ * @recency: the recency sampler (src/recency.c), or NULL without VRAM
  */
 struct nvsvm_device {
 	struct nvsvm_gpu *gpu;
@@ -368,6 +376,7 @@ struct nvsvm_device {
 	} fault;
 	struct dentry *debugfs;
 	struct nvsvm_dmem *dmem;
+	struct nvsvm_recency *recency;
 	spinlock_t closing_lock;	/* @closing, areas' frames_gone */
 	struct list_head closing;
 };
