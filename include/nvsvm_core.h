@@ -9,11 +9,15 @@
  * lockdep_assert_held() or nvsvm_mmap_assert_locked(), not in a comment.
  *
  * 1. nvsvm_device->unplug (rwsem)
- *    protects: @gone. Read by every ioctl and by release; written once by
- *    unregister, to wait out those that started before @gone.
- *    not under it: waiting for unregister; never nested with files_lock.
+ *    protects: @gone. Read by every ioctl and by release (and a test
+ *    build's sampling knob, src/recency.c); written once by unregister, to
+ *    wait out those that started before @gone.
+ *    not under it: waiting for unregister; files_lock only in the knob's
+ *    sampling pass (never the other way round).
  * 2. nvsvm_device->files_lock (mutex)
- *    protects: @files, the device's open files.
+ *    protects: @files, the device's open files. Also held by a recency
+ *    sampling pass (src/recency.c) around each file's lock, as by
+ *    nvsvm_file_unplug_all().
  *    not under it: any other lock of this list.
  * 3. nvsvm_file->lock (mutex)
  *    protects: @svmm, @chans, and changes of @bufs. Held through
