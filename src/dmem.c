@@ -1090,7 +1090,7 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 	dmem = nvsvm_page_dmem(page);
 	*vram = nvsvm_dmem_offset(dmem, page);
 	/* A sampled chunk the GPU uses again: warm from now on. */
-	if (nvsvm_dmem_cold(&dmem->chunks[*vram >> PAGE_SHIFT /
+	if (nvsvm_dmem_cold(&dmem->chunks[(*vram >> PAGE_SHIFT) /
 					  NVSVM_DMEM_CHUNK]))
 		nvsvm_stat_add(ndev, NVSVM_STAT_SAMPLE_REFAULTS, 1);
 	nvsvm_dmem_touch(dmem, *vram >> PAGE_SHIFT, nvsvm_dmem_tick(dmem));
