@@ -1250,6 +1250,8 @@ static void os_gpu_sum(struct os_run *r, uint64_t *p, unsigned long b,
 }
 
 #define OS_REC_ROUNDS	16
+#define SAMPLE_CHUNKS	"/sys/module/nvsvm/parameters/sample_chunks"
+#define SAMPLE_MS	"/sys/module/nvsvm/parameters/sample_ms"
 
 /* An EXEC-only SUM of block @b (no MIGRATE: placed before), checked. */
 static void os_exec_sum(struct os_run *r, uint64_t *p, unsigned long b,
@@ -1341,7 +1343,8 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
 		 * The hot set (the first @nhot blocks, half the VRAM) is
 		 * placed once (MIGRATE, EXEC), then used by EXEC alone; each
 		 * round one cold block streams through (MIGRATE, EXEC), which
-		 * evicts once VRAM is full. At the end the hot set is read
+		 * evicts once VRAM is full. At the end the sampler stops (a
+		 * pass under way has 100 ms to finish), the hot set is read
 		 * once more (a sampled block faults back) and QUERY counts
 		 * its pages still in VRAM.
 		 */
@@ -1354,6 +1357,8 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
 			b = nhot + k % (nb - nhot);
 			os_gpu_sum(r, p, b, sums[b]);
 		}
+		param_write(SAMPLE_CHUNKS, "0");
+		usleep(100000);
 		for (b = 0; b < nhot; b++) {
 			os_exec_sum(r, p, b, sums[b]);
 			r->hot_vram += os_vram_pages(p, b);
@@ -1482,9 +1487,6 @@ static void oversub_serve(uint64_t vram)
 		       mf > 0 ? m[q][1] / mf : 0);
 	}
 }
-
-#define SAMPLE_CHUNKS	"/sys/module/nvsvm/parameters/sample_chunks"
-#define SAMPLE_MS	"/sys/module/nvsvm/parameters/sample_ms"
 
 /*
  * o.recency (issue 36 item 3): pattern r at 150 % of the VRAM, a hot set
