@@ -9,11 +9,15 @@
  * lockdep_assert_held() or nvsvm_mmap_assert_locked(), not in a comment.
  *
  * 1. nvsvm_device->unplug (rwsem)
- *    protects: @gone. Read by every ioctl and by release; written once by
- *    unregister, to wait out those that started before @gone.
- *    not under it: waiting for unregister; never nested with files_lock.
+ *    protects: @gone. Read by every ioctl and by release (and a test
+ *    build's sampling knob, src/recency.c); written once by unregister, to
+ *    wait out those that started before @gone.
+ *    not under it: waiting for unregister; files_lock only in the knob's
+ *    sampling pass (never the other way round).
  * 2. nvsvm_device->files_lock (mutex)
- *    protects: @files, the device's open files.
+ *    protects: @files, the device's open files. Also held by a recency
+ *    sampling pass (src/recency.c) around each file's lock, as by
+ *    nvsvm_file_unplug_all().
  *    not under it: any other lock of this list.
  * 3. nvsvm_file->lock (mutex)
  *    protects: @svmm, @chans, and changes of @bufs. Held through
@@ -164,6 +168,11 @@ enum nvsvm_stat {
 	NVSVM_STAT_EVICTED_PAGES,	/* pages those evictions moved back */
 	NVSVM_STAT_EVICTIONS_BG,	/* of those chunks, evicted by the background evictor */
 	NVSVM_STAT_EVICTOR_RUNS,	/* background evictor passes finished */
+	NVSVM_STAT_EVICTIONS_COLD,	/* of the evicted chunks, cold ones (sampler) */
+	NVSVM_STAT_SAMPLE_PASSES,	/* recency sampler passes */
+	NVSVM_STAT_SAMPLED_CHUNKS,	/* VRAM chunks those passes sampled */
+	NVSVM_STAT_SAMPLED_BLOCKS,	/* 2 MiB GPU ranges whose PTEs they dropped */
+	NVSVM_STAT_SAMPLE_REFAULTS,	/* sampled chunks the GPU mapped again */
 	NVSVM_STAT_THRASHING,	/* 2 MiB blocks found thrashing (pinned) */
 	NVSVM_STAT_THRASH_SKIPS,	/* moves to VRAM of a pinned block skipped */
 	NVSVM_STAT_AREAS_CLOSING,	/* areas let go by their file, not freed yet */
@@ -184,6 +193,7 @@ enum nvsvm_stat {
 	NVSVM_STAT_NS_MAP,	/* fault ranges' hmm loops, hmm and PTEs in */
 	/* A move to VRAM (MIGRATE, atomics) waiting for its own evictions: */
 	NVSVM_STAT_NS_EVICT_SYNC,
+	NVSVM_STAT_NS_SAMPLE,	/* recency sampler passes, PTE drops in */
 	NVSVM_STAT_COUNT
 };
 
@@ -297,6 +307,7 @@ struct nvsvm_range_req {
 struct nvsvm_fault_area;
 struct nvsvm_fault_dev;
 struct nvsvm_dmem;
+struct nvsvm_recency;
 
 /**
  * struct nvsvm_device - core state of one registered GPU
@@ -331,6 +342,7 @@ struct nvsvm_dmem;
  *	reference has not gone yet: unregister frees their table frames
  * @debugfs: the device's debugfs directory
  * @dmem: device-private VRAM (src/dmem.c), or NULL without it
+ * @recency: the recency sampler (src/recency.c), or NULL without VRAM
  */
 struct nvsvm_device {
 	struct nvsvm_gpu *gpu;
@@ -373,6 +385,7 @@ struct nvsvm_device {
 	} fault;
 	struct dentry *debugfs;
 	struct nvsvm_dmem *dmem;
+	struct nvsvm_recency *recency;
 	spinlock_t closing_lock;	/* @closing, areas' frames_gone */
 	struct list_head closing;
 };

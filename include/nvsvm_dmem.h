@@ -22,6 +22,9 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 		     u64 *vram);
 void nvsvm_dmem_used(struct nvsvm_device *ndev, u64 vram, unsigned long stamp);
 unsigned long nvsvm_dmem_stamp(struct nvsvm_device *ndev);
+unsigned long nvsvm_dmem_nchunks(struct nvsvm_device *ndev);
+unsigned long nvsvm_dmem_sample(struct nvsvm_device *ndev, unsigned int n,
+				unsigned long *pick);
 int nvsvm_dmem_hmm_fixup(struct nvsvm_device *ndev, struct hmm_range *range,
 			 const unsigned long *req);
 long nvsvm_dmem_migrate(struct nvsvm_device *ndev, struct mm_struct *mm,

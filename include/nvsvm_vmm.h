@@ -196,5 +196,7 @@ void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		     unsigned long *valid);
 bool nvsvm_vmm_vram(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		    void (*used)(void *data, u64 vram), void *data);
+void nvsvm_vmm_vram_each(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
+			 void (*used)(void *data, u64 vram), void *data);
 
 #endif /* _NVSVM_VMM_H */

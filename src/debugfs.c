@@ -39,6 +39,11 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_EVICTED_PAGES] = "evicted_pages",
 	[NVSVM_STAT_EVICTIONS_BG] = "evictions_bg",
 	[NVSVM_STAT_EVICTOR_RUNS] = "evictor_runs",
+	[NVSVM_STAT_EVICTIONS_COLD] = "evictions_cold",
+	[NVSVM_STAT_SAMPLE_PASSES] = "sample_passes",
+	[NVSVM_STAT_SAMPLED_CHUNKS] = "sampled_chunks",
+	[NVSVM_STAT_SAMPLED_BLOCKS] = "sampled_blocks",
+	[NVSVM_STAT_SAMPLE_REFAULTS] = "sample_refaults",
 	[NVSVM_STAT_THRASHING] = "thrashing",
 	[NVSVM_STAT_THRASH_SKIPS] = "thrash_skips",
 	[NVSVM_STAT_AREAS_CLOSING] = "areas_closing",
@@ -57,6 +62,7 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_NS_PAGEIN] = "ns_pagein",
 	[NVSVM_STAT_NS_MAP] = "ns_map",
 	[NVSVM_STAT_NS_EVICT_SYNC] = "ns_evict_sync",
+	[NVSVM_STAT_NS_SAMPLE] = "ns_sample",
 };
 
 static int nvsvm_stat_get(void *data, u64 *val)

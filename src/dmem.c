@@ -154,6 +154,8 @@
  *	attempts, and the end of a thrashing pin
  * @evict_work: the background evictor (nvsvm_dmem_evictor())
  * @evict_pfns: its scratch (2 * NVSVM_DMEM_CHUNK entries)
+ * @hand: the next chunk the recency sampler looks at (a clock hand;
+ *	nvsvm_dmem_sample()'s callers serialize it)
  */
 struct nvsvm_dmem {
 	struct nvsvm_device *ndev;
@@ -171,6 +173,7 @@ struct nvsvm_dmem {
 	struct nvsvm_dmem_chunk *chunks;
 	struct work_struct evict_work;
 	unsigned long *evict_pfns;
+	unsigned long hand;
 };
 
 /**
@@ -185,6 +188,9 @@ struct nvsvm_dmem {
  * @pinned_until: the background evictor leaves it until then
  *	(ktime_get_ns()): it holds pages of a block found thrashing; 0 once
  *	all of its pages are free
+ * @sampled: the stamp of the last sampling pass that dropped the GPU PTEs
+ *	of its pages (src/recency.c); the chunk is cold while @last_use is
+ *	older
  */
 struct nvsvm_dmem_chunk {
 	unsigned long last_use;
@@ -194,6 +200,7 @@ struct nvsvm_dmem_chunk {
 	unsigned long addr;
 	unsigned long bg_tried;
 	u64 pinned_until;
+	unsigned long sampled;
 };
 
 /* The victim of an eviction (the evict_policy parameter). */
@@ -278,6 +285,15 @@ MODULE_PARM_DESC(evict_low,
 module_param_cb(evict_high, &nvsvm_evict_mark_ops, &evict_high, 0644);
 MODULE_PARM_DESC(evict_high,
 		 "free VRAM, in 2 MiB chunks, at which the background evictor stops (at least evict_low; 0, the default: evict_low)");
+
+/*
+ * Is @ch cold: did a recency sampling pass (src/recency.c) drop its GPU mappings with no use of it
+ * (a GPU fault that mapped one of its pages, an allocation) since?
+ */
+static bool nvsvm_dmem_cold(const struct nvsvm_dmem_chunk *ch)
+{
+	return READ_ONCE(ch->sampled) > READ_ONCE(ch->last_use);
+}
 
 static struct nvsvm_dmem *nvsvm_page_dmem(struct page *page)
 {
@@ -680,12 +696,13 @@ static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 {
 	unsigned long c, victim, oldest, first, n, moved = 0;
 	u64 now = bg ? ktime_get_ns() : 0;
-	bool uvm;
+	bool uvm, cold, victim_cold;
 
 	while (!moved) {
 		uvm = READ_ONCE(evict_policy) == NVSVM_EVICT_UVM;
 		victim = dmem->nchunks;
 		oldest = ULONG_MAX;
+		victim_cold = false;
 		for (c = 0; c < dmem->nchunks; c++) {
 			struct nvsvm_dmem_chunk *ch = &dmem->chunks[c];
 			unsigned long last = uvm ? READ_ONCE(ch->last_alloc) :
@@ -693,7 +710,11 @@ static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 			unsigned long tried = bg ? READ_ONCE(ch->bg_tried) :
 						   READ_ONCE(ch->tried);
 
-			if (last >= oldest || tried == stamp ||
+			/* lru: a cold chunk (sampler) before any other. */
+			cold = !uvm && nvsvm_dmem_cold(ch);
+			if (victim_cold > cold ||
+			    (victim_cold == cold && last >= oldest) ||
+			    tried == stamp ||
 			    (bg && now < READ_ONCE(ch->pinned_until)))
 				continue;
 			/* The last chunk may be partial: scan its pages only. */
@@ -701,6 +722,7 @@ static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 					      nvsvm_dmem_chunk_pages(dmem, c))) {
 				oldest = last;
 				victim = c;
+				victim_cold = cold;
 			}
 		}
 		if (victim == dmem->nchunks)
@@ -718,6 +740,8 @@ static unsigned long nvsvm_dmem_evict_one(struct nvsvm_dmem *dmem,
 					       __GFP_NOWARN);
 		nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTIONS, 1);
 		nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTED_PAGES, moved);
+		if (victim_cold)
+			nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTIONS_COLD, 1);
 		if (bg)
 			nvsvm_stat_add(dmem->ndev, NVSVM_STAT_EVICTIONS_BG, 1);
 	}
@@ -1065,6 +1089,10 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 		return false;
 	dmem = nvsvm_page_dmem(page);
 	*vram = nvsvm_dmem_offset(dmem, page);
+	/* A sampled chunk the GPU uses again: warm from now on. */
+	if (nvsvm_dmem_cold(&dmem->chunks[(*vram >> PAGE_SHIFT) /
+					  NVSVM_DMEM_CHUNK]))
+		nvsvm_stat_add(ndev, NVSVM_STAT_SAMPLE_REFAULTS, 1);
 	nvsvm_dmem_touch(dmem, *vram >> PAGE_SHIFT, nvsvm_dmem_tick(dmem));
 	return true;
 }
@@ -1096,6 +1124,54 @@ void nvsvm_dmem_used(struct nvsvm_device *ndev, u64 vram, unsigned long stamp)
 
 	if ((vram >> PAGE_SHIFT) < dmem->npages)
 		nvsvm_dmem_touch(dmem, vram >> PAGE_SHIFT, stamp);
+}
+
+/**
+ * nvsvm_dmem_nchunks() - the 2 MiB chunks of the device's VRAM
+ * @ndev: the device, with dmem (the caller keeps it: see nvsvm_dmem_sample())
+ *
+ * Return: the chunks, the last one maybe partial.
+ */
+unsigned long nvsvm_dmem_nchunks(struct nvsvm_device *ndev)
+{
+	return ndev->dmem->nchunks;
+}
+
+/**
+ * nvsvm_dmem_sample() - pick the chunks of a recency sampling pass
+ * @ndev: the device, with dmem: the sampler (src/recency.c) runs from
+ *	register to unregister's nvsvm_recency_fini(), before
+ *	nvsvm_dmem_fini(); one pass at a time (the clock hand)
+ * @n: chunks at most
+ * @pick: bitmap of nvsvm_dmem_nchunks() bits, zeroed: a bit is set for
+ *	each chunk picked
+ *
+ * From the clock hand on, up to @n chunks in use that are not cold already
+ * get the pass's stamp in @sampled; the caller then drops their GPU
+ * mappings. The stamp comes first: a map of one of their pages after it,
+ * even before the drop, makes the chunk warm again (the drop then costs it
+ * one more fault, no wrong victim).
+ *
+ * Return: chunks picked.
+ */
+unsigned long nvsvm_dmem_sample(struct nvsvm_device *ndev, unsigned int n,
+				unsigned long *pick)
+{
+	struct nvsvm_dmem *dmem = ndev->dmem;
+	unsigned long c, i, stamp = nvsvm_dmem_tick(dmem), got = 0;
+
+	for (i = 0; i < dmem->nchunks && got < n; i++) {
+		c = dmem->hand;
+		dmem->hand = (c + 1) % dmem->nchunks;
+		if (nvsvm_dmem_cold(&dmem->chunks[c]) ||
+		    !nvsvm_dmem_in_use(dmem, c * NVSVM_DMEM_CHUNK,
+				       nvsvm_dmem_chunk_pages(dmem, c)))
+			continue;
+		WRITE_ONCE(dmem->chunks[c].sampled, stamp);
+		__set_bit(c, pick);
+		got++;
+	}
+	return got;
 }
 
 /*

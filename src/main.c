@@ -13,6 +13,7 @@
 #include "nvsvm_core.h"
 #include "nvsvm_debugfs.h"
 #include "nvsvm_dmem.h"
+#include "nvsvm_recency.h"
 #include "nvsvm_fault.h"
 #include "nvsvm_file.h"
 #include "nvsvm_gp100.h"
@@ -112,6 +113,7 @@ int nvsvm_gpu_register(struct nvsvm_gpu *gpu)
 	dev_info(gpu->dev, "%s: chipset 0x%03x, %u fault buffer entries%s\n",
 		 ndev->name, chipset, ndev->fault.entries,
 		 ndev->dmem ? ", device-private VRAM" : "");
+	nvsvm_recency_init(ndev);
 	return 0;
 
 err_ida:
@@ -171,6 +173,7 @@ void nvsvm_gpu_unregister(struct nvsvm_gpu *gpu)
 	nvsvm_fault_unplug(ndev);
 	nvsvm_svmm_unplug_all(ndev);
 
+	nvsvm_recency_fini(ndev);
 	nvsvm_dmem_fini(ndev);
 	nvsvm_debugfs_remove(ndev);
 	ida_free(&nvsvm_ida, ndev->index);

@@ -1184,7 +1184,8 @@ struct nvsvm_vmm_valid_args {
 /*
  * A valid PTE sets the bits of the pages of the range it maps. With @used
  * (nvsvm_vmm_vram()) only one of video memory does, and is told; one of
- * system memory stops the walk.
+ * system memory stops the walk, or without @valid (nvsvm_vmm_vram_each(),
+ * which only tells) is passed over.
  */
 static void nvsvm_vmm_valid_pte(struct nvsvm_vmm_iter *it, u64 *e)
 {
@@ -1198,10 +1199,12 @@ static void nvsvm_vmm_valid_pte(struct nvsvm_vmm_iter *it, u64 *e)
 		return;
 	if (args->used) {
 		if (!(desc->pte_flags(pte) & NVSVM_PTE_VRAM)) {
-			it->stop = true;
+			it->stop = !!args->valid;
 			return;
 		}
 		args->used(args->data, desc->pte_addr(pte));
+		if (!args->valid)
+			return;
 	}
 	bitmap_set(args->valid, (t->addr - args->base) >> PAGE_SHIFT,
 		   (t->next - t->addr) >> PAGE_SHIFT);
@@ -1268,6 +1271,34 @@ bool nvsvm_vmm_vram(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 	nvsvm_vmm_iter(&args.it, vmm->root, start,
 		       start + ((u64)npages << PAGE_SHIFT));
 	return !args.it.stop && bitmap_full(vram, npages);
+}
+
+/**
+ * nvsvm_vmm_vram_each() - the video memory PTEs of a range
+ * @vmm: address space
+ * @start: first address, page aligned
+ * @npages: pages from @start, at most 2 MiB of them
+ * @used: told the video memory address of each valid video memory PTE
+ * @data: for @used
+ *
+ * One walk of the tables under the range, as nvsvm_vmm_vram(), that passes
+ * over the PTEs of system memory (the recency sampler, src/recency.c).
+ */
+void nvsvm_vmm_vram_each(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
+			 void (*used)(void *data, u64 vram), void *data)
+{
+	struct nvsvm_vmm_valid_args args = {
+		.it = { .vmm = vmm, .ops = &nvsvm_vmm_valid_ops },
+		.base = start,
+		.used = used,
+		.data = data,
+	};
+
+	if (WARN_ON_ONCE(npages > SZ_2M >> PAGE_SHIFT))
+		return;
+	nvsvm_vmm_assert_locked(vmm);
+	nvsvm_vmm_iter(&args.it, vmm->root, start,
+		       start + ((u64)npages << PAGE_SHIFT));
 }
 
 /**

@@ -14,7 +14,9 @@
 #  4. Unload with the background evictor busy: vram_mb=16, nvsvm.evict_low
 #     7 (keep 14 of its 16 MiB free); `migrate hold-evict` moves 8 MiB to
 #     VRAM and runs rmmod nvsvm_vgpu as soon as the move returns; the
-#     unload neither hangs nor leaks, the data is intact.
+#     unload neither hangs nor leaks, the data is intact. The recency
+#     sampler runs too (nvsvm.sample_chunks 8, sample_ms 1): the unload
+#     stops it and waits for its pass (2026-12-06).
 #  5. Unload with a 2 MiB VRAM page when no system THP can be had
 #     (NVSVM_CAP_VRAM_2M, else skipped): the holder moves a THP to VRAM as
 #     one 2 MiB page (`migrate hold-2m`) and closes the device; debugfs
@@ -122,6 +124,8 @@ tap "3 odd-vram" "$status"
 # 4: rmmod nvsvm_vgpu under a busy evictor (the program runs it).
 if modprobe nvsvm_vgpu vram_mb=16; then
 	echo 7 >/sys/module/nvsvm/parameters/evict_low
+	echo 1 >/sys/module/nvsvm/parameters/sample_ms
+	echo 8 >/sys/module/nvsvm/parameters/sample_chunks
 	$bin hold-evict >"$tmp/hev" 2>&1
 	status=$?
 	sed 's/^/# /' "$tmp/hev"

@@ -2244,12 +2244,279 @@ static int hold_evict(void)
 	return hold_intact(buf, n);
 }
 
+/*
+ * The recency sampler (src/recency.c). SAMPLE_KNOB, a test build's
+ * debugfs file, runs one sampling pass over N VRAM chunks before the
+ * write returns; the parameters drive the background passes.
+ */
+#define SAMPLE_KNOB	"/sys/kernel/debug/nvsvm/nvsvm0", "sample"
+#define SAMPLE_PARAM	"/sys/module/nvsvm/parameters"
+
+/* One sampling pass over @n chunks, now. */
+static int sample_now(unsigned int n)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", n);
+	CHK_OK(cg_write(SAMPLE_KNOB, v));
+	return KTAP_PASS;
+}
+
+/* The counters a sampling case looks at, in this order. */
+static const char *const sample_ctrs[] = {
+	"faults", "sampled_chunks", "sampled_blocks", "sample_refaults",
+	"migrated_to_vram", "evictions", "evictions_cold", "evicted_pages",
+};
+
+enum { S_FAULTS, S_CHUNKS, S_BLOCKS, S_REFAULTS, S_TO_VRAM, S_EVICTIONS,
+	S_COLD, S_EVICTED, S_N };
+
+static int sample_counters(uint64_t *v)
+{
+	size_t i;
+
+	for (i = 0; i < S_N; i++)
+		CHECK(counter(sample_ctrs[i], &v[i]));
+	return KTAP_PASS;
+}
+
+/*
+ * A sampling pass over the chunk of @n pages at @p (in VRAM, mapped, the
+ * only ones in VRAM): their GPU PTEs go (QUERY: not valid; the pages stay
+ * in VRAM: no move), a GPU read after it faults although the GPU read the
+ * range just before (a TLB that kept the translation would not fault),
+ * reads the right data from the same VRAM (sample_refaults +1, nothing
+ * migrated) and maps it again (@large: with a 2 MiB PTE).
+ */
+static int sample_refault(struct fx *f, const uint64_t *p, size_t n,
+			  uint64_t sum, bool large)
+{
+	uint64_t a[S_N], b[S_N];
+
+	CHECK(gpu_sum_eq(f, p, n * PAGE, sum));
+	CHECK(range_in_vram(f, p, n, large));
+	CHECK(sample_counters(a));
+	CHECK(sample_now(16));
+	CHECK(sample_counters(b));
+	CHK_EQ(b[S_CHUNKS] - a[S_CHUNKS], 1);
+	/* One 2 MiB range, two where the pages straddle a boundary. */
+	if (b[S_BLOCKS] - a[S_BLOCKS] < 1 || b[S_BLOCKS] - a[S_BLOCKS] > 2)
+		KTAP_FAIL_MSG("%llu ranges dropped",
+			      (unsigned long long)(b[S_BLOCKS] - a[S_BLOCKS]));
+	CHECK(query_expect(f, p, n, NVSVM_QUERY_VALID, 0));
+	CHECK(gpu_sum_eq(f, p, n * PAGE, sum));
+	CHECK(sample_counters(a));
+	if (a[S_FAULTS] == b[S_FAULTS])
+		KTAP_FAIL_MSG("no GPU fault after the sample: stale TLB?");
+	CHK_EQ(a[S_REFAULTS] - b[S_REFAULTS], 1);
+	CHK_EQ(a[S_TO_VRAM], b[S_TO_VRAM]);
+	CHK_EQ(a[S_EVICTIONS], b[S_EVICTIONS]);
+	return range_in_vram(f, p, n, large);
+}
+
+/*
+ * Sampling keeps the data and the placement; the GPU faults the pages
+ * back in place. The driver buffers of the unmanaged window (the EXEC's
+ * program and arguments) are never dropped: the EXECs after the pass
+ * work. A second pass finds the chunk warm again and samples it anew.
+ */
+TEST(sample_refaults_in_place)
+{
+	const size_t n = 64;
+	uint64_t *buf;
+	struct fx f;
+
+	DMEM_OPEN(&f, buf, n);
+	ASSERT_PASS(vram_pages_become(0));
+	ASSERT_PASS(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	ASSERT_PASS(sample_refault(&f, buf, n, pat_sum(0, n * WORDS), false));
+	ASSERT_PASS(sample_refault(&f, buf, n, pat_sum(0, n * WORDS), false));
+	ASSERT_PASS(cpu_pat(buf, 0, n * WORDS));
+	ASSERT_PASS(vram_pages_become(0));
+}
+
+/*
+ * The same for a 2 MiB VRAM page mapped by one 2 MiB GPU PTE
+ * (NVSVM_CAP_VRAM_2M): it comes back as one 2 MiB PTE, not moved.
+ */
+TEST(sample_refaults_2m)
+{
+	uint64_t *buf;
+	struct fx f;
+
+	NEED_DMEM();
+	NEED_CAP(NVSVM_CAP_VRAM_2M);
+	ASSERT_PASS(vram_pages_become(0));
+	buf = thp_blocks(1);
+	ASSERT_NE(NULL, buf);
+	ASSERT_PASS(thp_filled(buf, 0));
+	FX_OPEN(&f);
+	ASSERT_PASS(migrate(&f, buf, BLOCK, NVSVM_MIGRATE_TO_VRAM,
+			    BLOCK_PAGES));
+	ASSERT_PASS(block_in_vram(&f, buf, true));
+	ASSERT_PASS(sample_refault(&f, buf, BLOCK_PAGES,
+				   pat_sum(0, BLOCK / 8), true));
+	ASSERT_PASS(cpu_pat(buf, 0, BLOCK / 8));
+	ASSERT_PASS(vram_pages_become(0));
+}
+
+/*
+ * Bad values are refused with EINVAL and change nothing: sample_chunks
+ * above 2048, sample_ms 0 or above 60000, the knob 0 or not a number.
+ */
+TEST(sample_bad_values)
+{
+	static const char *const bad_ms[] = { "0", "60001", "-1", "x" };
+	static const char *const bad_n[] = { "2049", "-1", "x" };
+	char c0[32], m0[32], c1[32], m1[32];
+	size_t i;
+
+	NEED_DMEM();
+	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_chunks", c0, sizeof(c0)));
+	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_ms", m0, sizeof(m0)));
+	for (i = 0; i < ARRAY_SIZE(bad_ms); i++)
+		EXPECT_EQ(-EINVAL, cg_write(SAMPLE_PARAM, "sample_ms", bad_ms[i]));
+	for (i = 0; i < ARRAY_SIZE(bad_n); i++)
+		EXPECT_EQ(-EINVAL, cg_write(SAMPLE_PARAM, "sample_chunks",
+					    bad_n[i]));
+	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_chunks", c1, sizeof(c1)));
+	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_ms", m1, sizeof(m1)));
+	EXPECT_STREQ(c0, c1);
+	EXPECT_STREQ(m0, m1);
+	EXPECT_EQ(-EINVAL, cg_write(SAMPLE_KNOB, "0"));
+	EXPECT_EQ(-EINVAL, cg_write(SAMPLE_KNOB, "x"));
+}
+
+/* Set the sampler's parameters (strings); the old ones into @old. */
+static int sampler_set(const char *n, const char *ms, char old[2][32])
+{
+	if (old) {
+		CHK_OK(cg_read(SAMPLE_PARAM, "sample_chunks", old[0], 32));
+		CHK_OK(cg_read(SAMPLE_PARAM, "sample_ms", old[1], 32));
+	}
+	CHK_OK(cg_write(SAMPLE_PARAM, "sample_ms", ms));
+	CHK_OK(cg_write(SAMPLE_PARAM, "sample_chunks", n));
+	return KTAP_PASS;
+}
+
+/*
+ * The background sampler (every chunk, every 1 ms) racing the GPU's
+ * reads, MIGRATE back to system memory, munmap, and a child's exit with
+ * pages in VRAM: every read right, the VRAM empty at the end; the debug
+ * kernels' KASAN, lockdep and kmemleak see the races.
+ */
+TEST(sampler_races)
+{
+	const size_t n = 128;
+	char old[2][32];
+	uint64_t p0, p1;
+	int i, ok = 1;
+	struct fx f;
+
+	NEED_DMEM();
+	ASSERT_PASS(vram_pages_become(0));
+	FX_OPEN(&f);
+	ASSERT_PASS(counter("sample_passes", &p0));
+	ASSERT_PASS(sampler_set("64", "1", old));
+	for (i = 0; i < 20 && ok; i++) {
+		uint64_t *buf = anon_filled(n * PAGE);
+		pid_t pid;
+		int st;
+
+		ok = buf != NULL;
+		if (!ok)
+			break;
+		ok = migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n) ==
+		     KTAP_PASS &&
+		     gpu_sum_eq(&f, buf, n * PAGE, pat_sum(0, n * WORDS)) ==
+		     KTAP_PASS;
+		usleep(2000);
+		ok = ok && gpu_sum_eq(&f, buf, n * PAGE,
+				      pat_sum(0, n * WORDS)) == KTAP_PASS;
+		if (i & 1) {
+			ok = ok && migrate(&f, buf, n / 2 * PAGE,
+					   NVSVM_MIGRATE_TO_SYSMEM,
+					   n / 2) == KTAP_PASS;
+			ok = ok && cpu_pat(buf, 0, n * WORDS) == KTAP_PASS;
+		}
+		pid = fork();
+		if (!pid)
+			_exit(0);	/* its copy of the VRAM pages goes */
+		waitpid(pid, &st, 0);
+		munmap(buf, n * PAGE);
+	}
+	ASSERT_PASS(sampler_set(old[0], old[1], NULL));
+	ASSERT_TRUE(ok);
+	ASSERT_PASS(counter("sample_passes", &p1));
+	EXPECT_LT(p0, p1);
+	ASSERT_PASS(vram_pages_become(0));
+}
+
+/*
+ * The victim is the chunk the GPU did not use since the sample: A (511
+ * pages, chunk 0) then B (512 pages, chunk 1) move to VRAM, mapped by the
+ * MIGRATEs; the GPU then reads A alone, which faults nothing, so by the
+ * stamps A is still the chunk used least recently. Without a sample
+ * (@sample false) a move of C evicts A, the chunk the GPU works on: the
+ * gap. With a sampling pass over both chunks before A's read, the read
+ * faults A back (sample_refaults +1), B stays cold, and C's move evicts
+ * exactly B (evictions_cold +1); A stays in VRAM. Every word right.
+ */
+static int sampled_case(struct fx *f, uint64_t *buf, bool sample)
+{
+	const size_t na = BLOCK_PAGES - 1, nb = BLOCK_PAGES, nc = 16;
+	uint64_t *a = buf, *b = &buf[BLOCK / 8], *c = &buf[2 * BLOCK / 8];
+	uint64_t x[S_N], y[S_N];
+
+	CHECK(migrate(f, a, na * PAGE, NVSVM_MIGRATE_TO_VRAM, na));
+	CHECK(migrate(f, b, nb * PAGE, NVSVM_MIGRATE_TO_VRAM, nb));
+	CHECK(vram_pages_become(na + nb));
+	CHECK(sample_counters(x));
+	if (sample)
+		CHECK(sample_now(2));
+	CHECK(gpu_sum_eq(f, a, na * PAGE, pat_sum(0, na * WORDS)));
+	CHECK(migrate(f, c, nc * PAGE, NVSVM_MIGRATE_TO_VRAM, nc));
+	CHECK(sample_counters(y));
+	CHK_EQ(y[S_CHUNKS] - x[S_CHUNKS], sample ? 2 : 0);
+	CHK_EQ(y[S_REFAULTS] - x[S_REFAULTS], sample ? 1 : 0);
+	CHK_EQ(y[S_EVICTIONS] - x[S_EVICTIONS], 1);
+	CHK_EQ(y[S_COLD] - x[S_COLD], sample ? 1 : 0);
+	CHK_EQ(y[S_EVICTED] - x[S_EVICTED], sample ? nb : na);
+	CHECK(query_expect(f, sample ? a : b, sample ? na : nb, IN_VRAM,
+			   IN_VRAM));
+	CHECK(none_in_vram(f, sample ? b : a, sample ? nb : na));
+	CHECK(gpu_sum_eq(f, b, nb * PAGE, pat_sum(BLOCK / 8, nb * WORDS)));
+	CHECK(gpu_sum_eq(f, a, na * PAGE, pat_sum(0, na * WORDS)));
+	CHECK(cpu_pat(buf, 0, BLOCK / 8 + nb * WORDS));
+	CHECK(cpu_pat(buf, 2 * BLOCK / 8, nc * WORDS));
+	return vram_pages_become(0);
+}
+
+TEST(lru_evicts_exec_only)
+{
+	uint64_t *buf;
+	struct fx f;
+
+	SMALL_VRAM_OPEN(&f, buf);
+	ASSERT_PASS(sampled_case(&f, buf, false));
+}
+
+TEST(lru_keeps_sampled_hot)
+{
+	uint64_t *buf;
+	struct fx f;
+
+	SMALL_VRAM_OPEN(&f, buf);
+	ASSERT_PASS(sampled_case(&f, buf, true));
+}
+
 /* The cases that need a small VRAM: "migrate small-vram" only. */
 static const char *const small_only[] = {
 	"oversubscription", "eviction_keeps_writes", "lru_keeps_faulted",
 	"lru_keeps_migrated", "evict_policy_uvm_then_lru", "evict_2m_folio",
 	"evict_watermark_holds", "evict_bg_races_migrate",
-	"evict_bg_skips_pinned", NULL
+	"evict_bg_skips_pinned", "lru_evicts_exec_only",
+	"lru_keeps_sampled_hot", NULL
 };
 
 /* The case that needs a 3 MiB VRAM: "migrate odd-vram" only. */

@@ -1194,6 +1194,7 @@ static const char *const os_stats[] = {
 	"migrated_to_vram", "migrated_to_sysmem", "evicted_pages",
 	"evictions", "thrashing", "thrash_skips", "faults",
 	"evictions_bg", "ns_evict_sync", "batches", "ns_serve",
+	"evictions_cold", "sampled_blocks", "sample_refaults", "ns_sample",
 };
 #define OS_NSTATS	(sizeof(os_stats) / sizeof(os_stats[0]))
 
@@ -1203,7 +1204,7 @@ static const char *const os_stats[] = {
  */
 struct os_run {
 	double secs, mig, exec, cpu;
-	unsigned long steps;
+	unsigned long steps, hot_vram;
 	uint64_t stats[OS_NSTATS];
 };
 
@@ -1248,9 +1249,41 @@ static void os_gpu_sum(struct os_run *r, uint64_t *p, unsigned long b,
 		    b, (unsigned long long)sum, (unsigned long long)want);
 }
 
+#define OS_REC_ROUNDS	16
+#define SAMPLE_CHUNKS	"/sys/module/nvsvm/parameters/sample_chunks"
+#define SAMPLE_MS	"/sys/module/nvsvm/parameters/sample_ms"
+
+/* An EXEC-only SUM of block @b (no MIGRATE: placed before), checked. */
+static void os_exec_sum(struct os_run *r, uint64_t *p, unsigned long b,
+			uint64_t want)
+{
+	uint64_t sum;
+
+	r->exec += gpu_run(NVSVM_OP_SUM, p + b * (HUGE / 8), HUGE, 0, &sum);
+	r->steps++;
+	if (sum != want)
+		die("recency: block %lu sums to %#llx, expected %#llx", b,
+		    (unsigned long long)sum, (unsigned long long)want);
+}
+
+/* Pages of the 2 MiB block @b of @p the GPU maps in VRAM. */
+static unsigned long os_vram_pages(uint64_t *p, unsigned long b)
+{
+	static uint32_t q[HUGE / PAGE];
+	unsigned long i, n = 0;
+	int ret = nvsvm_query(B.fd, nvsvm_ptr(p + b * (HUGE / 8)),
+			      HUGE / PAGE, q);
+
+	if (ret)
+		die("QUERY: %s", strerror(-ret));
+	for (i = 0; i < HUGE / PAGE; i++)
+		n += !!(q[i] & NVSVM_QUERY_VRAM);
+	return n;
+}
+
 /*
  * One run of @pattern on @nb 2 MiB blocks of fresh memory, filled with
- * pat() per word; see oversub() for the patterns.
+ * pat() per word; see oversub() and oversub_recency() for the patterns.
  */
 static void os_run(char pattern, unsigned long nb, struct os_run *r)
 {
@@ -1304,6 +1337,33 @@ static void os_run(char pattern, unsigned long nb, struct os_run *r)
 						  NULL))
 					die("MIGRATE block %lu back", b);
 			}
+		break;
+	case 'r':
+		/*
+		 * The hot set (the first @nhot blocks, half the VRAM) is
+		 * placed once (MIGRATE, EXEC), then used by EXEC alone; each
+		 * round one cold block streams through (MIGRATE, EXEC), which
+		 * evicts once VRAM is full. At the end the sampler stops (a
+		 * pass under way has 100 ms to finish), the hot set is read
+		 * once more (a sampled block faults back) and QUERY counts
+		 * its pages still in VRAM.
+		 */
+		nhot = nb * 100 / 150 / 2 ? nb * 100 / 150 / 2 : 1;
+		for (b = 0; b < nhot; b++)
+			os_gpu_sum(r, p, b, sums[b]);
+		for (k = 0; k < OS_REC_ROUNDS; k++) {
+			for (b = 0; b < nhot; b++)
+				os_exec_sum(r, p, b, sums[b]);
+			b = nhot + k % (nb - nhot);
+			os_gpu_sum(r, p, b, sums[b]);
+		}
+		param_write(SAMPLE_CHUNKS, "0");
+		usleep(100000);
+		for (b = 0; b < nhot; b++) {
+			os_exec_sum(r, p, b, sums[b]);
+			r->hot_vram += os_vram_pages(p, b);
+		}
+		r->hot_vram = r->hot_vram * 100 / (nhot * (HUGE / PAGE));
 		break;
 	case 't':
 		/*
@@ -1359,6 +1419,7 @@ static void os_add(struct os_run *sum, const struct os_run *run)
 	unsigned int i;
 
 	sum->steps += run->steps;
+	sum->hot_vram += run->hot_vram;
 	sum->secs += run->secs;
 	sum->mig += run->mig;
 	sum->exec += run->exec;
@@ -1428,6 +1489,50 @@ static void oversub_serve(uint64_t vram)
 }
 
 /*
+ * o.recency (issue 36 item 3): pattern r at 150 % of the VRAM, a hot set
+ * the GPU uses by EXEC alone after one placement, evict_policy lru, with
+ * the recency sampler off and on (sample_chunks: every chunk, sample_ms
+ * 10), interleaved (off first in even repetitions). Figures: MiB/s of
+ * blocks the GPU accessed (median); "#" lines: the hot set's pages still
+ * in VRAM at the end (%, mean), the counters (faults and ns_serve: what
+ * the refaults cost; ns_sample: the passes), per run.
+ */
+static void oversub_recency(uint64_t vram)
+{
+	static const char *const on[] = { "off", "on" };
+	unsigned long nb = (vram * 150 / 100 + HUGE - 1) / HUGE;
+	double rate[2][MAX_REPS];
+	struct os_run run, sum[2] = { 0 };
+	unsigned int j, k, r;
+	char name[48], chunks[16];
+
+	snprintf(chunks, sizeof(chunks), "%llu",
+		 (unsigned long long)(vram / HUGE));
+	printf("# o.recency: a hot set of half the VRAM used by EXEC alone after one MIGRATE, a cold block streaming through per round, 150 %% of VRAM, evict_policy lru, recency sampler off and on (sample_chunks %s, sample_ms 10)\n",
+	       chunks);
+	evict_policy("lru");
+	param_write(SAMPLE_MS, "10");
+	for (r = 0; r < B.reps; r++) {
+		for (j = 0; j < 2; j++) {
+			k = j ^ (r & 1);
+			param_write(SAMPLE_CHUNKS, k ? chunks : "0");
+			os_run('r', nb, &run);
+			rate[k][r] = run.steps * 2.0 / run.secs;
+			os_add(&sum[k], &run);
+		}
+	}
+	param_write(SAMPLE_CHUNKS, "0");
+	for (k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "o.recency.%s-150%%", on[k]);
+		samples(name, "ours", "MiB/s", rate[k], B.reps);
+		os_line(name, nb, &sum[k], B.reps);
+		printf("# %s: hot set in VRAM at the end %.0f %%\n", name,
+		       (double)sum[k].hot_vram / B.reps);
+		result(name, "ours", median(rate[k], B.reps), "MiB/s");
+	}
+}
+
+/*
  * o: oversubscription (issue 36 item 1), once, on the GPU's VRAM V
  * (GET_INFO; guest.sh reloads nvsvm_vgpu with a small vram_mb for it):
  * working sets of 125, 150 and 200 % of V in 2 MiB blocks, three
@@ -1444,7 +1549,7 @@ static void oversub_serve(uint64_t vram)
  * time per access in MIGRATE, EXEC and the CPU's turns, and per run the
  * counters' means; the thrashing counters count blocks
  * (thrash_skips: MIGRATEs of a whole block left in system memory).
- * Then o.serve: oversub_serve().
+ * First o.recency: oversub_recency(); last o.serve: oversub_serve().
  */
 static void oversub(uint64_t vram)
 {
@@ -1456,6 +1561,7 @@ static void oversub(uint64_t vram)
 	unsigned int s, q, j, k, r;
 	char name[48];
 
+	oversub_recency(vram);
 	printf("# o: VRAM %llu MiB; a GPU access: MIGRATE of a 2 MiB block, then EXEC over it; evict_policy uvm (baseline) and lru, interleaved\n",
 	       (unsigned long long)(vram >> 20));
 	for (q = 0; q < 3; q++) {

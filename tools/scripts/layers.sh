@@ -24,7 +24,7 @@ FLOORS=(
 	"chan svmm buf"
 	"fault"
 	"service"
-	"atomic"
+	"atomic recency"
 	"mirror pagein"
 	"snapshot area dmem"
 	"gp100 prefetch thrash debugfs test"

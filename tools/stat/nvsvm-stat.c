@@ -57,6 +57,12 @@ enum counter {
 	ST_EVICTED_PAGES,
 	ST_EVICTIONS_BG,
 	ST_EVICTOR_RUNS,
+	ST_EVICTIONS_COLD,
+	ST_SAMPLE_PASSES,
+	ST_SAMPLED_CHUNKS,
+	ST_SAMPLED_BLOCKS,
+	ST_SAMPLE_REFAULTS,
+	ST_NS_SAMPLE,
 	ST_THRASHING,
 	ST_THRASH_SKIPS,
 	ST_NS_WAKE,
@@ -94,6 +100,12 @@ static const char *const stat_file[ST_COUNT] = {
 	[ST_EVICTED_PAGES] = "evicted_pages",
 	[ST_EVICTIONS_BG] = "evictions_bg",
 	[ST_EVICTOR_RUNS] = "evictor_runs",
+	[ST_EVICTIONS_COLD] = "evictions_cold",
+	[ST_SAMPLE_PASSES] = "sample_passes",
+	[ST_SAMPLED_CHUNKS] = "sampled_chunks",
+	[ST_SAMPLED_BLOCKS] = "sampled_blocks",
+	[ST_SAMPLE_REFAULTS] = "sample_refaults",
+	[ST_NS_SAMPLE] = "ns_sample",
 	[ST_THRASHING] = "thrashing",
 	[ST_THRASH_SKIPS] = "thrash_skips",
 	[ST_NS_WAKE] = "ns_wake",
@@ -347,6 +359,13 @@ static void print_totals(const struct gpu *g, const struct sample *s)
 	       " passes); moves waited %.1f ms for their own\n",
 	       v[ST_EVICTIONS_BG], v[ST_EVICTOR_RUNS],
 	       v[ST_NS_EVICT_SYNC] / 1e6);
+	printf("    cold        %12" PRIu64 "  chunks the recency sampler found unused\n",
+	       v[ST_EVICTIONS_COLD]);
+	printf("  sampling      %12" PRIu64 "  passes: %" PRIu64 " chunks, %"
+	       PRIu64 " 2 MiB ranges unmapped, %" PRIu64
+	       " chunks faulted back; %.1f ms\n",
+	       v[ST_SAMPLE_PASSES], v[ST_SAMPLED_CHUNKS], v[ST_SAMPLED_BLOCKS],
+	       v[ST_SAMPLE_REFAULTS], v[ST_NS_SAMPLE] / 1e6);
 	printf("  thrashing     %12" PRIu64 "  2 MiB blocks kept in system memory (%"
 	       PRIu64 " moves to VRAM skipped)\n",
 	       v[ST_THRASHING], v[ST_THRASH_SKIPS]);
