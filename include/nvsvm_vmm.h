@@ -73,6 +73,12 @@ struct nvsvm_vmm_level {
  *	%NVSVM_PTE_VRAM and @pte_addr the address of @pte
  * @pte_flags: decode NVSVM_PTE_* from a leaf entry
  * @pte_addr: decode the address from a leaf entry
+ * @pte_valid_mask: optional (0: none): a leaf entry is a valid PTE, as
+ *	@pte_flags says with %NVSVM_PTE_VALID, exactly when its bits under
+ *	this mask are @pte_valid_bits; lets nvsvm_vmm_valid() read a page
+ *	table without a call per entry (nvsvm_vmm_init() checks it on
+ *	samples)
+ * @pte_valid_bits: see @pte_valid_mask; never 0
  */
 struct nvsvm_vmm_desc {
 	const struct nvsvm_vmm_level *levels;
@@ -82,6 +88,8 @@ struct nvsvm_vmm_desc {
 	u64 (*pte_invalid)(u64 pte);
 	u32 (*pte_flags)(u64 pte);
 	u64 (*pte_addr)(u64 pte);
+	u64 pte_valid_mask;
+	u64 pte_valid_bits;
 };
 
 /**
@@ -198,5 +206,13 @@ bool nvsvm_vmm_vram(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		    void (*used)(void *data, u64 vram), void *data);
 void nvsvm_vmm_vram_each(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 			 void (*used)(void *data, u64 vram), void *data);
+
+#ifdef NVSVM_TEST
+struct seq_file;
+
+/* TEST ONLY (src/vmm_selftest.c): the direct look against the walk. */
+int nvsvm_vmm_selftest(struct seq_file *m, struct device *dev,
+		       const struct nvsvm_vmm_desc *desc);
+#endif
 
 #endif /* _NVSVM_VMM_H */

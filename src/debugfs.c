@@ -10,6 +10,7 @@
 
 #include "nvsvm_core.h"
 #include "nvsvm_debugfs.h"
+#include "nvsvm_gp100.h"
 
 static struct dentry *nvsvm_debugfs_root;
 
@@ -107,6 +108,39 @@ static int nvsvm_serve_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(nvsvm_serve);
 
+#ifdef NVSVM_TEST
+/*
+ * TEST ONLY: vmm_selftest (root, read only): each read runs the GPU page
+ * tables' self-test (src/vmm_selftest.c) on a scratch address space of
+ * this device and gives its KTAP lines (tests/vmm.c). Under the device's
+ * unplug lock, as an ioctl: ENODEV once it is gone.
+ */
+static int nvsvm_vmm_selftest_show(struct seq_file *m, void *unused)
+{
+	struct nvsvm_device *ndev = m->private;
+	int ret;
+
+	down_read(&ndev->unplug);
+	if (READ_ONCE(ndev->gone))
+		ret = -ENODEV;
+	else
+		ret = nvsvm_vmm_selftest(m, ndev->gpu->dev, &gp100_vmm_desc);
+	up_read(&ndev->unplug);
+	return ret;
+}
+DEFINE_SHOW_ATTRIBUTE(nvsvm_vmm_selftest);
+
+static void nvsvm_debugfs_test(struct nvsvm_device *ndev)
+{
+	debugfs_create_file("vmm_selftest", 0400, ndev->debugfs, ndev,
+			    &nvsvm_vmm_selftest_fops);
+}
+#else
+static void nvsvm_debugfs_test(struct nvsvm_device *ndev)
+{
+}
+#endif
+
 /**
  * nvsvm_debugfs_add() - create a device's counter files
  * @ndev: device, with its name set
@@ -124,6 +158,7 @@ void nvsvm_debugfs_add(struct nvsvm_device *ndev)
 			    &nvsvm_latency_fops);
 	debugfs_create_file("batch_serve_ns", 0444, ndev->debugfs, ndev,
 			    &nvsvm_serve_fops);
+	nvsvm_debugfs_test(ndev);
 }
 
 /**

@@ -131,6 +131,9 @@ const struct nvsvm_vmm_desc gp100_vmm_desc = {
 	.pte_invalid = gp100_pte_invalid,
 	.pte_flags = gp100_pte_flags,
 	.pte_addr = gp100_pte_addr,
+	/* VALID set and no invalidated entry's INV_PENDING: gp100_pte_flags(). */
+	.pte_valid_mask = GP100_VALID | GP100_INV_PENDING,
+	.pte_valid_bits = GP100_VALID,
 };
 
 static u32 nv_rd32(struct nvsvm_device *ndev, u32 reg)

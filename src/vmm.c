@@ -664,6 +664,27 @@ static struct nvsvm_pt *nvsvm_pt_link(struct nvsvm_vmm *vmm,
 	return child;
 }
 
+/*
+ * The child at (@idx, @slot) of @pt, linked now where there is none. NULL
+ * with *@err -EEXIST where a PTE holds the slot (a map goes smaller), or
+ * -ENOMEM.
+ */
+static struct nvsvm_pt *nvsvm_pt_child_get(struct nvsvm_vmm *vmm,
+					   struct nvsvm_pt *pt,
+					   unsigned int idx, unsigned int slot,
+					   int *err)
+{
+	struct nvsvm_pt *child = *nvsvm_pt_child(vmm, pt, idx, slot);
+
+	if (child)
+		return child;
+	*err = -EEXIST;
+	if (READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, slot)))
+		return NULL;
+	*err = -ENOMEM;
+	return nvsvm_pt_link(vmm, pt, idx, slot);
+}
+
 struct nvsvm_vmm_map_args {
 	const struct nvsvm_vmm_path *path;
 	nvsvm_vmm_pte_fn fn;
@@ -732,15 +753,9 @@ static int nvsvm_vmm_map_lvl(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 			addr = next;
 			continue;
 		}
-		child = *nvsvm_pt_child(vmm, pt, idx, slot);
-		if (!child) {
-			/* A PTE where the pointer goes: the caller goes smaller. */
-			if (READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, slot)))
-				return -EEXIST;
-			child = nvsvm_pt_link(vmm, pt, idx, slot);
-			if (!child)
-				return -ENOMEM;
-		}
+		child = nvsvm_pt_child_get(vmm, pt, idx, slot, &ret);
+		if (!child)
+			return ret;
 		ret = nvsvm_vmm_map_lvl(vmm, child, depth + 1, addr, next,
 					l->slots > 1 ? &here : dual, args);
 		addr = next;
@@ -1214,6 +1229,132 @@ static const struct nvsvm_vmm_iter_ops nvsvm_vmm_valid_ops = {
 	.pte = nvsvm_vmm_valid_pte,
 };
 
+/*
+ * nvsvm_vmm_valid()'s generic walk of [@addr, @end) under @pt: the
+ * iterator, slot by slot and level by level. Out of line: its stack of
+ * levels stays off the direct look's recursion.
+ */
+static noinline void nvsvm_pt_valid_iter(struct nvsvm_vmm *vmm,
+					 struct nvsvm_pt *pt, u64 base,
+					 u64 addr, u64 end,
+					 unsigned long *valid)
+{
+	struct nvsvm_vmm_valid_args args = {
+		.it = { .vmm = vmm, .ops = &nvsvm_vmm_valid_ops },
+		.base = base,
+		.valid = valid,
+	};
+
+	nvsvm_vmm_iter(&args.it, pt, addr, end);
+}
+
+/*
+ * The PTEs of a page table (a level with no directory slot) in [@addr,
+ * @end), a range inside its span: a tight loop over the entries its used
+ * bitmap names, a word of it at a time, with no call per entry where the
+ * description gives a valid mask. Each valid PTE sets the bits of the
+ * pages it maps within the range; the iterator does the same, entry by
+ * entry.
+ */
+static void nvsvm_pt_valid_leaf(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+				u64 base, u64 addr, u64 end,
+				unsigned long *valid)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	const struct nvsvm_vmm_desc *desc = vmm->desc;
+	u64 vmask = desc->pte_valid_mask, vbits = desc->pte_valid_bits;
+	u64 mask = ~((1ULL << (l->shift + l->bits)) - 1);
+	unsigned int first = nvsvm_pt_index(vmm, pt, addr);
+	unsigned int last = nvsvm_pt_index(vmm, pt, end - 1);
+	u64 table = addr & mask;
+	unsigned int w;
+
+	if (l->pte_slot == NVSVM_VMM_NONE)
+		return;
+	for (w = BIT_WORD(first); w <= BIT_WORD(last); w++) {
+		unsigned long bits = pt->used[w];
+
+		if (w == BIT_WORD(first))
+			bits &= BITMAP_FIRST_WORD_MASK(first);
+		if (w == BIT_WORD(last))
+			bits &= BITMAP_LAST_WORD_MASK(last + 1);
+		while (bits) {
+			unsigned int idx = w * BITS_PER_LONG + __ffs(bits);
+			u64 pte = READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx,
+							    l->pte_slot));
+			u64 lo, hi;
+
+			bits &= bits - 1;
+			if (vmask ? (pte & vmask) != vbits :
+			    !pte || !(desc->pte_flags(pte) & NVSVM_PTE_VALID))
+				continue;
+			lo = table + ((u64)idx << l->shift);
+			if (l->shift == PAGE_SHIFT) {
+				__set_bit((lo - base) >> PAGE_SHIFT, valid);
+				continue;
+			}
+			hi = min(lo + (1ULL << l->shift), end);
+			lo = max(lo, addr);
+			bitmap_set(valid, (lo - base) >> PAGE_SHIFT,
+				   (hi - lo) >> PAGE_SHIFT);
+		}
+	}
+}
+
+/*
+ * nvsvm_vmm_valid()'s direct look at [@addr, @end) under @pt, a range
+ * inside @pt's span. Down the directories while the range lies in one
+ * entry: there, slot by slot, a child is looked at over the range, a
+ * valid PTE of the entry's size sets the whole range (nothing below it
+ * can add a bit). A page table is read by nvsvm_pt_valid_leaf(). A range
+ * that spans several entries of a directory goes to the iterator from
+ * there (a 2 MiB block never does on GP100).
+ *
+ * The result is the iterator's: the union of the pages every valid PTE
+ * in the range maps, whichever slot holds it, shadowed or not. Returns
+ * the iterator's calls (0 for the direct path alone), for the self-test.
+ * At most desc->nlevels deep.
+ */
+static unsigned int nvsvm_pt_valid(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
+				   u64 base, u64 addr, u64 end,
+				   unsigned long *valid)
+{
+	const struct nvsvm_vmm_level *l = nvsvm_lvl(vmm, pt->level);
+	unsigned int idx, s, iter = 0;
+
+	if (!pt->refs)
+		return 0;
+	if (!nvsvm_lvl_is_dir(l)) {
+		nvsvm_pt_valid_leaf(vmm, pt, base, addr, end, valid);
+		return 0;
+	}
+	if ((addr >> l->shift) != ((end - 1) >> l->shift)) {
+		nvsvm_pt_valid_iter(vmm, pt, base, addr, end, valid);
+		return 1;
+	}
+	idx = nvsvm_pt_index(vmm, pt, addr);
+	if (!test_bit(idx, pt->used))
+		return 0;
+	for (s = 0; s < l->slots; s++) {
+		struct nvsvm_pt *c = *nvsvm_pt_child(vmm, pt, idx, s);
+		u64 pte;
+
+		if (c) {
+			iter += nvsvm_pt_valid(vmm, c, base, addr, end, valid);
+			continue;
+		}
+		if (s != l->pte_slot)
+			continue;
+		pte = READ_ONCE(*nvsvm_pt_entry(vmm, pt, idx, s));
+		if (pte && nvsvm_pte_valid(vmm, pte)) {
+			bitmap_set(valid, (addr - base) >> PAGE_SHIFT,
+				   (end - addr) >> PAGE_SHIFT);
+			break;
+		}
+	}
+	return iter;
+}
+
 /**
  * nvsvm_vmm_valid() - which pages of a range a valid PTE maps
  * @vmm: address space
@@ -1222,21 +1363,18 @@ static const struct nvsvm_vmm_iter_ops nvsvm_vmm_valid_ops = {
  * @valid: bitmap of @npages bits; bit i is set when a valid PTE of any
  *	size maps @start + i pages (the other bits are left alone)
  *
- * One walk of the tables under the range, for callers that would
- * otherwise call nvsvm_vmm_lookup() for every page.
+ * One look at the tables under the range, for callers that would
+ * otherwise call nvsvm_vmm_lookup() for every page: straight down to the
+ * tables under a range that one directory entry holds (a 2 MiB block),
+ * then a loop over their PTEs; the generic walk for the rest.
  */
 void nvsvm_vmm_valid(struct nvsvm_vmm *vmm, u64 start, unsigned int npages,
 		     unsigned long *valid)
 {
-	struct nvsvm_vmm_valid_args args = {
-		.it = { .vmm = vmm, .ops = &nvsvm_vmm_valid_ops },
-		.base = start,
-		.valid = valid,
-	};
-
 	nvsvm_vmm_assert_locked(vmm);
-	nvsvm_vmm_iter(&args.it, vmm->root, start,
-		       start + ((u64)npages << PAGE_SHIFT));
+	if (npages)
+		nvsvm_pt_valid(vmm, vmm->root, start, start,
+			       start + ((u64)npages << PAGE_SHIFT), valid);
 }
 
 /**
@@ -1355,13 +1493,46 @@ static bool nvsvm_lvl_valid(const struct nvsvm_vmm_desc *desc,
 	return true;
 }
 
+/*
+ * The description's valid mask, if any, says what ->pte_flags() says of
+ * NVSVM_PTE_VALID: of 0, and of a PTE of each kind and its invalidated
+ * entry.
+ */
+static bool nvsvm_desc_valid_mask_ok(const struct nvsvm_vmm_desc *desc)
+{
+	static const u32 flags[] = {
+		0, NVSVM_PTE_WRITE | NVSVM_PTE_ATOMIC, NVSVM_PTE_VRAM,
+		NVSVM_PTE_VRAM | NVSVM_PTE_WRITE | NVSVM_PTE_ATOMIC,
+	};
+	u64 mask = desc->pte_valid_mask, bits = desc->pte_valid_bits;
+	unsigned int i, k;
+
+	if (!mask)
+		return true;
+	if (!bits || (bits & ~mask))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		u64 pte = desc->pte(SZ_2M, flags[i]);
+
+		for (k = 0; k < 2; k++) {
+			bool valid = desc->pte_flags(pte) & NVSVM_PTE_VALID;
+
+			if (((pte & mask) == bits) != valid)
+				return false;
+			pte = desc->pte_invalid(pte);
+		}
+	}
+	return true;
+}
+
 /**
  * nvsvm_vmm_init() - set up an empty address space
  * @vmm: to initialise
  * @dev: device for DMA allocations
  * @desc: chip description: at most NVSVM_VMM_MAX_LEVELS levels, every
  *	table size a power of two, at most 1 << NVSVM_VMM_MAX_BITS entries
- *	per table, one or two slots per entry, each pointing to a later level
+ *	per table, one or two slots per entry, each pointing to a later
+ *	level; a valid mask, if any, that agrees with ->pte_flags()
  * @mm: the address space's owner: every table is charged to its memory
  *	cgroup, whoever allocates it
  * @pt_bytes: counter of table memory in use
@@ -1377,7 +1548,8 @@ int nvsvm_vmm_init(struct nvsvm_vmm *vmm, struct device *dev,
 	unsigned int level;
 
 	memset(vmm, 0, sizeof(*vmm));
-	if (!desc->nlevels || desc->nlevels > NVSVM_VMM_MAX_LEVELS)
+	if (!desc->nlevels || desc->nlevels > NVSVM_VMM_MAX_LEVELS ||
+	    !nvsvm_desc_valid_mask_ok(desc))
 		return -EINVAL;
 	for (level = 0; level < desc->nlevels; level++)
 		if (!nvsvm_lvl_valid(desc, level))
@@ -1421,3 +1593,7 @@ void nvsvm_vmm_fini(struct nvsvm_vmm *vmm)
 	mem_cgroup_put(vmm->memcg);
 	vmm->memcg = NULL;
 }
+
+#ifdef NVSVM_TEST
+#include "vmm_selftest.c"
+#endif
