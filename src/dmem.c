@@ -1098,6 +1098,26 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 }
 
 /**
+ * nvsvm_dmem_is_ours() - is an HMM pfn one of this device's VRAM pages?
+ * @ndev: the device
+ * @hmm_pfn: a pfn from hmm_range_fault(), valid or not, read while the
+ *	device is registered (the fault path's serve lock, !fault.off)
+ *
+ * A question only: unlike nvsvm_dmem_vram() no chunk counts as used.
+ *
+ * Return: true for a valid pfn of a device-private page of @ndev.
+ */
+bool nvsvm_dmem_is_ours(struct nvsvm_device *ndev, unsigned long hmm_pfn)
+{
+	struct page *page;
+
+	if (!NVSVM_HAVE_DEVICE_PRIVATE || !(hmm_pfn & HMM_PFN_VALID))
+		return false;
+	page = hmm_pfn_to_page(hmm_pfn);
+	return is_device_private_page(page) && page_pgmap(page)->owner == ndev;
+}
+
+/**
  * nvsvm_dmem_stamp() - a new use stamp of the device's VRAM
  * @ndev: the device; an ioctl's caller, so that @ndev->dmem stays
  *
