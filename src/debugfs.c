@@ -44,6 +44,7 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_SAMPLED_CHUNKS] = "sampled_chunks",
 	[NVSVM_STAT_SAMPLED_BLOCKS] = "sampled_blocks",
 	[NVSVM_STAT_SAMPLE_REFAULTS] = "sample_refaults",
+	[NVSVM_STAT_SAMPLE_IDLE] = "sample_idle",
 	[NVSVM_STAT_VRAM_BLOCKS] = "vram_block_maps",
 	[NVSVM_STAT_THRASHING] = "thrashing",
 	[NVSVM_STAT_THRASH_SKIPS] = "thrash_skips",

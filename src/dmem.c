@@ -1118,6 +1118,33 @@ bool nvsvm_dmem_is_ours(struct nvsvm_device *ndev, unsigned long hmm_pfn)
 }
 
 /**
+ * nvsvm_dmem_pressure() - is VRAM full enough for the recency sampler?
+ * @ndev: the device, with dmem (the sampler's caller keeps it)
+ * @mark: free chunks at most, or 0 for the default mark
+ *
+ * A cold mark pays only when an eviction comes. By default that is when
+ * no more than the background evictor's high watermark is free
+ * (evict_high, else evict_low; it evicts below evict_low), or one chunk
+ * when there is no evictor (a move evicts when it finds VRAM full): above
+ * it no move evicts soon, and a sampling pass would only cost refaults.
+ *
+ * Return: true when at most @mark chunks' worth of pages is free.
+ */
+bool nvsvm_dmem_pressure(struct nvsvm_device *ndev, unsigned int mark)
+{
+	struct nvsvm_dmem *dmem = ndev->dmem;
+	unsigned long low, high, most = NVSVM_DMEM_CHUNK;
+
+	if (mark) {
+		most = (unsigned long)mark * NVSVM_DMEM_CHUNK;
+	} else {
+		nvsvm_dmem_marks(dmem, &low, &high);
+		most = max(most, high);
+	}
+	return READ_ONCE(dmem->nfree) <= most;
+}
+
+/**
  * nvsvm_dmem_stamp() - a new use stamp of the device's VRAM
  * @ndev: the device; an ioctl's caller, so that @ndev->dmem stays
  *
