@@ -271,22 +271,23 @@ static u64 nvsvm_fault_vram_block(struct nvsvm_device *ndev,
 		.base = block,
 		.pfns = b->pfns,
 	};
+	unsigned long k, n;
 	unsigned int i;
 
 	/* b->dense is the prefetch's: valid on the GPU, or asked. */
 	if (!nvsvm_prefetch_threshold() ||
 	    bitmap_full(b->dense, NVSVM_RANGE_MAX_PAGES))
 		return 0;
-	for (i = first; i < last; i++)
-		if (nvsvm_dmem_is_ours(ndev, b->pfns[(b->e[i].f.addr - block) >>
-						     PAGE_SHIFT]))
+	for (i = first; i < last; i++) {
+		k = (b->e[i].f.addr - block) >> PAGE_SHIFT;
+		if (nvsvm_dmem_is_ours(ndev, b->pfns[k]))
 			break;
+	}
 	if (i == last)
 		return 0;
 	nvsvm_mirror_bounds(svmm, req->start, req->end, &lo, &hi);
-	if (find_next_zero_bit(b->dense, (hi - block) >> PAGE_SHIFT,
-			       (lo - block) >> PAGE_SHIFT) >=
-	    (hi - block) >> PAGE_SHIFT)
+	n = (hi - block) >> PAGE_SHIFT;
+	if (find_next_zero_bit(b->dense, n, (lo - block) >> PAGE_SHIFT) >= n)
 		return 0;
 	/* The sides of the range: it was served (and snapshotted) itself. */
 	if (lo < req->start) {
