@@ -173,6 +173,8 @@ enum nvsvm_stat {
 	NVSVM_STAT_SAMPLED_CHUNKS,	/* VRAM chunks those passes sampled */
 	NVSVM_STAT_SAMPLED_BLOCKS,	/* 2 MiB GPU ranges whose PTEs they dropped */
 	NVSVM_STAT_SAMPLE_REFAULTS,	/* sampled chunks the GPU mapped again */
+	NVSVM_STAT_SAMPLE_IDLE,	/* sampler passes that found VRAM free enough */
+	NVSVM_STAT_VRAM_BLOCKS,	/* fault ranges that mapped their block's VRAM */
 	NVSVM_STAT_THRASHING,	/* 2 MiB blocks found thrashing (pinned) */
 	NVSVM_STAT_THRASH_SKIPS,	/* moves to VRAM of a pinned block skipped */
 	NVSVM_STAT_AREAS_CLOSING,	/* areas let go by their file, not freed yet */

@@ -20,6 +20,8 @@ int nvsvm_dmem_init(struct nvsvm_device *ndev);
 void nvsvm_dmem_fini(struct nvsvm_device *ndev);
 bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 		     u64 *vram);
+bool nvsvm_dmem_is_ours(struct nvsvm_device *ndev, unsigned long hmm_pfn);
+bool nvsvm_dmem_pressure(struct nvsvm_device *ndev, unsigned int mark);
 void nvsvm_dmem_used(struct nvsvm_device *ndev, u64 vram, unsigned long stamp);
 unsigned long nvsvm_dmem_stamp(struct nvsvm_device *ndev);
 unsigned long nvsvm_dmem_nchunks(struct nvsvm_device *ndev);

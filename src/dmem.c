@@ -1098,6 +1098,53 @@ bool nvsvm_dmem_vram(struct nvsvm_device *ndev, unsigned long hmm_pfn,
 }
 
 /**
+ * nvsvm_dmem_is_ours() - is an HMM pfn one of this device's VRAM pages?
+ * @ndev: the device
+ * @hmm_pfn: a pfn from hmm_range_fault(), valid or not, read while the
+ *	device is registered (the fault path's serve lock, !fault.off)
+ *
+ * A question only: unlike nvsvm_dmem_vram() no chunk counts as used.
+ *
+ * Return: true for a valid pfn of a device-private page of @ndev.
+ */
+bool nvsvm_dmem_is_ours(struct nvsvm_device *ndev, unsigned long hmm_pfn)
+{
+	struct page *page;
+
+	if (!NVSVM_HAVE_DEVICE_PRIVATE || !(hmm_pfn & HMM_PFN_VALID))
+		return false;
+	page = hmm_pfn_to_page(hmm_pfn);
+	return is_device_private_page(page) && page_pgmap(page)->owner == ndev;
+}
+
+/**
+ * nvsvm_dmem_pressure() - is VRAM full enough for the recency sampler?
+ * @ndev: the device, with dmem (the sampler's caller keeps it)
+ * @mark: free chunks at most, or 0 for the default mark
+ *
+ * A cold mark pays only when an eviction comes. By default that is when
+ * no more than the background evictor's high watermark is free
+ * (evict_high, else evict_low; it evicts below evict_low), or one chunk
+ * when there is no evictor (a move evicts when it finds VRAM full): above
+ * it no move evicts soon, and a sampling pass would only cost refaults.
+ *
+ * Return: true when at most @mark chunks' worth of pages is free.
+ */
+bool nvsvm_dmem_pressure(struct nvsvm_device *ndev, unsigned int mark)
+{
+	struct nvsvm_dmem *dmem = ndev->dmem;
+	unsigned long low, high, most = NVSVM_DMEM_CHUNK;
+
+	if (mark) {
+		most = (unsigned long)mark * NVSVM_DMEM_CHUNK;
+	} else {
+		nvsvm_dmem_marks(dmem, &low, &high);
+		most = max(most, high);
+	}
+	return READ_ONCE(dmem->nfree) <= most;
+}
+
+/**
  * nvsvm_dmem_stamp() - a new use stamp of the device's VRAM
  * @ndev: the device; an ioctl's caller, so that @ndev->dmem stays
  *

@@ -15,15 +15,23 @@
  * invalidation (nvsvm_mirror_unmap_locked()), but the CPU keeps its
  * device-private entries and the VRAM keeps the data. The GPU's next
  * access to such a range faults; the fault path finds the same VRAM page
- * through hmm_range_fault() and maps it again (no copy), which stamps the
- * chunk (nvsvm_dmem_vram()). A chunk sampled and not stamped since is
+ * through hmm_range_fault() and maps it again (no copy), and with it the
+ * rest of the block that is in VRAM, in the same batch (src/service.c,
+ * nvsvm_fault_vram_block()), which stamps the chunks
+ * (nvsvm_dmem_vram()). A chunk sampled and not stamped since is
  * cold, and evict_policy lru evicts cold chunks first: the software
  * "referenced bit" of Linux's NUMA hinting faults, for the GPU.
+ *
+ * A cold mark pays only when an eviction comes: a background pass that
+ * finds more than sample_free chunks of VRAM free (by default the
+ * evictor's high watermark, or one chunk without an evictor:
+ * nvsvm_dmem_pressure()) samples nothing (counted in sample_idle).
  *
  * Only the mirrored ranges are walked, never the unmanaged window: the
  * driver buffers there (src/buf.c) are mapped once, and a fault on one is
  * fatal. A range is dropped whole even where only some of its PTEs point
- * into a sampled chunk (a fault brings back the range: src/prefetch.c).
+ * into a sampled chunk (a fault brings back what of it is in VRAM:
+ * src/service.c).
  *
  * Lifetime: the sampler of a device with VRAM lives from
  * nvsvm_recency_init() (the end of register) to nvsvm_recency_fini()
@@ -79,6 +87,7 @@ static DEFINE_MUTEX(nvsvm_recency_lock);	/* the list, @stopping */
 #define NVSVM_SAMPLE_MS_MAX	60000
 static unsigned int sample_chunks;
 static unsigned int sample_ms = 100;
+static unsigned int sample_free;
 
 /* Queue @r's next pass after @ms, unless it is stopping. */
 static void nvsvm_recency_queue(struct nvsvm_recency *r, unsigned int ms)
@@ -122,6 +131,18 @@ static int nvsvm_sample_ms_set(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
+/* 0 to NVSVM_SAMPLE_CHUNKS_MAX chunks; else -EINVAL, nothing changed. */
+static int nvsvm_sample_free_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v > NVSVM_SAMPLE_CHUNKS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(sample_free, v);
+	return 0;
+}
+
 static const struct kernel_param_ops nvsvm_sample_chunks_ops = {
 	.set = nvsvm_sample_chunks_set,
 	.get = param_get_uint,
@@ -132,12 +153,20 @@ static const struct kernel_param_ops nvsvm_sample_ms_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops nvsvm_sample_free_ops = {
+	.set = nvsvm_sample_free_set,
+	.get = param_get_uint,
+};
+
 module_param_cb(sample_chunks, &nvsvm_sample_chunks_ops, &sample_chunks, 0644);
 MODULE_PARM_DESC(sample_chunks,
 		 "VRAM chunks (2 MiB) whose GPU mappings the recency sampler drops per pass, to see which the GPU faults back (evict_policy lru evicts the others first); 0 (default): no sampler");
 module_param_cb(sample_ms, &nvsvm_sample_ms_ops, &sample_ms, 0644);
 MODULE_PARM_DESC(sample_ms,
 		 "ms between the recency sampler's passes (1 to 60000; default 100)");
+module_param_cb(sample_free, &nvsvm_sample_free_ops, &sample_free, 0644);
+MODULE_PARM_DESC(sample_free,
+		 "the recency sampler's passes sample nothing while more than this many VRAM chunks (2 MiB) are free (0 to 2048; 0, the default: evict_high, else evict_low, else 1)");
 
 /* The walk of one 2 MiB range: does a PTE point into a sampled chunk? */
 struct nvsvm_recency_hit {
@@ -216,8 +245,9 @@ static long nvsvm_recency_pass(struct nvsvm_recency *r, unsigned int n)
 }
 
 /*
- * The sampler: a pass every sample_ms while sample_chunks is set; a write
- * of sample_chunks above 0 starts it again.
+ * The sampler: a pass every sample_ms while sample_chunks is set, which
+ * samples only under pressure (nvsvm_dmem_pressure(): at most sample_free
+ * chunks free); a write of sample_chunks above 0 starts it again.
  */
 static void nvsvm_recency_work(struct work_struct *work)
 {
@@ -227,7 +257,11 @@ static void nvsvm_recency_work(struct work_struct *work)
 
 	if (!n)
 		return;
-	nvsvm_recency_pass(r, n);
+	/* No eviction coming: a cold mark would buy nothing. */
+	if (nvsvm_dmem_pressure(r->ndev, READ_ONCE(sample_free)))
+		nvsvm_recency_pass(r, n);
+	else
+		nvsvm_stat_add(r->ndev, NVSVM_STAT_SAMPLE_IDLE, 1);
 	mutex_lock(&nvsvm_recency_lock);
 	nvsvm_recency_queue(r, READ_ONCE(sample_ms));
 	mutex_unlock(&nvsvm_recency_lock);
@@ -237,7 +271,8 @@ static void nvsvm_recency_work(struct work_struct *work)
 /*
  * TEST ONLY: /sys/kernel/debug/nvsvm/nvsvmN/sample (root, write only):
  * write N (1 to NVSVM_SAMPLE_CHUNKS_MAX) and one sampling pass over N
- * chunks runs before the write returns, whatever sample_chunks says. Under
+ * chunks runs before the write returns, whatever sample_chunks says and
+ * however much VRAM is free. Under
  * the device's unplug lock, as an ioctl: ENODEV once it is gone, and
  * unregister waits for a pass under way before nvsvm_recency_fini().
  */

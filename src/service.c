@@ -9,7 +9,9 @@
  * valid and how far the VMAs go), serves it through the mirror with one
  * hmm_range_fault() loop per span of pages that ask the same
  * (nvsvm_mirror_range()), and serves the atomic faults of the range
- * through exclusive access (src/atomic.c). When a range fails as a whole,
+ * through exclusive access (src/atomic.c). A fault that finds its page in
+ * this device's VRAM maps the block's other VRAM pages with it
+ * (nvsvm_fault_vram_block()). When a range fails as a whole,
  * it goes page by page and marks the accesses that cannot be served; the
  * pipeline's cancel policy decides which of those it cancels.
  *
@@ -35,6 +37,7 @@
 #include "nvsvm_atomic.h"
 #include "nvsvm_batch.h"
 #include "nvsvm_core.h"
+#include "nvsvm_dmem.h"
 #include "nvsvm_mirror.h"
 #include "nvsvm_pagein.h"
 #include "nvsvm_prefetch.h"
@@ -237,6 +240,78 @@ static int nvsvm_fault_spans(struct nvsvm_svmm *svmm,
 }
 
 /*
+ * After the faults [first, last) of @block were served in @req: when one
+ * of them found a page in this device's VRAM (a refault after the recency
+ * sampler dropped the block's PTEs, src/recency.c, or after any other
+ * invalidation that left the pages in place), the rest of the block is
+ * most likely there too, and mapping it costs no copy and no CPU fault.
+ * The density prefetch cannot tell, since nothing of the block is valid
+ * on the GPU any more: a refault of a 2 MiB range would come back in many
+ * batches. So the block around the range, within nvsvm_mirror_bounds()
+ * (the managed side of the window, the limit, the readable VMAs of the
+ * range's ends), is snapshotted and what the snapshot finds is mapped, as
+ * the range's own probe does: this device's VRAM pages and the pages the
+ * CPU maps, each with the permission the CPU gives. The snapshot faults
+ * nothing, so another device's device-private pages, swap, migration and
+ * device-exclusive entries stay as they are and unmapped; the pages
+ * already valid keep their PTEs. Only while the prefetch is on, and only
+ * where the block has pages not valid on the GPU (b->dense, the
+ * prefetch's snapshot, has a gap in the bounds).
+ *
+ * Return: the pages it mapped.
+ */
+static u64 nvsvm_fault_vram_block(struct nvsvm_device *ndev,
+				  struct nvsvm_svmm *svmm,
+				  struct nvsvm_fault_batch *b, u64 block,
+				  unsigned int first, unsigned int last,
+				  const struct nvsvm_range_req *req)
+{
+	u64 lo = block, hi = block + NVSVM_RANGE_MAX_BYTES, mapped = 0;
+	struct nvsvm_range_req side = {
+		.base = block,
+		.pfns = b->pfns,
+	};
+	unsigned long k, n;
+	unsigned int i;
+
+	/* b->dense is the prefetch's: valid on the GPU, or asked. */
+	if (!nvsvm_prefetch_threshold() ||
+	    bitmap_full(b->dense, NVSVM_RANGE_MAX_PAGES))
+		return 0;
+	for (i = first; i < last; i++) {
+		k = (b->e[i].f.addr - block) >> PAGE_SHIFT;
+		if (nvsvm_dmem_is_ours(ndev, b->pfns[k]))
+			break;
+	}
+	if (i == last)
+		return 0;
+	nvsvm_mirror_bounds(svmm, req->start, req->end, &lo, &hi);
+	n = (hi - block) >> PAGE_SHIFT;
+	if (find_next_zero_bit(b->dense, n, (lo - block) >> PAGE_SHIFT) >= n)
+		return 0;
+	/* The sides of the range: it was served (and snapshotted) itself. */
+	if (lo < req->start) {
+		side.start = lo;
+		side.end = req->start;
+		if (!nvsvm_mirror_range(svmm, &side))
+			mapped += side.mapped;
+		b->changed |= side.changed;
+	}
+	if (req->end < hi) {
+		side.start = req->end;
+		side.end = hi;
+		if (!nvsvm_mirror_range(svmm, &side))
+			mapped += side.mapped;
+		b->changed |= side.changed;
+	}
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_HMM, side.hmm_ns);
+	nvsvm_stat_add(ndev, NVSVM_STAT_NS_PTE, side.pte_ns);
+	if (mapped)
+		nvsvm_stat_add(ndev, NVSVM_STAT_VRAM_BLOCKS, 1);
+	return mapped;
+}
+
+/*
  * Read the file pages @req asks to fault in without holding the mm (see
  * src/pagein.c), so that a page-in that does not complete keeps the file
  * and the area, not the process's memory, and not the device's teardown:
@@ -317,6 +392,9 @@ static int nvsvm_fault_range(struct nvsvm_device *ndev,
 		req.end = end;
 		ret = nvsvm_fault_spans(svmm, b, &req);
 	}
+	if (!ret)
+		req.mapped += nvsvm_fault_vram_block(ndev, svmm, b, block, first,
+						     last, &req);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_MAP, nvsvm_ns_since(t0));
 	nvsvm_stat_add(ndev, NVSVM_STAT_RANGES, 1);
 	nvsvm_stat_add(ndev, NVSVM_STAT_NS_HMM, req.hmm_ns);

@@ -2362,53 +2362,67 @@ TEST(sample_refaults_2m)
 
 /*
  * Bad values are refused with EINVAL and change nothing: sample_chunks
- * above 2048, sample_ms 0 or above 60000, the knob 0 or not a number.
+ * and sample_free above 2048, sample_ms 0 or above 60000, the knob 0 or
+ * not a number.
  */
 TEST(sample_bad_values)
 {
 	static const char *const bad_ms[] = { "0", "60001", "-1", "x" };
 	static const char *const bad_n[] = { "2049", "-1", "x" };
-	char c0[32], m0[32], c1[32], m1[32];
+	char c0[32], m0[32], f0[32], c1[32], m1[32], f1[32];
 	size_t i;
 
 	NEED_DMEM();
 	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_chunks", c0, sizeof(c0)));
 	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_ms", m0, sizeof(m0)));
+	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_free", f0, sizeof(f0)));
 	for (i = 0; i < ARRAY_SIZE(bad_ms); i++)
 		EXPECT_EQ(-EINVAL, cg_write(SAMPLE_PARAM, "sample_ms", bad_ms[i]));
-	for (i = 0; i < ARRAY_SIZE(bad_n); i++)
+	for (i = 0; i < ARRAY_SIZE(bad_n); i++) {
 		EXPECT_EQ(-EINVAL, cg_write(SAMPLE_PARAM, "sample_chunks",
 					    bad_n[i]));
+		EXPECT_EQ(-EINVAL, cg_write(SAMPLE_PARAM, "sample_free",
+					    bad_n[i]));
+	}
 	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_chunks", c1, sizeof(c1)));
 	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_ms", m1, sizeof(m1)));
+	ASSERT_EQ(0, cg_read(SAMPLE_PARAM, "sample_free", f1, sizeof(f1)));
 	EXPECT_STREQ(c0, c1);
 	EXPECT_STREQ(m0, m1);
+	EXPECT_STREQ(f0, f1);
 	EXPECT_EQ(-EINVAL, cg_write(SAMPLE_KNOB, "0"));
 	EXPECT_EQ(-EINVAL, cg_write(SAMPLE_KNOB, "x"));
 }
 
-/* Set the sampler's parameters (strings); the old ones into @old. */
-static int sampler_set(const char *n, const char *ms, char old[2][32])
+/*
+ * Set the sampler's parameters (strings: sample_chunks, sample_ms,
+ * sample_free); the old ones into @old, in that order.
+ */
+static int sampler_set(const char *n, const char *ms, const char *free,
+		       char old[3][32])
 {
 	if (old) {
 		CHK_OK(cg_read(SAMPLE_PARAM, "sample_chunks", old[0], 32));
 		CHK_OK(cg_read(SAMPLE_PARAM, "sample_ms", old[1], 32));
+		CHK_OK(cg_read(SAMPLE_PARAM, "sample_free", old[2], 32));
 	}
 	CHK_OK(cg_write(SAMPLE_PARAM, "sample_ms", ms));
+	CHK_OK(cg_write(SAMPLE_PARAM, "sample_free", free));
 	CHK_OK(cg_write(SAMPLE_PARAM, "sample_chunks", n));
 	return KTAP_PASS;
 }
 
 /*
- * The background sampler (every chunk, every 1 ms) racing the GPU's
- * reads, MIGRATE back to system memory, munmap, and a child's exit with
- * pages in VRAM: every read right, the VRAM empty at the end; the debug
- * kernels' KASAN, lockdep and kmemleak see the races.
+ * The background sampler (every chunk, every 1 ms, whatever VRAM is free:
+ * sample_free 2048) racing the GPU's reads, MIGRATE back to system
+ * memory, munmap, and a child's exit with pages in VRAM: every read right,
+ * the VRAM empty at the end; the debug kernels' KASAN, lockdep and
+ * kmemleak see the races.
  */
 TEST(sampler_races)
 {
 	const size_t n = 128;
-	char old[2][32];
+	char old[3][32];
 	uint64_t p0, p1;
 	int i, ok = 1;
 	struct fx f;
@@ -2417,7 +2431,7 @@ TEST(sampler_races)
 	ASSERT_PASS(vram_pages_become(0));
 	FX_OPEN(&f);
 	ASSERT_PASS(counter("sample_passes", &p0));
-	ASSERT_PASS(sampler_set("64", "1", old));
+	ASSERT_PASS(sampler_set("64", "1", "2048", old));
 	for (i = 0; i < 20 && ok; i++) {
 		uint64_t *buf = anon_filled(n * PAGE);
 		pid_t pid;
@@ -2445,10 +2459,160 @@ TEST(sampler_races)
 		waitpid(pid, &st, 0);
 		munmap(buf, n * PAGE);
 	}
-	ASSERT_PASS(sampler_set(old[0], old[1], NULL));
+	ASSERT_PASS(sampler_set(old[0], old[1], old[2], NULL));
 	ASSERT_TRUE(ok);
 	ASSERT_PASS(counter("sample_passes", &p1));
 	EXPECT_LT(p0, p1);
+	ASSERT_PASS(vram_pages_become(0));
+}
+
+/*
+ * A refault maps the block's VRAM at once: the first half of a 2 MiB block
+ * in VRAM, the second in system memory (the CPU wrote it), all of it
+ * mapped (a GPU SUM), then dropped by a sampling pass (QUERY: nothing
+ * valid). A GPU read of one word of page 10 (no valid page around it: the
+ * density prefetch grows nothing) maps the whole block in the same batch
+ * (vram_block_maps +1): the first half in VRAM, the second as the CPU
+ * maps it (valid, not VRAM); nothing moved either way. Every word right.
+ */
+TEST(sample_refault_maps_block)
+{
+	const size_t half = BLOCK_PAGES / 2;
+	uint64_t a[2], b[2], m0, m1;
+	uint64_t *buf;
+	struct fx f;
+
+	NEED_DMEM();
+	ASSERT_PASS(vram_pages_become(0));
+	buf = blocks_filled(1);
+	ASSERT_NE(NULL, buf);
+	FX_OPEN(&f);
+	ASSERT_PASS(migrate(&f, buf, half * PAGE, NVSVM_MIGRATE_TO_VRAM, half));
+	ASSERT_PASS(gpu_sum_eq(&f, buf, BLOCK, pat_sum(0, BLOCK / 8)));
+	ASSERT_PASS(query_expect(&f, buf, half, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(query_expect(&f, &buf[half * WORDS], half, IN_VRAM,
+				 NVSVM_QUERY_VALID));
+	ASSERT_PASS(sample_now(16));
+	ASSERT_PASS(query_expect(&f, buf, BLOCK_PAGES, NVSVM_QUERY_VALID, 0));
+	ASSERT_PASS(counter("vram_block_maps", &a[0]));
+	ASSERT_PASS(counter("migrated_to_vram", &a[1]));
+	ASSERT_PASS(counter("migrated_to_sysmem", &m0));
+	ASSERT_PASS(gpu_read_eq(&f, &buf[10 * WORDS + 3], pat(10 * WORDS + 3)));
+	ASSERT_PASS(counter("vram_block_maps", &b[0]));
+	ASSERT_PASS(counter("migrated_to_vram", &b[1]));
+	ASSERT_PASS(counter("migrated_to_sysmem", &m1));
+	EXPECT_EQ(1, b[0] - a[0]);
+	EXPECT_EQ(a[1], b[1]);
+	EXPECT_EQ(m0, m1);
+	ASSERT_PASS(query_expect(&f, buf, half, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(query_expect(&f, &buf[half * WORDS], half, IN_VRAM,
+				 NVSVM_QUERY_VALID));
+	ASSERT_PASS(gpu_sum_eq(&f, buf, BLOCK, pat_sum(0, BLOCK / 8)));
+	ASSERT_PASS(cpu_pat(buf, 0, BLOCK / 8));
+	ASSERT_PASS(vram_pages_become(0));
+}
+
+/*
+ * The refault's block stops where the VMAs do, and keeps the CPU's
+ * permission: in a 2 MiB block, A (pages 0-127, its VMA ends mid-block),
+ * a hole (128-255), C (256-511, another VMA), both in VRAM, mapped, then
+ * dropped by a sampling pass. A GPU read in A maps all of A in VRAM and
+ * nothing of C; C made read-only (mprotect), a GPU read in C maps all of C
+ * in VRAM, not writable. Every word right.
+ */
+TEST(sample_refault_block_bounds)
+{
+	const size_t na = 128, hole = 128, nc = BLOCK_PAGES - na - hole;
+	uint64_t *b, *c, x, y;
+	struct fx f;
+	char *p;
+	size_t i;
+
+	NEED_DMEM();
+	ASSERT_PASS(vram_pages_become(0));
+	p = anon(2 * BLOCK);
+	ASSERT_NE(NULL, p);
+	b = (uint64_t *)(((uintptr_t)p + BLOCK - 1) & ~(BLOCK - 1));
+	ASSERT_EQ(0, madvise(b, BLOCK, MADV_NOHUGEPAGE));
+	ASSERT_EQ(0, munmap(&b[na * WORDS], hole * PAGE));
+	c = &b[(na + hole) * WORDS];
+	for (i = 0; i < na * WORDS; i++)
+		b[i] = pat(i);
+	for (i = 0; i < nc * WORDS; i++)
+		c[i] = pat((na + hole) * WORDS + i);
+	FX_OPEN(&f);
+	ASSERT_PASS(migrate(&f, b, na * PAGE, NVSVM_MIGRATE_TO_VRAM, na));
+	ASSERT_PASS(migrate(&f, c, nc * PAGE, NVSVM_MIGRATE_TO_VRAM, nc));
+	ASSERT_PASS(query_expect(&f, b, na, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(query_expect(&f, c, nc, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(sample_now(16));
+	ASSERT_PASS(query_expect(&f, b, na, NVSVM_QUERY_VALID, 0));
+	ASSERT_PASS(query_expect(&f, c, nc, NVSVM_QUERY_VALID, 0));
+
+	ASSERT_PASS(counter("vram_block_maps", &x));
+	ASSERT_PASS(gpu_read_eq(&f, &b[5 * WORDS + 1], pat(5 * WORDS + 1)));
+	ASSERT_PASS(counter("vram_block_maps", &y));
+	EXPECT_EQ(1, y - x);
+	ASSERT_PASS(query_expect(&f, b, na, IN_VRAM | NVSVM_QUERY_WRITE,
+				 IN_VRAM | NVSVM_QUERY_WRITE));
+	ASSERT_PASS(query_expect(&f, c, nc, NVSVM_QUERY_VALID, 0));
+
+	ASSERT_EQ(0, mprotect(c, nc * PAGE, PROT_READ));
+	ASSERT_PASS(gpu_read_eq(&f, &c[40 * WORDS], pat((na + hole + 40) *
+							WORDS)));
+	ASSERT_PASS(query_expect(&f, c, nc, IN_VRAM | NVSVM_QUERY_WRITE,
+				 IN_VRAM));
+	ASSERT_PASS(query_expect(&f, b, na, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(gpu_sum_eq(&f, b, na * PAGE, pat_sum(0, na * WORDS)));
+	ASSERT_PASS(gpu_sum_eq(&f, c, nc * PAGE,
+			       pat_sum((na + hole) * WORDS, nc * WORDS)));
+	ASSERT_PASS(cpu_pat(b, 0, na * WORDS));
+	ASSERT_PASS(cpu_pat(b, (na + hole) * WORDS, nc * WORDS));
+	ASSERT_PASS(vram_pages_become(0));
+}
+
+/*
+ * The background sampler samples only under pressure: with most of the
+ * VRAM free and sample_free 0 (the default mark: one chunk, no evictor),
+ * its passes sample nothing (sample_idle grows; sample_passes and
+ * sampled_chunks do not) and the pages in VRAM stay mapped (QUERY);
+ * with sample_free 2048 (any free VRAM) the same passes sample.
+ * Parameters put back.
+ */
+TEST(sampler_idle_with_free_vram)
+{
+	const size_t n = 64;
+	uint64_t i0, c0, p0, c1, p1;
+	char old[3][32];
+	uint64_t *buf;
+	struct fx f;
+	int ok;
+
+	DMEM_OPEN(&f, buf, n);
+	if (info.vram_size < 4 * BLOCK)
+		SKIP(return, "VRAM below 8 MiB");
+	ASSERT_PASS(vram_pages_become(0));
+	ASSERT_PASS(migrate(&f, buf, n * PAGE, NVSVM_MIGRATE_TO_VRAM, n));
+	ASSERT_PASS(query_expect(&f, buf, n, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(counter("sample_idle", &i0));
+	ASSERT_PASS(counter("sampled_chunks", &c0));
+	ASSERT_PASS(counter("sample_passes", &p0));
+	ASSERT_PASS(sampler_set("64", "1", "0", old));
+	ok = counter_reaches("sample_idle", i0 + 10) == KTAP_PASS;
+	ASSERT_PASS(sampler_set("0", old[1], old[2], NULL));
+	ASSERT_TRUE(ok);
+	ASSERT_PASS(counter("sampled_chunks", &c1));
+	ASSERT_PASS(counter("sample_passes", &p1));
+	EXPECT_EQ(c0, c1);
+	EXPECT_EQ(p0, p1);
+	ASSERT_PASS(query_expect(&f, buf, n, IN_VRAM, IN_VRAM));
+
+	ASSERT_PASS(sampler_set("64", "1", "2048", NULL));
+	ok = counter_reaches("sampled_chunks", c0 + 1) == KTAP_PASS;
+	ASSERT_PASS(sampler_set(old[0], old[1], old[2], NULL));
+	ASSERT_TRUE(ok);
+	ASSERT_PASS(gpu_sum_eq(&f, buf, n * PAGE, pat_sum(0, n * WORDS)));
+	ASSERT_PASS(cpu_pat(buf, 0, n * WORDS));
 	ASSERT_PASS(vram_pages_become(0));
 }
 

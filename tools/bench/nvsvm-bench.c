@@ -1195,6 +1195,7 @@ static const char *const os_stats[] = {
 	"evictions", "thrashing", "thrash_skips", "faults",
 	"evictions_bg", "ns_evict_sync", "batches", "ns_serve",
 	"evictions_cold", "sampled_blocks", "sample_refaults", "ns_sample",
+	"sample_idle", "vram_block_maps",
 };
 #define OS_NSTATS	(sizeof(os_stats) / sizeof(os_stats[0]))
 
@@ -1491,39 +1492,53 @@ static void oversub_serve(uint64_t vram)
 /*
  * o.recency (issue 36 item 3): pattern r at 150 % of the VRAM, a hot set
  * the GPU uses by EXEC alone after one placement, evict_policy lru, with
- * the recency sampler off and on (sample_chunks: every chunk, sample_ms
- * 10), interleaved (off first in even repetitions). Figures: MiB/s of
- * blocks the GPU accessed (median); "#" lines: the hot set's pages still
- * in VRAM at the end (%, mean), the counters (faults and ns_serve: what
- * the refaults cost; ns_sample: the passes), per run.
+ * the recency sampler off ("off"), over every chunk every 10 ms ("all10",
+ * the first measured setting), over every chunk every 100 ms ("all100")
+ * and over a quarter of the chunks every 100 ms ("q100"), interleaved (the
+ * order rotates per repetition); sample_free stays the module's (0:
+ * sample under pressure only). Figures: MiB/s of blocks the GPU accessed
+ * (median); "#" lines: the hot set's pages still in VRAM at the end (%,
+ * mean), the counters (faults and ns_serve: what the refaults cost;
+ * ns_sample: the passes; sample_idle: passes that found VRAM free
+ * enough), per run.
  */
+#define OS_REC_SETTINGS	4
 static void oversub_recency(uint64_t vram)
 {
-	static const char *const on[] = { "off", "on" };
+	static const char *const tag[OS_REC_SETTINGS] = {
+		"off", "all10", "all100", "q100"
+	};
+	static const char *const ms[OS_REC_SETTINGS] = {
+		"10", "10", "100", "100"
+	};
 	unsigned long nb = (vram * 150 / 100 + HUGE - 1) / HUGE;
-	double rate[2][MAX_REPS];
-	struct os_run run, sum[2] = { 0 };
+	unsigned long nch = vram / HUGE ? vram / HUGE : 1;
+	double rate[OS_REC_SETTINGS][MAX_REPS];
+	struct os_run run, sum[OS_REC_SETTINGS] = { 0 };
+	char name[48], chunks[OS_REC_SETTINGS][16];
 	unsigned int j, k, r;
-	char name[48], chunks[16];
 
-	snprintf(chunks, sizeof(chunks), "%llu",
-		 (unsigned long long)(vram / HUGE));
-	printf("# o.recency: a hot set of half the VRAM used by EXEC alone after one MIGRATE, a cold block streaming through per round, 150 %% of VRAM, evict_policy lru, recency sampler off and on (sample_chunks %s, sample_ms 10)\n",
-	       chunks);
+	snprintf(chunks[0], sizeof(chunks[0]), "0");
+	snprintf(chunks[1], sizeof(chunks[1]), "%lu", nch);
+	snprintf(chunks[2], sizeof(chunks[2]), "%lu", nch);
+	snprintf(chunks[3], sizeof(chunks[3]), "%lu", nch / 4 ? nch / 4 : 1);
+	printf("# o.recency: a hot set of half the VRAM used by EXEC alone after one MIGRATE, a cold block streaming through per round, 150 %% of VRAM, evict_policy lru, recency sampler off, all10 (sample_chunks %s, sample_ms 10), all100 (%s, 100), q100 (%s, 100)\n",
+	       chunks[1], chunks[2], chunks[3]);
 	evict_policy("lru");
-	param_write(SAMPLE_MS, "10");
 	for (r = 0; r < B.reps; r++) {
-		for (j = 0; j < 2; j++) {
-			k = j ^ (r & 1);
-			param_write(SAMPLE_CHUNKS, k ? chunks : "0");
+		for (j = 0; j < OS_REC_SETTINGS; j++) {
+			k = (j + r) % OS_REC_SETTINGS;
+			param_write(SAMPLE_MS, ms[k]);
+			param_write(SAMPLE_CHUNKS, chunks[k]);
 			os_run('r', nb, &run);
 			rate[k][r] = run.steps * 2.0 / run.secs;
 			os_add(&sum[k], &run);
 		}
 	}
 	param_write(SAMPLE_CHUNKS, "0");
-	for (k = 0; k < 2; k++) {
-		snprintf(name, sizeof(name), "o.recency.%s-150%%", on[k]);
+	param_write(SAMPLE_MS, "100");
+	for (k = 0; k < OS_REC_SETTINGS; k++) {
+		snprintf(name, sizeof(name), "o.recency.%s-150%%", tag[k]);
 		samples(name, "ours", "MiB/s", rate[k], B.reps);
 		os_line(name, nb, &sum[k], B.reps);
 		printf("# %s: hot set in VRAM at the end %.0f %%\n", name,
