@@ -27,8 +27,9 @@ FLOORS=(
 	"atomic recency"
 	"mirror pagein"
 	"snapshot area dmem"
-	"gp100 prefetch thrash debugfs test"
-	"vmm"
+	"debugfs"
+	"gp100 prefetch thrash test"
+	"vmm vmm_selftest"
 )
 # Headers every file may include: the shared objects, and the interfaces
 # of nvsvm.ko to its providers and to the test module (not a file's own
