@@ -1286,7 +1286,7 @@ static void nvsvm_pt_valid_leaf(struct nvsvm_vmm *vmm, struct nvsvm_pt *pt,
 
 			bits &= bits - 1;
 			if (vmask ? (pte & vmask) != vbits :
-			    !pte || !(desc->pte_flags(pte) & NVSVM_PTE_VALID))
+			    !pte || !nvsvm_pte_valid(vmm, pte))
 				continue;
 			lo = table + ((u64)idx << l->shift);
 			if (l->shift == PAGE_SHIFT) {
