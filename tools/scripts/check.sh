@@ -51,16 +51,15 @@
 #   8. dkms VM        the stock kernel with only what DKMS installed
 #                     (updates/dkms): modprobe by name, load cycles, GET_INFO
 #                     (tools/scripts/dkms-guest.sh)
-#   9. debug-7.3      build or reuse the cached debug kernel of
-#                     trixie-backports' linux-source-7.3 (tinyconfig +
-#                     tools/kconfig/debug.config + debug-7.3.config), our
-#                     modules against it, and the tests in QEMU on it (no
-#                     nouveau: guest-nouveau skips there)
-#  10. stock-6.12     bookworm-backports' 6.12 (Debian 13's kernel too), as
+#   9. stock-6.12     bookworm-backports' 6.12 (Debian 13's kernel too), as
 #                     make deps unpacked it: modules against its headers,
 #                     the tests in QEMU on its vmlinuz
 #      dkms-6.12      as 8, on 6.12 (DKMS against the unpacked tree)
-#  11. debug-kernel   as 9, from Debian 12's linux-source-6.1
+#  10. debug-kernel   build or reuse the cached debug kernel, our modules
+#                     against it, and the tests in QEMU on it (no nouveau:
+#                     guest-nouveau skips there)
+#  11. debug-7.3      as 10, from trixie-backports' linux-source-7.3
+#                     (tools/kconfig/debug-7.3.config)
 #
 # usage: check.sh [--only stock|6.12|debug|7.3|dkms|setup]
 #   --only: that VM run and its builds; setup: deps, the kernel build
@@ -190,16 +189,10 @@ echo "# stock kernel: ${kver:-none} (KDIR=$KDIR)"
 # while the steps below run (the VMs leave CPU idle between tests). Each
 # debug lane's own build step then waits on that kernel's cache lock and
 # reuses it; if the background build failed, the step builds and reports.
-# 7.3's first: its lane, the longer (the CTS and piglit), runs as soon as
-# the stock ones are done, the 6.12 lanes (nothing to build) while 6.1's
-# kernel builds, and the shorter 6.1 lane is the one left to run with
-# nothing beside it (a cold make check, 2026-12-06, in the order stock,
-# 6.12, 6.1, 7.3: the 7.3 lane waited 254 s for its kernel, then ran
-# 900 s with one core mostly idle).
 prebuild=""
 if [[ -z $only ]]; then
-	(nice -n 19 "$scripts/build-debug-kernel.sh" --source 7.3 &&
-		nice -n 19 "$scripts/build-debug-kernel.sh") \
+	(nice -n 19 "$scripts/build-debug-kernel.sh" &&
+		nice -n 19 "$scripts/build-debug-kernel.sh" --source 7.3) \
 		>"$out/prebuild-kernels.log" 2>&1 &
 	prebuild=$!
 fi
@@ -335,53 +328,6 @@ if [[ -z $only || $only == dkms ]]; then
 	fi
 fi
 
-# debug_lane NAME [SERIES]: build or reuse the cached debug kernel (from
-# linux-source-SERIES, default 6.1), our modules against it, and the tests
-# in QEMU on it.
-debug_lane() {
-	local name=$1 series=${2:-} dk="" dkver tests=build/tests
-	local -a test_mods=() lane_cts=() lane_piglit=()
-	local extra=0
-
-	if step "$name-kernel" "$scripts/build-debug-kernel.sh" ${series:+--source "$series"}; then
-		dk=$(tail -n 1 "$out/$name-kernel.log")
-	fi
-	if [[ -n $dk ]] && step "build-$name" "$scripts/build-modules.sh" "$dk" "build/$name" C=2; then
-		dkver=$("$scripts/kernelrelease.sh" "$dk")
-		# The lane's own kselftest_harness.h (6.1's is build/tests).
-		if [[ -n $series ]] && step "tests-build-$series" tests_build "$series" "build/tests-$series"; then
-			tests=build/tests-$series
-		fi
-		if step "build-$name-test-kmod" "$scripts/build-test-kmod.sh" "$dk" "build/$name" "build/$name-kmod"; then
-			test_mods=(--module "build/$name-kmod/nvsvm_pascal_test.ko")
-		fi
-		if step "build-$name-hmm-kmod" hmm_kmod "$name" "$dk" "${series:-6.1}"; then
-			test_mods+=(--module "build/$name-hmm/nvsvm_dmirror.ko")
-		fi
-		# The CTS and a third of piglit in the 7.3 debug lane (the CTS
-		# and the other thirds in the stock and 6.12 lanes).
-		if [[ $series == 7.3 ]]; then
-			lane_cts=("${cts[@]}")
-			((${#piglit[@]})) && lane_piglit=("${piglit[@]}" --piglit-part 3/3)
-			extra=$((cts_time + piglit_s))
-		fi
-		vm "$name" --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
-			--kmods "$dk/modinst/lib/modules/$dkver" \
-			--module "build/$name/nvsvm.ko" --module "build/$name/nvsvm_vgpu.ko" \
-			"${test_mods[@]}" "${opencl[@]}" "${lane_cts[@]}" "${lane_piglit[@]}" \
-			--tests "$tests" --timeout "$((${NVSVM_VM_TIMEOUT_DEBUG:-1500} + extra))"
-	else
-		not_run "$name/vm" "no debug kernel or module build"
-	fi
-}
-
-# The 7.3 debug lane before 6.12's: its kernel builds first in the
-# background; the 6.12 lanes need no kernel build and run while 6.1's
-# debug kernel builds; the 6.1 debug lane ends the run.
-if [[ -z $only || $only == 7.3 ]]; then
-	debug_lane debug-7.3 7.3
-fi
-
 if [[ -z $only || $only == 6.12 ]]; then
 	# bookworm-backports' 6.12 (also Debian 13's kernel), unpacked by
 	# make deps (tools/scripts/debian-kernels.sh): build, tests.
@@ -449,8 +395,51 @@ if [[ -z $only || $only == dkms || $only == 6.12 ]]; then
 	fi
 fi
 
+# debug_lane NAME [SERIES]: build or reuse the cached debug kernel (from
+# linux-source-SERIES, default 6.1), our modules against it, and the tests
+# in QEMU on it.
+debug_lane() {
+	local name=$1 series=${2:-} dk="" dkver tests=build/tests
+	local -a test_mods=() lane_cts=() lane_piglit=()
+	local extra=0
+
+	if step "$name-kernel" "$scripts/build-debug-kernel.sh" ${series:+--source "$series"}; then
+		dk=$(tail -n 1 "$out/$name-kernel.log")
+	fi
+	if [[ -n $dk ]] && step "build-$name" "$scripts/build-modules.sh" "$dk" "build/$name" C=2; then
+		dkver=$("$scripts/kernelrelease.sh" "$dk")
+		# The lane's own kselftest_harness.h (6.1's is build/tests).
+		if [[ -n $series ]] && step "tests-build-$series" tests_build "$series" "build/tests-$series"; then
+			tests=build/tests-$series
+		fi
+		if step "build-$name-test-kmod" "$scripts/build-test-kmod.sh" "$dk" "build/$name" "build/$name-kmod"; then
+			test_mods=(--module "build/$name-kmod/nvsvm_pascal_test.ko")
+		fi
+		if step "build-$name-hmm-kmod" hmm_kmod "$name" "$dk" "${series:-6.1}"; then
+			test_mods+=(--module "build/$name-hmm/nvsvm_dmirror.ko")
+		fi
+		# The CTS and a third of piglit in the 7.3 debug lane (the CTS
+		# and the other thirds in the stock and 6.12 lanes).
+		if [[ $series == 7.3 ]]; then
+			lane_cts=("${cts[@]}")
+			((${#piglit[@]})) && lane_piglit=("${piglit[@]}" --piglit-part 3/3)
+			extra=$((cts_time + piglit_s))
+		fi
+		vm "$name" --debug --kernel "$dk/arch/x86/boot/bzImage" --kver "$dkver" \
+			--kmods "$dk/modinst/lib/modules/$dkver" \
+			--module "build/$name/nvsvm.ko" --module "build/$name/nvsvm_vgpu.ko" \
+			"${test_mods[@]}" "${opencl[@]}" "${lane_cts[@]}" "${lane_piglit[@]}" \
+			--tests "$tests" --timeout "$((${NVSVM_VM_TIMEOUT_DEBUG:-1500} + extra))"
+	else
+		not_run "$name/vm" "no debug kernel or module build"
+	fi
+}
+
 if [[ -z $only || $only == debug ]]; then
 	debug_lane debug
+fi
+if [[ -z $only || $only == 7.3 ]]; then
+	debug_lane debug-7.3 7.3
 fi
 
 [[ -z $prebuild ]] || wait "$prebuild" || true
