@@ -5,7 +5,8 @@
  * tables; a munmap or an mprotect reaches both; both work in parallel on
  * the same memory, atomics included (in the exclusive-access mode each
  * GPU's take revokes the other's); one GPU's density prefetch never takes
- * a page the other holds exclusively or in its VRAM (issue 32 d6).
+ * a page the other holds exclusively or in its VRAM (issue 32 d6), nor
+ * does its refault after a sampling pass map the other's VRAM.
  *
  * Cases: TEST_F(gpus, ...), with both devices open (kselftest_harness.h).
  */
@@ -349,6 +350,68 @@ TEST_F(gpus, prefetch_leaves_vram)
 	ASSERT_PASS(query_expect(&g[1], (void *)&p[HELD * WORDS], 1,
 				 NVSVM_QUERY_VALID, 0));
 	ASSERT_EQ(0x9000 + HELD, p[HELD * WORDS]);
+}
+
+/*
+ * The refault after a sampling pass maps the rest of its block's VRAM only
+ * where the VRAM is this GPU's (src/service.c, nvsvm_fault_vram_block()).
+ * In one block, pages [0, HALF) in GPU 0's VRAM, [HALF, BPAGES) in GPU
+ * 1's, each GPU mapping its own half; a pass on GPU 0 drops GPU 0's PTEs.
+ * A GPU 0 read in its half maps that whole half in VRAM and nothing of
+ * GPU 1's (another owner's device-private pages); GPU 1 keeps its half,
+ * mapped, and its VRAM. Then GPU 0 reads a page of GPU 1's half right,
+ * and the CPU every page.
+ */
+#define HALF		(BPAGES / 2)
+#define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
+#define SAMPLE		"/sys/kernel/debug/nvsvm/nvsvm0/sample"
+
+TEST_F(gpus, sample_refault_leaves_other_vram)
+{
+	volatile uint64_t *p = held_block(0xa000);
+	uint64_t moved = 0, m0, m1, v0, v1;
+	struct fx *g = self->g;
+	unsigned int i;
+
+	if (!(info.caps & NVSVM_CAP_DEVICE_PRIVATE) || !info.vram_size)
+		SKIP(return, "no NVSVM_CAP_DEVICE_PRIVATE or no VRAM: the kernel has no CONFIG_DEVICE_PRIVATE");
+	if (access(SAMPLE, W_OK))
+		SKIP(return, "no %s: not a test build", SAMPLE);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, nvsvm_migrate(g[0].fd, nvsvm_ptr(p), HALF * PAGE,
+				   NVSVM_MIGRATE_TO_VRAM, &moved));
+	ASSERT_EQ(HALF, moved);
+	ASSERT_EQ(0, nvsvm_migrate(g[1].fd, nvsvm_ptr(&p[HALF * WORDS]),
+				   HALF * PAGE, NVSVM_MIGRATE_TO_VRAM, &moved));
+	ASSERT_EQ(HALF, moved);
+	ASSERT_PASS(query_expect(&g[0], (void *)p, HALF, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(query_expect(&g[1], (void *)&p[HALF * WORDS], HALF,
+				 IN_VRAM, IN_VRAM));
+	ASSERT_EQ(0, nvsvm_stat_read(1, "vram_pages", &v0));
+
+	ASSERT_EQ(0, cg_write("/sys/kernel/debug/nvsvm/nvsvm0", "sample",
+			      "16"));
+	ASSERT_PASS(query_expect(&g[0], (void *)p, BPAGES, NVSVM_QUERY_VALID,
+				 0));
+	ASSERT_PASS(query_expect(&g[1], (void *)&p[HALF * WORDS], HALF,
+				 IN_VRAM, IN_VRAM));
+
+	ASSERT_EQ(0, nvsvm_stat_read(0, "vram_block_maps", &m0));
+	ASSERT_PASS(gpu_read_eq(&g[0], &p[7 * WORDS], 0xa000 + 7));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "vram_block_maps", &m1));
+	EXPECT_EQ(1, m1 - m0);
+	ASSERT_PASS(query_expect(&g[0], (void *)p, HALF, IN_VRAM, IN_VRAM));
+	ASSERT_PASS(query_expect(&g[0], (void *)&p[HALF * WORDS], HALF,
+				 NVSVM_QUERY_VALID, 0));
+	ASSERT_PASS(query_expect(&g[1], (void *)&p[HALF * WORDS], HALF,
+				 IN_VRAM, IN_VRAM));
+	ASSERT_EQ(0, nvsvm_stat_read(1, "vram_pages", &v1));
+	ASSERT_EQ(v0, v1);
+
+	ASSERT_PASS(gpu_read_eq(&g[0], &p[(HALF + 9) * WORDS],
+				0xa000 + HALF + 9));
+	for (i = 0; i < BPAGES; i++)
+		ASSERT_EQ(0xa000 + i, p[i * WORDS]);
 }
 
 int main(int argc, char **argv)
