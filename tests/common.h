@@ -399,6 +399,9 @@ static inline int gpu_jobs_adds_once(const struct gpu_job *jobs,
 	return KTAP_PASS;
 }
 
+/* QUERY bits of a page the GPU maps in its VRAM. */
+#define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
+
 /* Every page of [p, p + n pages) has (QUERY entry & mask) == want. */
 static inline int query_expect(struct fx *f, const void *p, unsigned int n,
 			       uint32_t mask, uint32_t want)

@@ -138,7 +138,6 @@ static int to_vram_counted(struct fx *f, const void *p, size_t n,
 	return KTAP_PASS;
 }
 
-#define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
 
 static uint64_t pat_sum(size_t first, size_t n)

@@ -363,8 +363,7 @@ TEST_F(gpus, prefetch_leaves_vram)
  * and the CPU every page.
  */
 #define HALF		(BPAGES / 2)
-#define IN_VRAM		(NVSVM_QUERY_VALID | NVSVM_QUERY_VRAM)
-#define SAMPLE		"/sys/kernel/debug/nvsvm/nvsvm0/sample"
+#define SAMPLE_DIR	"/sys/kernel/debug/nvsvm/nvsvm0"	/* "sample" */
 
 TEST_F(gpus, sample_refault_leaves_other_vram)
 {
@@ -375,8 +374,8 @@ TEST_F(gpus, sample_refault_leaves_other_vram)
 
 	if (!(info.caps & NVSVM_CAP_DEVICE_PRIVATE) || !info.vram_size)
 		SKIP(return, "no NVSVM_CAP_DEVICE_PRIVATE or no VRAM: the kernel has no CONFIG_DEVICE_PRIVATE");
-	if (access(SAMPLE, W_OK))
-		SKIP(return, "no %s: not a test build", SAMPLE);
+	if (access(SAMPLE_DIR "/sample", W_OK))
+		SKIP(return, "no %s/sample: not a test build", SAMPLE_DIR);
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, nvsvm_migrate(g[0].fd, nvsvm_ptr(p), HALF * PAGE,
 				   NVSVM_MIGRATE_TO_VRAM, &moved));
@@ -389,8 +388,7 @@ TEST_F(gpus, sample_refault_leaves_other_vram)
 				 IN_VRAM, IN_VRAM));
 	ASSERT_EQ(0, nvsvm_stat_read(1, "vram_pages", &v0));
 
-	ASSERT_EQ(0, cg_write("/sys/kernel/debug/nvsvm/nvsvm0", "sample",
-			      "16"));
+	ASSERT_EQ(0, cg_write(SAMPLE_DIR, "sample", "16"));
 	ASSERT_PASS(query_expect(&g[0], (void *)p, BPAGES, NVSVM_QUERY_VALID,
 				 0));
 	ASSERT_PASS(query_expect(&g[1], (void *)&p[HALF * WORDS], HALF,
