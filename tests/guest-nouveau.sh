@@ -6,8 +6,8 @@
 # /dev/nvsvmN appears, and the kernel log shows nothing alarming. Then both
 # modules unload. Prints KTAP; exits 4 when the patched nouveau.ko is not
 # in the initramfs: make check puts it (tools/nouveau/build.sh) and the
-# stock drm modules (tools/nouveau/deps.sh) there for the stock-kernel run
-# only, so this skips on the debug kernel.
+# stock drm modules (tools/nouveau/deps.sh) only in its "nouveau" VM, on
+# the stock kernel, which runs this script alone; it skips in the lanes.
 
 ntests=8
 
@@ -26,7 +26,7 @@ case ",$depends," in
 	if modinfo nouveau >/dev/null 2>&1; then
 		echo "1..0 # SKIP nouveau.ko in the initramfs is not the nvsvm-patched one"
 	else
-		echo "1..0 # SKIP the patched nouveau.ko is not in the initramfs (make check builds it for the stock kernel only)"
+		echo "1..0 # SKIP the patched nouveau.ko is not in the initramfs (make check runs this in its own VM on the stock kernel)"
 	fi
 	exit 4
 	;;

@@ -38,6 +38,8 @@
 #                                          pyopencl's tests from DIR in
 #                                          /tests/pyopencl
 #                                          (tests/guest-pyopencl.sh)
+#                       [--guest NAME]...  only these tests/guest-NAME.sh
+#                                          (default: every one)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -45,7 +47,7 @@ top=$(cd "$here/../.." && pwd)
 
 kver= out= nonce= kmods= tests= script=$top/tests/run.sh output= opencl= cts=
 piglit= piglit_part=1/1 python=
-modules=()
+modules=() guests=()
 while (($#)); do
 	case $1 in
 	--kver) kver=$2; shift 2 ;;
@@ -61,6 +63,7 @@ while (($#)); do
 	--piglit) piglit=$2; shift 2 ;;
 	--piglit-part) piglit_part=$2; shift 2 ;;
 	--python) python=$2; shift 2 ;;
+	--guest) guests+=("$top/tests/guest-$2.sh"); shift 2 ;;
 	*) echo "mkinitramfs.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -203,8 +206,13 @@ if [[ -n $python ]]; then
 	cp -r "$python/." "$root/tests/pyopencl/"
 fi
 cp "$script" "$root/tests/run.sh"
-for s in "$top"/tests/ktap.sh "$top"/tests/guest-*.sh; do
-	[[ -e $s ]] && cp "$s" "$root/tests/"
+((${#guests[@]})) || guests=("$top"/tests/guest-*.sh)
+for s in "$top"/tests/ktap.sh "${guests[@]}"; do
+	if [[ ! -e $s ]]; then
+		echo "mkinitramfs.sh: no $s" >&2
+		exit 2
+	fi
+	cp "$s" "$root/tests/"
 done
 cp "$here/init" "$root/init"
 chmod +x "$root/init" "$root"/tests/*.sh

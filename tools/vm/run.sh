@@ -11,7 +11,7 @@
 #               --module FILE.ko [--module FILE.ko]... [--tests DIR]
 #               [--kmods DIR] [--debug] [--timeout SECONDS] [--counts FILE]
 #               [--workdir DIR] [--script FILE] [--quiet] [--opencl DIR]
-#               [--cts DIR]
+#               [--cts DIR] [--guest NAME]...
 #               [--piglit DIR [--piglit-part K/N]] [--python DIR]
 #
 #   --kmods DIR    the kernel's own lib/modules/KVER tree to include
@@ -31,6 +31,8 @@
 #                  test of the list only, from the Kth
 #   --python DIR   python3, numpy, pyopencl, pytest and pyopencl's tests
 #                  from DIR, for tests/guest-pyopencl.sh (mkinitramfs.sh)
+#   --guest NAME   put only tests/guest-NAME.sh in the guest (repeatable;
+#                  default: every tests/guest-*.sh)
 #   --quiet        show the script's output only (it goes to a third serial
 #                  port, output.log); the kernel log stays in console.log
 #                  and is printed only when the run fails
@@ -48,7 +50,7 @@ piglit=
 piglit_part=
 python=
 quiet=0
-modules=()
+modules=() guests=()
 while (($#)); do
 	case $1 in
 	--name) name=$2; shift 2 ;;
@@ -68,6 +70,7 @@ while (($#)); do
 	--piglit) piglit=$2; shift 2 ;;
 	--piglit-part) piglit_part=$2; shift 2 ;;
 	--python) python=$2; shift 2 ;;
+	--guest) guests+=(--guest "$2"); shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -102,7 +105,7 @@ report() {
 }
 
 nonce=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}")
+initrd_args=(--kver "$kver" --out "$initrd" --nonce "$nonce" "${modules[@]}" ${guests[@]+"${guests[@]}"})
 [[ -n $tests ]] && initrd_args+=(--tests "$tests")
 [[ -n $kmods ]] && initrd_args+=(--kmods "$kmods")
 [[ -n $script ]] && initrd_args+=(--script "$script")
