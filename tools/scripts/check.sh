@@ -31,7 +31,7 @@
 #      cts-build      the Khronos OpenCL CTS binaries from
 #                     ../shared/third_party (tools/scripts/build-cts.sh,
 #                     cached; started in the background with the debug
-#                     kernels), which the stock VM and the 7.3 debug VM
+#                     kernels), which the stock, 6.12 and 7.3 debug VMs
 #                     get (run.sh --cts) for tests/guest-cts.sh; without
 #                     ../shared/third_party it skips with that reason
 #      piglit         piglit's OpenCL tests (tests/guest-piglit.sh), given
@@ -203,7 +203,7 @@ if [[ -z $only ]]; then
 fi
 # The CTS too (cts-build below waits on its cache lock and reuses it).
 prebuild_cts=""
-if [[ -z $only || $only == stock || $only == 7.3 ]]; then
+if [[ -z $only || $only == stock || $only == 6.12 || $only == 7.3 ]]; then
 	nice -n 19 "$scripts/build-cts.sh" >"$out/prebuild-cts.log" 2>&1 &
 	prebuild_cts=$!
 fi
@@ -269,7 +269,7 @@ cts_build() {
 	   result "not ok host/cts-build (log: build/check/cts-build.log)" ;;
 	esac
 }
-if [[ -z $only || $only == stock || $only == 7.3 ]] && ((${#opencl[@]})); then
+if [[ -z $only || $only == stock || $only == 6.12 || $only == 7.3 ]] && ((${#opencl[@]})); then
 	echo "# cts-build: $scripts/build-cts.sh"
 	cts_build
 fi
@@ -371,9 +371,9 @@ if [[ -z $only || $only == 6.12 ]]; then
 		fi
 		vm stock-6.12 --kernel "$("$scripts/debian-kernels.sh" --get 6.12-vmlinuz)" --kver "$kv612" \
 			--module build/stock-6.12/nvsvm.ko --module build/stock-6.12/nvsvm_vgpu.ko \
-			"${test_mods_612[@]}" "${opencl[@]}" \
+			"${test_mods_612[@]}" "${opencl[@]}" "${cts[@]}" \
 			${piglit[@]+"${piglit[@]}" --piglit-part 2/3} \
-			--tests "$tests612" --timeout "$((${NVSVM_VM_TIMEOUT_STOCK:-900} + piglit_s))"
+			--tests "$tests612" --timeout "$((${NVSVM_VM_TIMEOUT_STOCK:-900} + cts_time + piglit_s))"
 	else
 		not_run stock-6.12/vm "no 6.12 headers (make deps) or module build"
 	fi
@@ -433,8 +433,9 @@ debug_lane() {
 		if step "build-$name-hmm-kmod" hmm_kmod "$name" "$dk" "${series:-6.1}"; then
 			test_mods+=(--module "build/$name-hmm/nvsvm_dmirror.ko")
 		fi
-		# The CTS and a third of piglit in the 7.3 debug lane (the CTS
-		# and the other thirds in the stock and 6.12 lanes).
+		# test_svm and a third of piglit in the 7.3 debug lane (the
+		# rest of the CTS and the other thirds in the stock and 6.12
+		# lanes: tests/guest-cts.sh).
 		if [[ $series == 7.3 ]]; then
 			lane_cts=("${cts[@]}")
 			((${#piglit[@]})) && lane_piglit=("${piglit[@]}" --piglit-part 3/3)
