@@ -14,6 +14,7 @@
 #   - one precompiled header per set of options, none for OpenCL C 3.0
 #     (clang's table declares its built-ins);
 #   - a build error's log is the same with the header as without;
+#   - a job that brings its own opencl-c.h neither builds nor uses one;
 #   - a precompiled header that clang refuses (here: cut short): the
 #     compile with its options still gives the same binary, and the
 #     header is removed and not built again.
@@ -101,6 +102,22 @@ check "a build error: the log with the header is the one without" \
 	cmp -s "$out/bad-r.log" "$out/bad-l.log"
 check "a build error: the log names the error" \
 	grep -q "implicit declaration of function 'nosuch'" "$out/bad-r.log"
+
+# A job that brings a header named opencl-c.h: its include directory
+# comes first, so that file is the one a compile includes; it must not
+# be built into a header other jobs would use, nor use one.
+mkdir -p "$out/inc"
+printf '#define MINE 5\n' >"$out/inc/opencl-c.h"
+marks() { find "$out/cache" -name 'pch-*' | wc -l; }
+before=$(marks)
+for _ in 1 2; do
+	n=$((n + 1))
+	printf '#include "opencl-c.h"\n__kernel void own%d(__global int *p) { p[0] = MINE + %d; }\n' \
+		$n $n >"$out/k$n.cl"
+	check "its own opencl-c.h: the binary built here" both "-I $out/inc"
+done
+check "its own opencl-c.h: no header built or marked ($before files, now $(marks))" \
+	test "$(marks)" = "$before"
 
 # Every header cut short: clang refuses them. A compile must still give
 # the binary, and the refused header must go, never to be built again.

@@ -623,6 +623,25 @@ static void pch_mark(const char *p)
 		close(fd);
 }
 
+/*
+ * Whether the job brings a header of clang's own name: the job's include
+ * directory comes first, so its opencl-c.h would be the one included,
+ * and must not be built into a header that other jobs use.
+ */
+static bool shadows_stdinc(const struct nvcl_job *job)
+{
+	uint32_t h;
+
+	for (h = 0; h < job->nheaders; h++) {
+		const char *b = strrchr(job->headers[h].name, '/');
+
+		b = b ? b + 1 : job->headers[h].name;
+		if (!strcmp(b, "opencl-c.h") || !strcmp(b, "opencl-c-base.h"))
+			return true;
+	}
+	return false;
+}
+
 /* A header clang refused: gone, and marked not to be built again. */
 static void pch_drop(const char *pch)
 {
@@ -810,7 +829,8 @@ static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
 	}
 	for (k = 0; k < o->argc; k++)
 		argv[n++] = o->argv[k];
-	use_pch = !o->cl3 && pch_dir && pch_get(c, argv, n, inc, pch);
+	use_pch = !o->cl3 && pch_dir && !shadows_stdinc(job) &&
+		  pch_get(c, argv, n, inc, pch);
 	/*
 	 * A build links the device library here, as llvm-link --internalize
 	 * --only-needed would: what is called, internalized, and its
