@@ -253,9 +253,11 @@ bad:
 	return -1;
 }
 
-/* ---- Logs ---- */
+/* ---- Hashes: FNV-1a, 64 bits ---- */
 
-/* FNV-1a, 64 bits, continuing from @h (14695981039346656037 to start). */
+#define FNV64_START	14695981039346656037ULL
+
+/* The hash of @p[0..@n) continuing from @h (FNV64_START to start). */
 static uint64_t fnv1a64_on(uint64_t h, const uint8_t *p, size_t n)
 {
 	while (n--)
@@ -265,8 +267,10 @@ static uint64_t fnv1a64_on(uint64_t h, const uint8_t *p, size_t n)
 
 static uint64_t fnv1a64(const uint8_t *p, size_t n)
 {
-	return fnv1a64_on(14695981039346656037ULL, p, n);
+	return fnv1a64_on(FNV64_START, p, n);
 }
+
+/* ---- Logs ---- */
 
 struct job_ctx {
 	char dir[256];
@@ -662,7 +666,7 @@ static bool pch_get(struct job_ctx *c, const char **argv, int argc,
 {
 	const int dmax = PATH_MAX - 64;	/* the directory's name, at most */
 	char wrap[PATH_MAX], mark[PATH_MAX], tmp[PATH_MAX];
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = FNV64_START;
 	const char *pargv[200];
 	size_t log_len;
 	int i, n = 0;
