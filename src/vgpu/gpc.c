@@ -965,14 +965,9 @@ int vgpu_gpcs_init(struct vgpu *vgpu, u32 count, u32 tpcs, u32 sms,
 		gpc->bounce = (void *)get_zeroed_page(GFP_KERNEL);
 		if (!gpc->utlb || !gpc->slots || !gpc->bounce)
 			goto fail;
-		for (t = 0; t < tpcs; t++) {
-			gpc->utlb[t].size = tlb_entries;
-			gpc->utlb[t].tlb = kcalloc(tlb_entries,
-						   sizeof(struct vgpu_tlbe),
-						   GFP_KERNEL);
-			if (!gpc->utlb[t].tlb)
+		for (t = 0; t < tpcs; t++)
+			if (vgpu_utlb_init(&gpc->utlb[t], tlb_entries))
 				goto fail;
-		}
 		gpc->thread = kthread_run(vgpu_gpc_thread, gpc, "nvsvm_vgpu%u/%u",
 					  vgpu->index, i);
 		if (IS_ERR(gpc->thread)) {
@@ -1002,7 +997,7 @@ void vgpu_gpcs_fini(struct vgpu *vgpu)
 			kthread_stop(gpc->thread);
 		free_page((unsigned long)gpc->bounce);
 		for (t = 0; gpc->utlb && t < vgpu->tpcs; t++)
-			kfree(gpc->utlb[t].tlb);
+			vgpu_utlb_fini(&gpc->utlb[t]);
 		kfree(gpc->utlb);
 		kvfree(gpc->slots);
 	}

@@ -6,7 +6,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 
 #include "vgpu.h"
 
@@ -186,25 +189,85 @@ static bool vgpu_tlb_match(const struct vgpu_tlbe *e, u64 pdb, bool vram,
 }
 
 /*
+ * The micro-TLB is fully associative: any entry may hold any translation.
+ * A lookup does not compare every entry (64 by default, on every access
+ * that is not to the last entry's page): each entry filled is also on a
+ * chain of a hash index keyed by its page number and size, and a lookup
+ * walks one chain per page size the TLB holds. An invalidate only clears
+ * @valid (vgpu_tlb_match() checks it): the entry stays on its chain until
+ * it is filled again, so that the index changes only on a fill.
+ */
+static const u8 vgpu_tlb_shift[VGPU_TLB_SIZES] = { 12, 16, 21 };
+
+static u32 vgpu_tlb_size(u8 shift)
+{
+	u32 s;
+
+	for (s = 0; s < VGPU_TLB_SIZES - 1; s++)
+		if (vgpu_tlb_shift[s] == shift)
+			break;
+	return s;
+}
+
+static u16 *vgpu_tlb_head(struct vgpu_utlb *u, u64 va, u32 s)
+{
+	u64 vpn = va >> vgpu_tlb_shift[s];
+
+	return &u->index[hash_64(vpn * VGPU_TLB_SIZES + s, 32) &
+			 u->index_mask];
+}
+
+/* Take entry @i off its chain. */
+static void vgpu_tlb_unlink(struct vgpu_utlb *u, u32 i)
+{
+	struct vgpu_tlbe *e = &u->tlb[i];
+	u32 s = vgpu_tlb_size(e->shift);
+	u16 *p = vgpu_tlb_head(u, e->vpn << e->shift, s);
+
+	while (*p != i + 1)
+		p = &u->tlb[*p - 1].chain;
+	*p = e->chain;
+	e->linked = false;
+	u->linked[s]--;
+}
+
+/* Put entry @i, just filled, at the head of its chain. */
+static void vgpu_tlb_link(struct vgpu_utlb *u, u32 i)
+{
+	struct vgpu_tlbe *e = &u->tlb[i];
+	u32 s = vgpu_tlb_size(e->shift);
+	u16 *p = vgpu_tlb_head(u, e->vpn << e->shift, s);
+
+	e->chain = *p;
+	*p = i + 1;
+	e->linked = true;
+	u->linked[s]++;
+}
+
+/*
  * The entry of the last hit or fill is tried first: a GPC streaming
  * through memory asks for the same translation again and again (the
- * 4 KiB pieces of a large page, the words of a page). Otherwise every
- * entry is compared, as a fully associative TLB does.
+ * 4 KiB pieces of a large page, the words of a page). Otherwise the
+ * chains of the index.
  */
 static struct vgpu_tlbe *vgpu_tlb_lookup(struct vgpu_utlb *u,
 					 struct vgpu_ctx *ctx, u64 va)
 {
 	bool vram = ctx->pdb_mem == VGPU_MEM_VRAM;
-	u32 i;
+	u32 s, i;
 
 	if (vgpu_tlb_match(&u->tlb[u->last], ctx->pdb, vram, va))
 		return &u->tlb[u->last];
 	if (!u->valid)
 		return NULL;
-	for (i = 0; i < u->size; i++) {
-		if (vgpu_tlb_match(&u->tlb[i], ctx->pdb, vram, va)) {
-			u->last = i;
-			return &u->tlb[i];
+	for (s = 0; s < VGPU_TLB_SIZES; s++) {
+		if (!u->linked[s])
+			continue;
+		for (i = *vgpu_tlb_head(u, va, s); i; i = u->tlb[i - 1].chain) {
+			if (vgpu_tlb_match(&u->tlb[i - 1], ctx->pdb, vram, va)) {
+				u->last = i - 1;
+				return &u->tlb[i - 1];
+			}
 		}
 	}
 	return NULL;
@@ -214,10 +277,13 @@ static struct vgpu_tlbe *vgpu_tlb_insert(struct vgpu_utlb *u,
 					 struct vgpu_ctx *ctx, u64 va,
 					 const struct vgpu_tlbe *walked)
 {
-	struct vgpu_tlbe *e = &u->tlb[u->next];
+	u32 i = u->next;
+	struct vgpu_tlbe *e = &u->tlb[i];
 
-	u->last = u->next;
-	u->next = (u->next + 1) % u->size;
+	u->last = i;
+	u->next = (i + 1) % u->size;
+	if (e->linked)
+		vgpu_tlb_unlink(u, i);
 	if (!e->valid)
 		u->valid++;
 	*e = *walked;
@@ -225,7 +291,36 @@ static struct vgpu_tlbe *vgpu_tlb_insert(struct vgpu_utlb *u,
 	e->pdb = ctx->pdb;
 	e->pdb_vram = ctx->pdb_mem == VGPU_MEM_VRAM;
 	e->vpn = va >> e->shift;
+	vgpu_tlb_link(u, i);
 	return e;
+}
+
+/**
+ * vgpu_utlb_init() - allocate a micro-TLB, empty
+ * @u: the micro-TLB (zeroed)
+ * @entries: its entries (at most 65535)
+ *
+ * Return: 0 or -ENOMEM; vgpu_utlb_fini() frees what it allocated.
+ */
+int vgpu_utlb_init(struct vgpu_utlb *u, u32 entries)
+{
+	u32 heads = roundup_pow_of_two(max(2 * entries, 16U));
+
+	u->size = entries;
+	u->tlb = kcalloc(entries, sizeof(*u->tlb), GFP_KERNEL);
+	u->index = kcalloc(heads, sizeof(*u->index), GFP_KERNEL);
+	u->index_mask = heads - 1;
+	return u->tlb && u->index ? 0 : -ENOMEM;
+}
+
+/**
+ * vgpu_utlb_fini() - free a micro-TLB
+ * @u: the micro-TLB, as vgpu_utlb_init() left it (allocated or not)
+ */
+void vgpu_utlb_fini(struct vgpu_utlb *u)
+{
+	kfree(u->tlb);
+	kfree(u->index);
 }
 
 static bool vgpu_xlat_fault(struct vgpu_xlat *x, u8 type, bool fatal)

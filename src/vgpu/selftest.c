@@ -46,6 +46,7 @@
 #define ST_VA_FAULT	0x0000900000000ULL
 #define ST_VA_WARPS	0x0000b00000000ULL
 #define ST_VA_RMW	0x0000c00000000ULL
+#define ST_VA_INDEX	0x0000d00000000ULL	/* 4 KiB, 64 KiB, 2 MiB pages */
 
 struct st_table {
 	__le64 *cpu;
@@ -777,6 +778,127 @@ static bool st_tlb_stale(struct st *st)
 }
 
 /* Entry @index: a fault of client @client of @gpc. */
+/* The pages of the micro-TLB index test (st_tlb_index()). */
+struct st_index {
+	u32 n, n4, n16, n21;
+};
+
+/*
+ * Its @i-th translation: 4 KiB, 64 KiB and 2 MiB pages in turn while
+ * each size lasts, at ST_VA_INDEX (4 KiB), + 2 MiB (64 KiB) and + 4 MiB
+ * (2 MiB); generation @gen of its PTE maps VRAM at @pa.
+ */
+static u32 st_index_page(const struct st_index *ix, u32 i, u32 gen, u64 *va,
+			 u64 *pa)
+{
+	u32 k = i / 3;
+
+	if (i % 3 == 2 && k < ix->n21) {
+		*va = ST_VA_INDEX + SZ_4M + (u64)k * SZ_2M;
+		*pa = SZ_4M + gen * SZ_8M + (u64)k * SZ_2M;
+		return 21;
+	}
+	if (i % 3 == 1 && k < ix->n16) {
+		*va = ST_VA_INDEX + SZ_2M + (u64)k * SZ_64K;
+		*pa = SZ_2M + gen * SZ_1M + (u64)k * SZ_64K;
+		return 16;
+	}
+	/* Those of the other sizes before it are not 4 KiB pages. */
+	k = i - min(i / 3, ix->n21) - min((i + 1) / 3, ix->n16);
+	*va = ST_VA_INDEX + (u64)k * SZ_4K;
+	*pa = gen * SZ_1M + (u64)k * SZ_4K;
+	return 12;
+}
+
+/* Every PTE of the test to generation @gen, no invalidate. */
+static bool st_index_set(struct st *st, const struct st_index *ix, u32 gen)
+{
+	u32 i, shift;
+	u64 va, pa;
+
+	for (i = 0; i < ix->n; i++) {
+		shift = st_index_page(ix, i, gen, &va, &pa);
+		if (!st_set(st, va, shift, st_pte(pa, VGPU_APER_PTE_VID, 0)))
+			return false;
+	}
+	return true;
+}
+
+/* Translation @i, inside its page: a hit or not, to generation @gen. */
+static bool st_index_look(struct st *st, const struct st_index *ix, u32 i,
+			  bool hit, u32 gen)
+{
+	struct vgpu_xlat x;
+	u64 va, pa, off;
+	u32 shift;
+
+	shift = st_index_page(ix, i, gen, &va, &pa);
+	off = (0x18 + (u64)i * 0x1238) & (BIT_ULL(shift) - 8);
+	return st_xlat(st, 0, va + off, NVSVM_ACCESS_READ, &x) &&
+	       x.hit == hit && x.shift == shift && x.mem == VGPU_MEM_VRAM &&
+	       x.pa == pa + off;
+}
+
+/*
+ * The micro-TLB is fully associative over three page sizes: each of its
+ * entries is found, whatever its size and whichever entry was used last,
+ * until a fill replaces it (round robin) or an invalidate drops it. The
+ * PTEs change under the TLB without an invalidate, so that a hit (the old
+ * page) tells itself from a walk (the new one).
+ */
+static bool st_tlb_index(struct st *st)
+{
+	struct st_index ix = { .n = st->vgpu->gpcs[0].utlb[0].size };
+	u32 i, j;
+	u64 va;
+
+	ix.n21 = min(ix.n / 8, 4U);
+	ix.n16 = min(ix.n / 4, 16U);
+	ix.n4 = ix.n - ix.n16 - ix.n21;
+	if (!ST_OK(st_index_set(st, &ix, 0)))
+		return false;
+	/* n fills: every entry is one of these. */
+	for (i = 0; i < ix.n; i++)
+		if (!ST_OK(st_index_look(st, &ix, i, false, 0)))
+			return false;
+	if (!ST_OK(st_index_set(st, &ix, 1)))
+		return false;
+	for (i = ix.n; i-- > 0;)
+		if (!ST_OK(st_index_look(st, &ix, i, true, 0)))
+			return false;
+	for (j = 0; j < 7; j++)
+		for (i = j; i < ix.n; i += 7)
+			if (!ST_OK(st_index_look(st, &ix, i, true, 0)))
+				return false;
+	/* An invalidate of the PDB drops them all; n walks fill them again. */
+	st_invalidate_pdb(st, st->pd3->dma, 0);
+	for (i = 0; i < ix.n; i++)
+		if (!ST_OK(st_index_look(st, &ix, i, false, 1)))
+			return false;
+	if (!ST_OK(st_index_set(st, &ix, 0)))
+		return false;
+	for (i = ix.n; i-- > 0;)
+		if (!ST_OK(st_index_look(st, &ix, i, true, 1)))
+			return false;
+	/* Three more fills replace the three oldest entries, no other. */
+	for (i = 0; i < 3; i++) {
+		struct vgpu_xlat x;
+
+		va = ST_VA_INDEX + SZ_1M + i * SZ_4K;
+		if (!ST_OK(st_set(st, va, 12, st_pte(SZ_16M + i * SZ_4K,
+						     VGPU_APER_PTE_VID, 0))) ||
+		    !ST_OK(st_xlat(st, 0, va, NVSVM_ACCESS_READ, &x) && !x.hit))
+			return false;
+	}
+	for (i = 3; i < ix.n; i++)
+		if (!ST_OK(st_index_look(st, &ix, i, true, 1)))
+			return false;
+	for (i = 0; i < 3; i++)
+		if (!ST_OK(st_index_look(st, &ix, i, false, 0)))
+			return false;
+	return true;
+}
+
 static bool st_check_client(struct st *st, u32 index, u64 va, u32 gpc,
 			    u32 client, u32 access, u32 type, u64 t0)
 {
@@ -1647,6 +1769,14 @@ void vgpu_selftest(struct vgpu *vgpu)
 	}
 	st_result(st, st_va_limit(st), "va_limit");
 	st_result(st, st_tlb_stale(st), "tlb_stale_until_invalidate");
+	if (vgpu->vram_size >= SZ_32M && vgpu->gpcs[0].utlb[0].size >= 8 &&
+	    vgpu->gpcs[0].utlb[0].size <= 200) {
+		st_result(st, st_tlb_index(st), "tlb_index_every_size");
+	} else {
+		st->num++;
+		pr_info("ok %d tlb_index_every_size # SKIP needs 32 MiB of VRAM and 8 to 200 micro-TLB entries\n",
+			st->num);
+	}
 	st_result(st, st_fault_replay(st, &replay_ok), "fault_entry_fields");
 	st_result(st, replay_ok, "replay");
 	st_result(st, st_cancel_test(st), "cancel_targeted");

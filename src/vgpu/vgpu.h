@@ -189,6 +189,9 @@ struct vgpu_ctx {
 	bool bound;
 };
 
+/* The page sizes a translation may have: 4 KiB, 64 KiB, 2 MiB (mmu.c). */
+#define VGPU_TLB_SIZES	3
+
 /**
  * struct vgpu_tlbe - one cached translation
  * @valid: entry in use
@@ -201,6 +204,9 @@ struct vgpu_ctx {
  * @sparse: sparse range: reads zero, writes dropped
  * @ro: READ_ONLY
  * @no_atomic: ATOMIC_DISABLE
+ * @linked: on a chain of the micro-TLB's hash index (filled once; an
+ *	invalidate leaves it there, invalid, until it is filled again)
+ * @chain: the next entry on that chain, plus one (0: the last)
  */
 struct vgpu_tlbe {
 	bool valid;
@@ -213,6 +219,8 @@ struct vgpu_tlbe {
 	bool sparse;
 	bool ro;
 	bool no_atomic;
+	bool linked;
+	u16 chain;
 };
 
 /* Warp stall states (struct vgpu_warp.stall). */
@@ -238,6 +246,10 @@ struct vgpu_launch;
  * @lockdown: stalled warps of the TPC whose access a replay retried and
  *	that faulted again: while non-zero, the TPC's other warps issue no
  *	access (vgpu->reg_lock to change)
+ * @index: hash index of the entries, @index_mask + 1 chain heads, each an
+ *	entry plus one (0: an empty chain); keyed by page number and size
+ * @index_mask: chain heads less one (a power of two less one)
+ * @linked: entries on the index, per page size (VGPU_TLB_SIZES)
  */
 struct vgpu_utlb {
 	struct vgpu_tlbe *tlb;
@@ -246,6 +258,9 @@ struct vgpu_utlb {
 	u32 last;
 	u32 valid;
 	u32 lockdown;
+	u16 *index;
+	u32 index_mask;
+	u32 linked[VGPU_TLB_SIZES];
 };
 
 /**
@@ -582,6 +597,8 @@ bool vgpu_mmu_translate(struct vgpu_gpc *gpc, u32 tpc, struct vgpu_ctx *ctx,
 			u64 va, u32 access, struct vgpu_xlat *x);
 void vgpu_tlb_invalidate(struct vgpu_gpc *gpc, bool all_pdb, bool pdb_vram,
 			 u64 pdb);
+int vgpu_utlb_init(struct vgpu_utlb *u, u32 entries);
+void vgpu_utlb_fini(struct vgpu_utlb *u);
 
 /* fault.c */
 int vgpu_fault_raise(struct vgpu_warp *w, u64 va, u32 access, u8 type);
