@@ -1704,7 +1704,7 @@ static void st_teardown(struct st *st)
 		__free_page(st->a);
 }
 
-#define ST_TESTS	31
+#define ST_TESTS	32
 
 /**
  * vgpu_selftest() - run the self-tests on a GPU not yet registered
