@@ -42,7 +42,9 @@ make -C tools cl >>"$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 
 
 # tests/run.sh with only guest-pyopencl.sh, without the module's self-test.
 script=$out/run.sh
-# The guest script's budget: PYOPENCL_BUDGET in its environment.
+# The guest script's budget: PYOPENCL_BUDGET in its environment, and
+# tests/run.sh's bound on one guest script (NVSVM_TEST_TIMEOUT, 600 s by
+# default) above it, for the numpy check before the files.
 budget=${PYOPENCL_BUDGET:-600}
 [[ $budget =~ ^[0-9]+$ ]] || { echo "pyopencl: PYOPENCL_BUDGET is a number of seconds" >&2; exit 2; }
 # The selection goes into the guest's environment as is: a plain charset.
@@ -50,7 +52,7 @@ files=${PYOPENCL_FILES:-}
 pyargs=${PYOPENCL_PYTEST:-}
 [[ $files =~ ^[a-z0-9_.\ ]*$ ]] || { echo "pyopencl: PYOPENCL_FILES: test file names" >&2; exit 2; }
 [[ $pyargs =~ ^[A-Za-z0-9_.=:\ -]*$ ]] || { echo "pyopencl: PYOPENCL_PYTEST: letters, digits, _ . = : - and spaces" >&2; exit 2; }
-env="export PYOPENCL_BUDGET=$budget"
+env="export PYOPENCL_BUDGET=$budget\\nexport NVSVM_TEST_TIMEOUT=$((budget + 180))"
 [[ -z $files ]] || env+="\\nexport PYOPENCL_FILES='$files'"
 [[ -z $pyargs ]] || env+="\\nexport PYOPENCL_PYTEST='$pyargs'"
 sed -e 's|^for t in /tests/guest-\*\.sh; do|for t in /tests/guest-pyopencl.sh; do|' \
