@@ -14,6 +14,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -801,6 +802,107 @@ TEST_F(cc, compile_and_link)
 		clReleaseProgram(exe);
 	clReleaseKernel(k);
 	clReleaseProgram(libp);
+	clReleaseProgram(a);
+	clReleaseProgram(b);
+	clReleaseProgram(h);
+}
+
+/*
+ * C99 inline in OpenCL C: "inline" without "static" is an inline
+ * definition only, and a call the compiler does not inline must still
+ * reach it (pyopencl's pyopencl-complex.h defines its functions so). One
+ * too big to inline, one that must not be, with and without
+ * -cl-opt-disable, and the same header's definitions in two compiled
+ * objects linked together.
+ */
+static const char inline_hdr[] =
+	"inline float big(float x)\n"
+	"{\n"
+	"	return hypot(x, 2.0f * x) + sqrt(x) + exp(-x) + log1p(x);\n"
+	"}\n"
+	"__attribute__((noinline)) inline int tri(int x) { return 3 * x; }\n";
+
+static const char inline_k1[] =
+	"#include \"inl.h\"\n"
+	"__kernel void k1(__global float *f, __global int *o)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	f[i] = big(f[i]);\n"
+	"	o[i] = tri(i);\n"
+	"}\n";
+
+static const char inline_k2[] =
+	"#include \"inl.h\"\n"
+	"__kernel void k2(__global int *o) { o[get_global_id(0)] += tri(7); }\n";
+
+static void inline_check(struct __test_metadata *_metadata,
+			 cl_command_queue q, cl_program p, int add)
+{
+	float f[32], x;
+	int o[32], i;
+	cl_kernel k1 = clCreateKernel(p, "k1", NULL);
+	cl_kernel k2 = add ? clCreateKernel(p, "k2", NULL) : NULL;
+
+	ASSERT_NE(NULL, k1);
+	for (i = 0; i < 32; i++)
+		f[i] = (float)i * 0.25f;
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k1, 0, f));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k1, 1, o));
+	ASSERT_EQ(CL_SUCCESS, run1(q, k1, 32, NULL));
+	if (add) {
+		ASSERT_NE(NULL, k2);
+		ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k2, 0, o));
+		ASSERT_EQ(CL_SUCCESS, run1(q, k2, 32, NULL));
+		clReleaseKernel(k2);
+	}
+	for (i = 0; i < 32; i++) {
+		x = (float)i * 0.25f;
+		EXPECT_EQ(3 * i + (add ? 21 : 0), o[i]);
+		x = hypotf(x, 2.0f * x) + sqrtf(x) + expf(-x) + log1pf(x);
+		/* Four functions within their few ulp each, and the sums. */
+		EXPECT_LT(fabsf(f[i] - x), 1e-5f * (1.0f + x));
+	}
+	clReleaseKernel(k1);
+}
+
+TEST_F(cc, c99_inline_definitions)
+{
+	static const char *const opts[] = { NULL, "-cl-opt-disable" };
+	const char *names[] = { "inl.h" };
+	size_t len = strlen(inline_k1) + sizeof(inline_hdr);
+	char *one = malloc(len);
+	const char *src1 = inline_k1, *src2 = inline_k2, *hdr = inline_hdr;
+	cl_program h, a, b, objs[2], exe;
+	unsigned int i;
+	cl_int err;
+
+	ASSERT_NE(NULL, one);
+	/* One source: the header in place of its #include. */
+	snprintf(one, len, "%s%s", inline_hdr, strchr(inline_k1, '\n') + 1);
+	for (i = 0; i < 2; i++) {
+		cl_program p = build(_metadata, self->ctx, self->dev, one,
+				     opts[i]);
+
+		inline_check(_metadata, self->q, p, 0);
+		clReleaseProgram(p);
+	}
+	free(one);
+	/* Two objects, each with the header's inline definitions. */
+	h = clCreateProgramWithSource(self->ctx, 1, &hdr, NULL, NULL);
+	a = clCreateProgramWithSource(self->ctx, 1, &src1, NULL, NULL);
+	b = clCreateProgramWithSource(self->ctx, 1, &src2, NULL, NULL);
+	ASSERT_TRUE(h && a && b);
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(a, 1, &self->dev, NULL, 1, &h,
+					       names, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(b, 1, &self->dev, NULL, 1, &h,
+					       names, NULL, NULL));
+	objs[0] = a;
+	objs[1] = b;
+	exe = clLinkProgram(self->ctx, 1, &self->dev, NULL, 2, objs, NULL,
+			    NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	inline_check(_metadata, self->q, exe, 1);
+	clReleaseProgram(exe);
 	clReleaseProgram(a);
 	clReleaseProgram(b);
 	clReleaseProgram(h);

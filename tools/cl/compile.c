@@ -824,12 +824,22 @@ static int compile_source(struct job_ctx *c, const struct nvcl_job *job,
 	argv[n++] = "-fno-caret-diagnostics";
 	argv[n++] = "-I";
 	argv[n++] = inc;
+	/*
+	 * OpenCL C's inline is C99's: a function defined "inline" and not
+	 * "static" is an inline definition only, which clang emits as
+	 * available_externally, and only when optimizing. A call that is not
+	 * inlined then names a function no module defines. Every OpenCL
+	 * compiler in use links such programs (pyopencl's complex header is
+	 * one), so the IR here keeps those definitions (-flto leaves them to
+	 * the link, -O2 without passes emits them) and rewrite() makes them
+	 * linkonce_odr. -cl-opt-disable: no passes in the front end.
+	 */
+	argv[n++] = "-O2";
 	if (o->opt_disable) {
-		argv[n++] = "-O0";
 		argv[n++] = "-Xclang";
-		argv[n++] = "-disable-O0-optnone";
+		argv[n++] = "-disable-llvm-passes";
 	} else {
-		argv[n++] = "-O2";
+		argv[n++] = "-flto";
 	}
 	for (k = 0; k < o->argc; k++)
 		argv[n++] = o->argv[k];
@@ -1568,6 +1578,11 @@ static bool rewrite(struct job_ctx *c, char *text, const char *out,
 			       b->flags & NVCL_BIN_PRINTF ? NVCL_PRINTF_PARAM : 0,
 			       &b->kernels[b->nkernels++], &entries))
 			goto out;
+		/* An inline definition: the one a call not inlined uses. */
+		if (!strncmp(s, "define available_externally ", 28)) {
+			put(&w, "define linkonce_odr ", 20);
+			s += 28;
+		}
 		put_line(&w, s, v, nv);
 	}
 	if (!nk)
