@@ -113,7 +113,7 @@ static void *spin_thread(void *arg)
 
 static void spin_init(struct nvsvm_launch *l, uint32_t chan,
 		      struct spin_args *a, uint64_t *started,
-		      uint64_t *release, uint64_t *out)
+		      uint64_t *release, uint64_t *out, uint32_t timeout_ms)
 {
 	*a = (struct spin_args){
 		.started = nvsvm_ptr(started), .release = nvsvm_ptr(release),
@@ -122,7 +122,7 @@ static void spin_init(struct nvsvm_launch *l, uint32_t chan,
 	nvsvm_launch_init(l, chan, IMG(edges), GPU_EDGES_SPIN, a, sizeof(*a),
 			  SPIN_ITEMS, 64);
 	l->insn_budget = SPIN_BUDGET;
-	l->timeout_ms = 600000;
+	l->timeout_ms = timeout_ms;
 }
 
 /* Every work-item has set its started word (volatile reads), or 60 s passed. */
@@ -142,7 +142,8 @@ static int all_started(const volatile uint64_t *started, unsigned int n)
 
 /*
  * 256 work-items spin on a word the CPU writes while they run: the GPU
- * sees the CPU's store, every work-item ends with it.
+ * sees the CPU's store, every work-item ends with it. The launch has no
+ * timeout (an OpenCL runtime's): it returns when they end.
  */
 TEST_F(chan, cpu_releases_spinning_items)
 {
@@ -156,7 +157,8 @@ TEST_F(chan, cpu_releases_spinning_items)
 	ASSERT_MAP(started);
 	ASSERT_MAP(out);
 	ASSERT_MAP(release);
-	spin_init(&s.l, self->fx.chan, &a, started, release, out);
+	spin_init(&s.l, self->fx.chan, &a, started, release, out,
+		  NVSVM_LAUNCH_NO_TIMEOUT);
 	ASSERT_EQ(0, pthread_create(&t, NULL, spin_thread, &s));
 	ASSERT_PASS(all_started(started, SPIN_ITEMS));
 	/* Still spinning: nothing written yet. */
@@ -171,48 +173,57 @@ TEST_F(chan, cpu_releases_spinning_items)
 }
 
 /*
- * A launch that nothing ends but its timeout (10 minutes) holds no
- * process hostage: SIGKILL ends the process at once, the GPU stops its
+ * A launch that nothing ends but its timeout (10 minutes), or that has
+ * none (NVSVM_LAUNCH_NO_TIMEOUT, as the OpenCL ICD's), holds no process
+ * hostage: SIGKILL ends the process at once, the GPU stops its
  * work-items, and the same device runs the next launch right.
  */
 TEST_F(chan, sigkill_ends_endless_launch)
 {
+	static const uint32_t timeouts[] = { 600000, NVSVM_LAUNCH_NO_TIMEOUT };
 	uint64_t *started = mmap(NULL, SPIN_ITEMS * 8, PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	uint64_t out[64] = { 0 };
+	uint64_t out[64];
 	struct touch_args t = {
 		.base = nvsvm_ptr(out), .stride = 8, .pattern = 0x5a,
 	};
 	struct nvsvm_launch l;
-	unsigned int i;
+	unsigned int i, k;
 	pid_t pid;
 
 	ASSERT_MAP(started);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		uint64_t *release = anon(PAGE), *o = anon(SPIN_ITEMS * 8);
-		struct spin_args a;
-		struct fx f;
+	for (k = 0; k < 2; k++) {
+		memset(started, 0, SPIN_ITEMS * 8);
+		memset(out, 0, sizeof(out));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			uint64_t *release = anon(PAGE);
+			uint64_t *o = anon(SPIN_ITEMS * 8);
+			struct spin_args a;
+			struct fx f;
 
-		if (!release || !o || fx_open(&f, FX_AREA,
-					      NVSVM_CHAN_JOIN_AREA) != KTAP_PASS)
-			_exit(2);
-		spin_init(&l, f.chan, &a, started, release, o);
-		nvsvm_launch(f.fd, &l);
-		/* Only the timeout could bring it here. */
-		_exit(3);
+			if (!release || !o ||
+			    fx_open(&f, FX_AREA, NVSVM_CHAN_JOIN_AREA) !=
+			    KTAP_PASS)
+				_exit(2);
+			spin_init(&l, f.chan, &a, started, release, o,
+				  timeouts[k]);
+			nvsvm_launch(f.fd, &l);
+			/* Only the timeout could bring it here. */
+			_exit(3);
+		}
+		ASSERT_PASS(all_started(started, SPIN_ITEMS));
+		ASSERT_EQ(0, kill(pid, SIGKILL));
+		ASSERT_EQ(128 + SIGKILL, wait_child(pid));
+
+		nvsvm_launch_init(&l, self->fx.chan, IMG(touch),
+				  GPU_TOUCH_TOUCH, &t, sizeof(t), 64, 32);
+		ASSERT_EQ(0, launch_run(&self->fx, &l));
+		ASSERT_EQ(NVSVM_EXEC_OK, l.status);
+		for (i = 0; i < 64; i++)
+			ASSERT_EQ(0x5a ^ i, out[i]);
 	}
-	ASSERT_PASS(all_started(started, SPIN_ITEMS));
-	ASSERT_EQ(0, kill(pid, SIGKILL));
-	ASSERT_EQ(128 + SIGKILL, wait_child(pid));
-
-	nvsvm_launch_init(&l, self->fx.chan, IMG(touch), GPU_TOUCH_TOUCH, &t,
-			  sizeof(t), 64, 32);
-	ASSERT_EQ(0, launch_run(&self->fx, &l));
-	ASSERT_EQ(NVSVM_EXEC_OK, l.status);
-	for (i = 0; i < 64; i++)
-		ASSERT_EQ(0x5a ^ i, out[i]);
 }
 
 struct cpu_adder {

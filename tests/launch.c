@@ -531,6 +531,7 @@ BAD(priv_mem_odd, l->priv_mem = 4104)
 BAD(priv_mem_big, l->priv_mem = NVSVM_LAUNCH_MAX_PRIV + 16)
 BAD(timeout_0, l->timeout_ms = 0)
 BAD(timeout_big, l->timeout_ms = 600001)
+BAD(timeout_below_none, l->timeout_ms = NVSVM_LAUNCH_NO_TIMEOUT - 1)
 BAD(budget_big, l->insn_budget = NVSVM_LAUNCH_MAX_BUDGET + 1)
 BAD(flags, l->flags = 1)
 
@@ -560,6 +561,7 @@ static const struct bad_field bad_fields[] = {
 	BAD_ROW(priv_mem_big, EINVAL),
 	BAD_ROW(timeout_0, EINVAL),
 	BAD_ROW(timeout_big, EINVAL),
+	BAD_ROW(timeout_below_none, EINVAL),
 	BAD_ROW(budget_big, EINVAL),
 	BAD_ROW(flags, EINVAL),
 };

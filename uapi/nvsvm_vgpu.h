@@ -202,6 +202,8 @@ enum nvsvm_launch_trap {
 #define NVSVM_LAUNCH_MAX_PRIV		(64U << 10)
 #define NVSVM_LAUNCH_MAX_BUDGET		(1ULL << 40)
 #define NVSVM_LAUNCH_DEFAULT_BUDGET	(1ULL << 24)
+/* struct nvsvm_launch.timeout_ms: until the end, or a fatal signal. */
+#define NVSVM_LAUNCH_NO_TIMEOUT		0xffffffffU
 
 /**
  * struct nvsvm_launch - run a program over an NDRange and wait for it
@@ -225,7 +227,10 @@ enum nvsvm_launch_trap {
  *	at most NVSVM_LAUNCH_MAX_LOCAL
  * @priv_mem: (in) bytes of private memory per work-item, a multiple of 16,
  *	at most NVSVM_LAUNCH_MAX_PRIV
- * @timeout_ms: (in) 1 to 600000
+ * @timeout_ms: (in) 1 to 600000, or NVSVM_LAUNCH_NO_TIMEOUT: the launch
+ *	then ends only when its work-items do or a fatal signal stops it (a
+ *	real GPU's compute has no watchdog; this is what an OpenCL runtime
+ *	wants)
  * @insn_budget: (in) most instructions a work-item may run (0: the default,
  *	NVSVM_LAUNCH_DEFAULT_BUDGET; at most NVSVM_LAUNCH_MAX_BUDGET)
  * @flags: (in) zero

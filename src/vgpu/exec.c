@@ -115,7 +115,8 @@ void vgpu_chan_fini(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan)
 /**
  * vgpu_prog_wait() - wait for a submitted program
  * @prog: the program
- * @timeout_ms: stop it after this long (status NVSVM_EXEC_TIMEOUT)
+ * @timeout_ms: stop it after this long (status NVSVM_EXEC_TIMEOUT), or
+ *	NVSVM_LAUNCH_NO_TIMEOUT: wait for its end (@killable must be true)
  * @killable: a fatal signal aborts it too
  *
  * On return the GPC no longer touches @prog; the caller reaps it.
@@ -124,12 +125,14 @@ void vgpu_chan_fini(struct nvsvm_gpu *gpu, struct nvsvm_chan *chan)
  */
 int vgpu_prog_wait(struct vgpu_prog *prog, u32 timeout_ms, bool killable)
 {
+	bool forever = timeout_ms == NVSVM_LAUNCH_NO_TIMEOUT && killable;
 	unsigned long left = msecs_to_jiffies(timeout_ms);
 	long ret = 0;
 
 	/* In slices, so that a long program is not taken for a hung task. */
-	while (left) {
-		unsigned long t = min(left, VGPU_WAIT_SLICE);
+	while (forever || left) {
+		unsigned long t = forever ? VGPU_WAIT_SLICE :
+				  min(left, VGPU_WAIT_SLICE);
 
 		if (killable)
 			ret = wait_for_completion_killable_timeout(&prog->done,
@@ -138,7 +141,8 @@ int vgpu_prog_wait(struct vgpu_prog *prog, u32 timeout_ms, bool killable)
 			ret = wait_for_completion_timeout(&prog->done, t);
 		if (ret)
 			break;
-		left -= t;
+		if (!forever)
+			left -= t;
 	}
 	if (ret > 0)
 		return 0;

@@ -538,7 +538,8 @@ static int vgpu_launch_range(struct vgpu_launch *l,
 static int vgpu_launch_check(struct vgpu *vgpu, const struct nvsvm_launch *a)
 {
 	if (a->flags || !a->timeout_ms ||
-	    a->timeout_ms > VGPU_LAUNCH_TIMEOUT_MAX ||
+	    (a->timeout_ms > VGPU_LAUNCH_TIMEOUT_MAX &&
+	     a->timeout_ms != NVSVM_LAUNCH_NO_TIMEOUT) ||
 	    (a->gpc != NVSVM_GPC_ANY && a->gpc != NVSVM_GPC_ALL &&
 	     a->gpc >= vgpu->gpc_count) ||
 	    a->image_size < 4 || a->image_size > NVSVM_LAUNCH_MAX_IMAGE ||
@@ -671,7 +672,9 @@ static int vgpu_launch_alloc(struct vgpu_launch *l, const struct nvsvm_launch *a
 static int vgpu_launch_run(struct vgpu_chan *vchan, struct vgpu_launch *l,
 			   const struct nvsvm_launch *a)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(a->timeout_ms);
+	bool forever = a->timeout_ms == NVSVM_LAUNCH_NO_TIMEOUT;
+	unsigned long deadline = jiffies +
+		msecs_to_jiffies(forever ? 0 : a->timeout_ms);
 	u32 i, n, gpc = a->gpc == NVSVM_GPC_ALL ? 0 : a->gpc;
 	int ret = 0;
 
@@ -689,13 +692,14 @@ static int vgpu_launch_run(struct vgpu_chan *vchan, struct vgpu_launch *l,
 		struct vgpu_prog *prog = &l->parts[i].prog;
 		long left = (long)(deadline - jiffies);
 
-		if (ret || left <= 0 || n < l->nparts) {
+		if (ret || (!forever && left <= 0) || n < l->nparts) {
 			vgpu_prog_abort(prog, ret || n < l->nparts ?
 					NVSVM_EXEC_CHANNEL_ERROR :
 					NVSVM_EXEC_TIMEOUT);
 			wait_for_completion(&prog->done);
 		} else {
-			ret = vgpu_prog_wait(prog, max(jiffies_to_msecs(left), 1U),
+			ret = vgpu_prog_wait(prog, forever ? a->timeout_ms :
+					     max(jiffies_to_msecs(left), 1U),
 					     true);
 		}
 		vgpu_prog_reap(prog);

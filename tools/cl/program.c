@@ -13,7 +13,6 @@
 
 /* Private memory of a work-group at most: the model's limit is 32 MiB. */
 #define NV_GROUP_PRIV		(16U << 20)
-#define NV_LAUNCH_TIMEOUT_MS	600000
 
 const char nv_builtin_names[] =
 	"nvsvm_fill;nvsvm_copy;nvsvm_sum;nvsvm_chase;nvsvm_atomic_add";
@@ -1412,7 +1411,15 @@ static cl_int enqueue_compiled(struct nv_cmd *c, cl_kernel k, cl_uint dim,
 		.work_dim = dim,
 		.local_mem = (uint32_t)loc,
 		.priv_mem = k->prog->bin.stack,
-		.timeout_ms = NV_LAUNCH_TIMEOUT_MS,
+		/*
+		 * A GPU's compute has no watchdog, and no budget: a kernel
+		 * runs until it ends (or the process is killed). Under TCG
+		 * the model is a thousand times slower than the hardware:
+		 * pyopencl's ranlux of 10^7 longs took more than the 600 s
+		 * an ICD launch had until 2026-12-07.
+		 */
+		.timeout_ms = NVSVM_LAUNCH_NO_TIMEOUT,
+		.insn_budget = NVSVM_LAUNCH_MAX_BUDGET,
 	};
 	for (j = 0; j < dim; j++) {
 		call->l.global_offset[j] = offset ? offset[j] : 0;
