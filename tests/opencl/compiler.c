@@ -515,6 +515,27 @@ TEST_F(cc, build_errors)
 }
 
 /*
+ * Every optimization option of OpenCL C 1.0 at once, as piglit's
+ * program@build@optimization-options-cl10 gives them (-cl-strict-aliasing,
+ * deprecated since 1.1, was refused until 2026-12-07): the program
+ * builds and its kernel is right.
+ */
+TEST_F(cc, options_of_opencl_c_1_0)
+{
+	cl_program p = build(_metadata, self->ctx, self->dev, vadd_src,
+			     "-cl-std=CL1.0 -cl-opt-disable -cl-strict-aliasing "
+			     "-cl-mad-enable -cl-finite-math-only "
+			     "-cl-no-signed-zeros -cl-unsafe-math-optimizations "
+			     "-cl-fast-relaxed-math");
+	cl_kernel k = clCreateKernel(p, "vadd", NULL);
+
+	ASSERT_NE(NULL, k);
+	vadd_check(_metadata, self->q, k, 300);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/*
  * The preprocessor's version macros, as the kernel sees them: clang
  * defines __OPENCL_C_VERSION__ but not __OPENCL_VERSION__, the device's
  * OpenCL version (300 for "OpenCL 3.0"), which the runtime must define

@@ -484,6 +484,7 @@ static const char *const cl_flags[] = {
 	"-cl-no-signed-zeros", "-cl-unsafe-math-optimizations",
 	"-cl-finite-math-only", "-cl-fast-relaxed-math",
 	"-cl-uniform-work-group-size", "-w", "-Werror",
+	"-cl-strict-aliasing",	/* OpenCL 1.0's; deprecated since 1.1 */
 };
 
 /* Options of clLinkProgram (the ones of a link have no effect here). */
