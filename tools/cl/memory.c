@@ -1019,7 +1019,9 @@ static cl_int nv_EnqueueMigrateMemObjects(cl_command_queue q, cl_uint n,
 
 	if (err)
 		return err;
-	if (!n || !mems)
+	if (!n || !mems || flags & ~(cl_mem_migration_flags)
+	    (CL_MIGRATE_MEM_OBJECT_HOST |
+	     CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
 		return CL_INVALID_VALUE;
 	for (i = 0; i < n; i++) {
 		err = check_buffer(q, mems[i], 0, 0);
