@@ -364,7 +364,8 @@ void vgpu_fault_release(struct vgpu_warp *w)
  * The stalled access of warp @w retries at once, in the replay's register
  * write: true when it may go on (it translates now, or fails in a way the
  * GPC reports itself), false when it faulted again (a new entry, or
- * OVERFLOW) and stays stalled.
+ * OVERFLOW) and stays stalled. One that may go on is issued again
+ * replay_delay_us later, translated again then (vgpu_fault_unstall()).
  */
 static bool vgpu_fault_retry(struct vgpu *vgpu, struct vgpu_warp *w)
 {
@@ -400,15 +401,26 @@ static bool vgpu_fault_retry(struct vgpu *vgpu, struct vgpu_warp *w)
 	return false;
 }
 
-/* Warp @w leaves its stall with @state; its GPC thread takes it on. */
+/*
+ * Warp @w leaves its stall with @state; its GPC thread takes it on. A
+ * replayed access is issued again replay_delay_us from now: until then a
+ * CPU access may take its page back, as on hardware, where the SM issues
+ * it again when it gets to it.
+ */
 static void vgpu_fault_unstall(struct vgpu *vgpu, struct vgpu_warp *w,
 			       int state)
 {
+	u32 delay = min_t(u32, READ_ONCE(vgpu_replay_delay_us),
+			  VGPU_MAX_REPLAY_DELAY_US);
+
 	list_del_init(&w->stall_node);
 	vgpu_fault_stall_end(vgpu, w);
 	vgpu_fault_complete(vgpu, w);
 	vgpu_fault_unlock(w);
-	WRITE_ONCE(w->stall, state);
+	w->retry_at = state == VGPU_STALL_REPLAY && delay ?
+		      ktime_get_ns() + (u64)delay * NSEC_PER_USEC : 0;
+	/* @retry_at before the state that makes the thread read it. */
+	smp_store_release(&w->stall, state);
 	vgpu_gpc_kick(w->gpc);
 }
 

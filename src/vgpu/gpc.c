@@ -545,6 +545,22 @@ static bool vgpu_warp_next_op(struct vgpu_warp *w)
 	return w->op < prog->nops;
 }
 
+/*
+ * A replayed access of warp @w whose time has not come yet
+ * (replay_delay_us): the GPC thread wakes for the first of them.
+ */
+static bool vgpu_warp_retry_later(struct vgpu_warp *w)
+{
+	struct vgpu_gpc *gpc = w->gpc;
+
+	if (!w->retry_at || vgpu_prog_stopped(w->prog) ||
+	    ktime_get_ns() >= w->retry_at)
+		return false;
+	if (!gpc->retry_at || w->retry_at < gpc->retry_at)
+		gpc->retry_at = w->retry_at;
+	return true;
+}
+
 /**
  * vgpu_warp_resume() - may a warp issue, after its stall if it had one?
  * @w: the warp
@@ -560,10 +576,13 @@ static bool vgpu_warp_next_op(struct vgpu_warp *w)
 int vgpu_warp_resume(struct vgpu_warp *w)
 {
 	struct vgpu_prog *prog = w->prog;
-	int stall = READ_ONCE(w->stall);
+	/* Pairs with the release in vgpu_fault_unstall(): @retry_at. */
+	int stall = smp_load_acquire(&w->stall);
 
 	if (stall != VGPU_STALL_NONE) {
 		if (stall == VGPU_STALL_WAIT && !vgpu_prog_stopped(prog))
+			return 0;
+		if (stall == VGPU_STALL_REPLAY && vgpu_warp_retry_later(w))
 			return 0;
 		/* Replayed, cancelled, or its program stopped. */
 		vgpu_fault_release(w);
@@ -748,29 +767,45 @@ static bool vgpu_gpc_woken(struct vgpu_gpc *gpc)
 	return atomic_read(&gpc->kick) || kthread_should_stop();
 }
 
-/* Sleep @ns: the entries the driver may read are written then. */
-static void vgpu_gpc_wait(u64 ns)
+/*
+ * Sleep until @at (ns) or a kick: the entries the driver may read are
+ * written then, or a replayed access is issued again.
+ */
+static void vgpu_gpc_wait(struct vgpu_gpc *gpc, u64 at)
 {
-	unsigned long us = div_u64(ns, NSEC_PER_USEC) + 1;
+	u64 now = ktime_get_ns();
 
-	usleep_range(us, us + us / 4 + 1);
+	if (at > now)
+		wait_event_interruptible_hrtimeout(gpc->wq,
+						   vgpu_gpc_woken(gpc),
+						   ns_to_ktime(at - now));
+}
+
+/* The first time something is due: @due_at or @retry_at; 0 if none. */
+static u64 vgpu_gpc_next(const struct vgpu_gpc *gpc)
+{
+	if (!gpc->due_at || !gpc->retry_at)
+		return gpc->due_at | gpc->retry_at;
+	return min(gpc->due_at, gpc->retry_at);
 }
 
 static int vgpu_gpc_thread(void *data)
 {
 	struct vgpu_gpc *gpc = data;
 	bool busy = false;
-	u64 now;
+	u64 next;
 
 	while (!kthread_should_stop()) {
-		now = ktime_get_ns();
-		if (!busy && !gpc->due_at)
+		next = vgpu_gpc_next(gpc);
+		if (!busy && !next)
 			wait_event_idle(gpc->wq, vgpu_gpc_woken(gpc));
-		else if (!busy && gpc->due_at > now)
-			vgpu_gpc_wait(gpc->due_at - now);
+		else if (!busy)
+			vgpu_gpc_wait(gpc, next);
 		/* Only a kick brings programs, or entries to write. */
 		if (atomic_xchg(&gpc->kick, 0))
 			vgpu_gpc_admit(gpc);
+		/* The round notes the replayed accesses that still wait. */
+		gpc->retry_at = 0;
 		busy = vgpu_gpc_round(gpc);
 		if (READ_ONCE(gpc->fb_pending) || gpc->due_at)
 			vgpu_fault_entries(gpc);

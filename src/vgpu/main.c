@@ -82,6 +82,11 @@ module_param_named(sysmem_atomic_window_us, vgpu_atomic_window_us, uint,
 MODULE_PARM_DESC(sysmem_atomic_window_us,
 		 "pcie: time between the read and the write of an atomic on system memory, in microseconds (0-1000, default 20; may change at any time)");
 
+unsigned int vgpu_replay_delay_us;
+module_param_named(replay_delay_us, vgpu_replay_delay_us, uint, 0644);
+MODULE_PARM_DESC(replay_delay_us,
+		 "a replayed access is issued again this long after the replay, in microseconds (0-100000, default 0: at once; may change at any time)");
+
 static bool selftest;
 module_param(selftest, bool, 0444);
 MODULE_PARM_DESC(selftest, "run the model's self-tests on GPU 0 at load (KTAP)");
@@ -370,6 +375,7 @@ static bool vgpu_params_ok(void)
 	       tlb_entries >= 1 && tlb_entries <= VGPU_MAX_TLB_ENTRIES &&
 	       fault_valid_delay_us <= VGPU_MAX_VALID_DELAY_US &&
 	       vgpu_atomic_window_us <= VGPU_MAX_ATOMIC_WINDOW_US &&
+	       vgpu_replay_delay_us <= VGPU_MAX_REPLAY_DELAY_US &&
 	       (!strcmp(sysmem_atomics, "pcie") ||
 		!strcmp(sysmem_atomics, "coherent"));
 }

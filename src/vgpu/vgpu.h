@@ -335,6 +335,7 @@ struct vgpu_warp {
 	u64 stall_pc;
 	u64 stall_since;
 	u64 lock_since;
+	u64 retry_at;
 };
 
 /**
@@ -357,6 +358,8 @@ struct vgpu_warp {
  *	(vgpu->reg_lock)
  * @due_at: when the entries the driver may read are written (ns; 0:
  *	none due yet) (GPC thread only)
+ * @retry_at: when the first replayed access that waits is issued again
+ *	(ns; 0: none waits) (GPC thread only)
  * @intr: a fault was recorded in this round: raise the interrupt
  * @bounce: a page for COPY and SUM
  */
@@ -374,6 +377,7 @@ struct vgpu_gpc {
 	struct list_head stalled;
 	u32 fb_pending;
 	u64 due_at;
+	u64 retry_at;
 	bool intr;
 	void *bounce;
 };
@@ -546,6 +550,10 @@ struct vgpu {
 /* main.c: the sysmem_atomic_window_us parameter, at most this */
 #define VGPU_MAX_ATOMIC_WINDOW_US	1000
 extern unsigned int vgpu_atomic_window_us;
+
+/* main.c: the replay_delay_us parameter, at most this */
+#define VGPU_MAX_REPLAY_DELAY_US	100000
+extern unsigned int vgpu_replay_delay_us;
 
 static inline struct vgpu *to_vgpu(struct nvsvm_gpu *gpu)
 {
