@@ -161,6 +161,7 @@ enum nvsvm_stat {
 	NVSVM_STAT_ATOMIC_REFUSED,	/* atomics cancelled: none exact there */
 	NVSVM_STAT_ATOMIC_SPLIT,	/* THP PMDs split for an exclusive take */
 	NVSVM_STAT_ATOMIC_VRAM,	/* atomic pages moved to VRAM */
+	NVSVM_STAT_ATOMIC_TAKEBACK_WAITS,	/* CPU take-backs that waited out a timeslice */
 	NVSVM_STAT_VRAM_PAGES,	/* device-private VRAM pages in use */
 	NVSVM_STAT_MIGRATED_VRAM,	/* pages migrated to VRAM */
 	NVSVM_STAT_MIGRATED_SYS,	/* pages migrated back to system memory */
@@ -450,6 +451,8 @@ static inline u64 nvsvm_ns_since(u64 t0)
  * @fault_work: serves the area's faults (src/fault.c)
  * @fault: the faults handed over, and the area work's batch and suspects
  * @blocks: MIGRATE's history per 2 MiB block, for thrashing (src/thrash.c)
+ * @takes: the timeslice deadlines (us) of the pages taken for GPU atomics,
+ *	by page index (src/mirror.c)
  * @closing: in the device's list of areas torn down and not freed yet
  * @frames_gone: @vmm's table frames are freed (at the device's
  *	unregister, when the area outlives it); under the device's
@@ -471,6 +474,7 @@ struct nvsvm_svmm {
 	struct work_struct fault_work;
 	struct nvsvm_fault_area *fault;
 	struct xarray blocks;
+	struct xarray takes;
 	struct list_head closing;
 	bool frames_gone;
 };

@@ -33,5 +33,6 @@ struct mmu_interval_notifier *nvsvm_mirror_notifier(struct nvsvm_svmm *svmm,
 						    u64 start);
 int nvsvm_mirror_map_exclusive(struct nvsvm_svmm *svmm, u64 addr,
 			       struct page *page, bool *changed);
+void nvsvm_mirror_atomic_taken(struct nvsvm_svmm *svmm, u64 addr);
 
 #endif /* _NVSVM_MIRROR_H */

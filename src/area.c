@@ -75,6 +75,7 @@ struct nvsvm_svmm *nvsvm_svmm_create(struct nvsvm_device *ndev,
 	mutex_init(&svmm->mutex);
 	nvsvm_svmm_prime_lockdep(svmm);
 	xa_init(&svmm->blocks);
+	xa_init(&svmm->takes);
 	INIT_LIST_HEAD(&svmm->closing);
 	svmm->unmanaged_start = unmanaged_start;
 	svmm->unmanaged_end = unmanaged_end;
@@ -117,6 +118,7 @@ static void nvsvm_svmm_release(struct kref *kref)
 	/* The fault path's share: one block, see nvsvm_fault_svmm_init(). */
 	kvfree(svmm->fault);
 	nvsvm_thrash_free(&svmm->blocks);
+	xa_destroy(&svmm->takes);
 	mmdrop(svmm->mm);
 	/* Its memory is back: nvsvm_svmm_fini() counted it closing. */
 	if (svmm->dead)

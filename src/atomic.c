@@ -208,8 +208,10 @@ static void nvsvm_mirror_shared(struct nvsvm_svmm *svmm, u64 addr,
  * device-exclusive entry (the MMU_NOTIFY_EXCLUSIVE event this raises with
  * the device as owner is ours and ignored), then maps it 4 KiB with
  * atomics enabled, under the mutex and after the sequence check, while the
- * page is still locked. A CPU access later restores its PTE through an
- * MMU_NOTIFY_EXCLUSIVE event without owner, which removes the GPU mapping.
+ * page is still locked; its timeslice starts (atomic_timeslice_us). A CPU
+ * access later restores its PTE through an MMU_NOTIFY_EXCLUSIVE event
+ * without owner (MMU_NOTIFY_CLEAR in 7.3), which removes the GPU mapping
+ * once the timeslice is over (src/mirror.c).
  * At most NVSVM_ATOMIC_TRIES tries, each after
  * nvsvm_mirror_exclusive_prepare().
  *
@@ -271,6 +273,8 @@ int nvsvm_mirror_atomic(struct nvsvm_svmm *svmm, u64 addr, bool *changed)
 		nvsvm_mirror_unmap_locked(svmm, addr, addr + PAGE_SIZE);
 		ret = nvsvm_mirror_map_exclusive(svmm, addr, page, changed);
 		mutex_unlock(&svmm->mutex);
+		if (!ret)
+			nvsvm_mirror_atomic_taken(svmm, addr);
 		unlock_page(page);
 		put_page(page);
 		if (ret != -ENOMEM)

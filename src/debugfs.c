@@ -33,6 +33,7 @@ static const char *const nvsvm_stat_names[NVSVM_STAT_COUNT] = {
 	[NVSVM_STAT_ATOMIC_REFUSED] = "atomic_refused",
 	[NVSVM_STAT_ATOMIC_SPLIT] = "atomic_split",
 	[NVSVM_STAT_ATOMIC_VRAM] = "atomic_vram",
+	[NVSVM_STAT_ATOMIC_TAKEBACK_WAITS] = "atomic_takeback_waits",
 	[NVSVM_STAT_VRAM_PAGES] = "vram_pages",
 	[NVSVM_STAT_MIGRATED_VRAM] = "migrated_to_vram",
 	[NVSVM_STAT_MIGRATED_SYS] = "migrated_to_sysmem",

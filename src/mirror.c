@@ -11,9 +11,12 @@
  * invalidates the TLB and only then releases the DMA mappings and tables.
  */
 #include <linux/bitmap.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/hmm.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -165,6 +168,112 @@ void nvsvm_mirror_unmap_locked(struct nvsvm_svmm *svmm, u64 start, u64 end)
 }
 
 /*
+ * The timeslice of an exclusive take: the CPU takes a page back at its
+ * first access, within microseconds, while the GPU's replayed atomic comes
+ * when its SM issues it again, which may be much later. A CPU thread that
+ * keeps touching the page would take it back before every retry, and the
+ * GPU would never complete an atomic there. So a CPU access that takes the
+ * page back within atomic_timeslice_us of the take waits until the
+ * timeslice is over (nvsvm_mirror_takeback_wait()): the GPU's atomics on
+ * the page go on meanwhile. As Xe's atomic_svm_timeslice_ms (5 ms).
+ */
+#define NVSVM_ATOMIC_TIMESLICE_MAX_US	100000
+static unsigned int atomic_timeslice_us = 5000;
+module_param(atomic_timeslice_us, uint, 0644);
+MODULE_PARM_DESC(atomic_timeslice_us,
+		 "how long a page taken for a GPU atomic stays the GPU's before a CPU access takes it back (0-100000, default 5000; 0: at once)");
+
+/* Now, in the microseconds the takes' deadlines are kept in. */
+static u64 nvsvm_mirror_now_us(void)
+{
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+/**
+ * nvsvm_mirror_atomic_taken() - a page taken for a GPU atomic is mapped
+ * @svmm: area
+ * @addr: page address
+ *
+ * Its timeslice starts (atomic_timeslice_us, above). Called with the page
+ * still locked, so that no CPU access can take it back before its
+ * deadline is recorded. A record that cannot be allocated only costs the
+ * take its timeslice.
+ */
+void nvsvm_mirror_atomic_taken(struct nvsvm_svmm *svmm, u64 addr)
+{
+	unsigned int slice = min_t(unsigned int,
+				   READ_ONCE(atomic_timeslice_us),
+				   NVSVM_ATOMIC_TIMESLICE_MAX_US);
+
+	if (slice)
+		xa_store(&svmm->takes, addr >> PAGE_SHIFT,
+			 xa_mk_value(nvsvm_mirror_now_us() + slice),
+			 GFP_KERNEL_ACCOUNT);
+}
+
+/*
+ * Can @range be a CPU access taking an exclusive page back? It is one
+ * page, and an MMU_NOTIFY_EXCLUSIVE event without our owner (a CPU fault
+ * restoring the PTE, or another device's take: 6.1, 6.12) or an
+ * MMU_NOTIFY_CLEAR (the restore raises that in 7.3; so do reclaim and
+ * zap of one page, which then wait too).
+ */
+static bool nvsvm_mirror_takeback(struct nvsvm_svmm *svmm,
+				  const struct mmu_notifier_range *range)
+{
+	if (!mmu_notifier_range_blockable(range) ||
+	    range->end - range->start != PAGE_SIZE)
+		return false;
+	return range->event == MMU_NOTIFY_CLEAR ||
+	       (range->event == MMU_NOTIFY_EXCLUSIVE &&
+		range->owner != svmm->ndev);
+}
+
+/*
+ * A take's timeslice runs out, for @range, an event nvsvm does not ignore:
+ * where @range may be a CPU access taking back a page that was taken for
+ * a GPU atomic less than atomic_timeslice_us ago, sleeps until the
+ * timeslice is over (counted in atomic_takeback_waits first), before the
+ * notifier removes the GPU mapping. The GPU makes progress on the page
+ * however hard the CPU hammers it: a CPU access is delayed by at most
+ * NVSVM_ATOMIC_TIMESLICE_MAX_US. Only for events that may sleep, without
+ * a lock held; not in a dead area.
+ */
+static void nvsvm_mirror_takeback_wait(struct nvsvm_svmm *svmm,
+				       const struct mmu_notifier_range *range)
+{
+	void *entry;
+	u64 now;
+
+	if (!nvsvm_mirror_takeback(svmm, range) || READ_ONCE(svmm->dead))
+		return;
+	entry = xa_load(&svmm->takes, range->start >> PAGE_SHIFT);
+	if (!xa_is_value(entry))
+		return;
+	now = nvsvm_mirror_now_us();
+	if (xa_to_value(entry) <= now)
+		return;
+	nvsvm_stat_add(svmm->ndev, NVSVM_STAT_ATOMIC_TAKEBACK_WAITS, 1);
+	fsleep(min_t(u64, xa_to_value(entry) - now,
+		     NVSVM_ATOMIC_TIMESLICE_MAX_US));
+}
+
+/*
+ * The GPU mappings of [@start, @end) are going: the timeslices of the
+ * takes there end; whatever takes a page there again starts a new one.
+ * Does not sleep.
+ */
+static void nvsvm_mirror_forget_takes(struct nvsvm_svmm *svmm, u64 start, u64 end)
+{
+	unsigned long idx;
+	void *entry;
+
+	xa_for_each_range(&svmm->takes, idx, entry, start >> PAGE_SHIFT,
+			  (end - 1) >> PAGE_SHIFT)
+		xa_erase(&svmm->takes, idx);
+}
+
+/*
  * Which events need the GPU mappings gone, and why the others do not:
  *  - MMU_NOTIFY_EXCLUSIVE for this device: it is this device taking
  *    exclusive access, after which it maps the page itself.
@@ -196,6 +305,9 @@ static bool nvsvm_mirror_invalidate(struct mmu_interval_notifier *mni,
 		return true;
 	if (range->event == MMU_NOTIFY_UNMAP)
 		nvsvm_thrash_forget(&svmm->blocks, start, end);
+	/* A CPU access waits out the timeslice of a GPU atomic's take. */
+	nvsvm_mirror_takeback_wait(svmm, range);
+	nvsvm_mirror_forget_takes(svmm, start, end);
 	atomic_inc(&svmm->changes);
 	if (mmu_notifier_range_blockable(range))
 		mutex_lock(&svmm->mutex);

@@ -148,6 +148,82 @@ TEST_F(chan, atomic_takes_and_cpu_revokes)
 	ASSERT_PASS(gpu_read_eq(&self->fx, &buf[5], 9));
 }
 
+#define TIMESLICE_PARAM	"/sys/module/nvsvm/parameters/atomic_timeslice_us"
+#define TIMESLICE_MAX_MS	100
+
+/*
+ * The GPU's timeslice on a page taken for its atomic: a CPU access within
+ * atomic_timeslice_us of the take waits the rest of it (counted in
+ * atomic_takeback_waits), and the value is right after. The take is after
+ * the EXEC was issued, so the CPU's read ends no sooner than the timeslice
+ * after that: with the largest timeslice (100 ms), that is a lower bound no
+ * load can break. A value over the largest counts as the largest (the read
+ * is back in seconds, not in the 4000 s asked). A munmap does not wait
+ * (the memory goes: nothing to hand back), nor does a take-back with the
+ * timeslice 0.
+ */
+TEST_F(chan, cpu_takeback_waits_timeslice)
+{
+	volatile uint64_t *buf = anon(3 * PAGE);
+	uint64_t w0, w1, t0, t1, old;
+	unsigned int slice = 0;
+	int i;
+
+	NEED_EXCLUSIVE();
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, madvise((void *)buf, 3 * PAGE, MADV_NOHUGEPAGE));
+	for (i = 0; i < 3; i++)
+		buf[i * WORDS] = 10 * i;
+	STAT_OR_SKIP("atomic_takeback_waits", &w0);
+	ASSERT_EQ(0, set_param(TIMESLICE_PARAM, TIMESLICE_MAX_MS * 1000,
+			       &slice));
+
+	t0 = now_ms();
+	ASSERT_PASS(gpu_ok1(&self->fx, nvsvm_op_atomic_add(nvsvm_ptr(buf), 5),
+			    &old));
+	ASSERT_EQ(0, old);
+	ASSERT_EQ(5, buf[0]);		/* the take-back: waits */
+	t1 = now_ms();
+	ASSERT_EQ(0, nvsvm_stat_read(0, "atomic_takeback_waits", &w1));
+	TH_LOG("timeslice %d ms: the CPU's read was back %llu ms after the EXEC",
+	       TIMESLICE_MAX_MS, (unsigned long long)(t1 - t0));
+	ASSERT_EQ(1, w1 - w0);
+	ASSERT_LE(TIMESLICE_MAX_MS, t1 - t0);
+
+	/* Over the largest: clamped to it. */
+	ASSERT_EQ(0, set_param(TIMESLICE_PARAM, 4000000000u, NULL));
+	t0 = now_ms();
+	ASSERT_PASS(gpu_ok1(&self->fx,
+			    nvsvm_op_atomic_add(nvsvm_ptr(&buf[WORDS]), 1),
+			    &old));
+	ASSERT_EQ(10, old);
+	ASSERT_EQ(11, buf[WORDS]);
+	t1 = now_ms();
+	ASSERT_EQ(0, nvsvm_stat_read(0, "atomic_takeback_waits", &w0));
+	ASSERT_EQ(1, w0 - w1);
+	ASSERT_LE(TIMESLICE_MAX_MS, t1 - t0);
+	ASSERT_GT(30000, t1 - t0);
+
+	/* munmap does not wait. */
+	ASSERT_PASS(gpu_ok1(&self->fx,
+			    nvsvm_op_atomic_add(nvsvm_ptr(&buf[2 * WORDS]), 1),
+			    &old));
+	ASSERT_EQ(20, old);
+	ASSERT_EQ(0, munmap((void *)&buf[2 * WORDS], PAGE));
+	ASSERT_EQ(0, nvsvm_stat_read(0, "atomic_takeback_waits", &w1));
+	ASSERT_EQ(w0, w1);
+
+	/* Timeslice 0: the take-back does not wait. */
+	ASSERT_EQ(0, set_param(TIMESLICE_PARAM, 0, NULL));
+	ASSERT_PASS(gpu_ok1(&self->fx, nvsvm_op_atomic_add(nvsvm_ptr(buf), 1),
+			    &old));
+	ASSERT_EQ(5, old);
+	ASSERT_EQ(6, buf[0]);
+	ASSERT_EQ(0, nvsvm_stat_read(0, "atomic_takeback_waits", &w0));
+	set_param(TIMESLICE_PARAM, slice, NULL);
+	ASSERT_EQ(w1, w0);
+}
+
 /*
  * Memory that cannot be made exclusive (shared): exact atomics on a link
  * coherent for atomics, else refused, the word unchanged.

@@ -244,14 +244,23 @@ static void *cpu_adder(void *arg)
 }
 
 #define ATOMIC_WINDOW_PARAM "/sys/module/nvsvm_vgpu/parameters/sysmem_atomic_window_us"
+#define REPLAY_DELAY_PARAM "/sys/module/nvsvm_vgpu/parameters/replay_delay_us"
+#define REPLAY_DELAY_US	2000
 
 /*
  * A program's atomics and the CPU's on one word of malloc'd memory: where
- * GET_INFO promises NVSVM_CAP_SYSMEM_ATOMICS, none is lost. On PCIe the
- * model's atomic on system memory is a read, a window and a write
+ * GET_INFO promises NVSVM_CAP_SYSMEM_ATOMICS, none is lost, and the GPU's
+ * get done however hard the CPU hammers the word. On PCIe the model's
+ * atomic on system memory is a read, a window and a write
  * (sysmem_atomics=pcie, the window widened to 200 us here): only the
  * driver's exclusive access keeps the CPU out of the window. The CPU adds
  * from before the launch to after it.
+ *
+ * Pinned: each replayed access is issued again 2 ms after its replay
+ * (replay_delay_us), as an SM may take that long, and the CPU's adder
+ * touches the page all the time. Without the driver's timeslice the CPU
+ * takes the page back before every retry and the launch ends in TIMEOUT
+ * (atomic_timeslice_us=0 shows it); with the default 5 ms it completes.
  */
 TEST_F(chan, program_and_cpu_atomics_exact)
 {
@@ -259,7 +268,8 @@ TEST_F(chan, program_and_cpu_atomics_exact)
 	struct cpu_adder c = { .counter = counter };
 	struct adds_args a = { .counter = nvsvm_ptr(counter), .count = 16 };
 	const unsigned int items = 64;
-	unsigned int old = 0;
+	unsigned int old = 0, old_delay = 0;
+	uint64_t takes0 = 0, takes1 = 0, waits0 = 0, waits1 = 0;
 	struct nvsvm_launch l;
 	pthread_t t;
 	int ret;
@@ -269,6 +279,10 @@ TEST_F(chan, program_and_cpu_atomics_exact)
 	ASSERT_MAP(counter);
 	*counter = 0;
 	ASSERT_EQ(0, set_param(ATOMIC_WINDOW_PARAM, 200, &old));
+	ASSERT_EQ(0, set_param(REPLAY_DELAY_PARAM, REPLAY_DELAY_US,
+			       &old_delay));
+	nvsvm_stat_read(0, "atomic_exclusive", &takes0);
+	nvsvm_stat_read(0, "atomic_takeback_waits", &waits0);
 	ASSERT_EQ(0, pthread_create(&t, NULL, cpu_adder, &c));
 	while (__atomic_load_n(counter, __ATOMIC_RELAXED) < 1000)
 		;
@@ -278,6 +292,12 @@ TEST_F(chan, program_and_cpu_atomics_exact)
 	c.stop = 1;
 	pthread_join(t, NULL);
 	set_param(ATOMIC_WINDOW_PARAM, old, NULL);
+	set_param(REPLAY_DELAY_PARAM, old_delay, NULL);
+	nvsvm_stat_read(0, "atomic_exclusive", &takes1);
+	nvsvm_stat_read(0, "atomic_takeback_waits", &waits1);
+	TH_LOG("%llu exclusive takes, %llu CPU take-backs waited",
+	       (unsigned long long)(takes1 - takes0),
+	       (unsigned long long)(waits1 - waits0));
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(NVSVM_EXEC_OK, l.status) {
 		TH_LOG("status %s at %#llx (%s)", nvsvm_status_name(l.status),
