@@ -287,10 +287,13 @@ TEST_F(cc, kernel_arg_info)
 		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, 0, "pair_t", "pr" },
 		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, 0, "uchar", "c" },
 	};
-	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_program p = build(_metadata, self->ctx, self->dev, src,
+			     "-cl-kernel-arg-info");
 	cl_kernel k = clCreateKernel(p, "info", NULL);
 	cl_kernel_arg_address_qualifier aq;
 	cl_kernel_arg_type_qualifier tq;
+	cl_program p2;
+	cl_kernel k2;
 	char s[64];
 	cl_uint n = 0, i;
 
@@ -320,6 +323,26 @@ TEST_F(cc, kernel_arg_info)
 	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 5, 4, &n));
 	EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 1, 64, &n));
 	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 1, 0, NULL));
+
+	/*
+	 * Without -cl-kernel-arg-info (or with an option that only starts
+	 * like it): no names, as pocl (piglit's api@clgetkernelarginfo);
+	 * the qualifiers and type names stay.
+	 */
+	p2 = build(_metadata, self->ctx, self->dev, src,
+		   "-DX=-cl-kernel-arg-info-not");
+	k2 = clCreateKernel(p2, "info", NULL);
+	ASSERT_NE(NULL, k2);
+	EXPECT_EQ(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, clGetKernelArgInfo(k2, 0,
+			CL_KERNEL_ARG_NAME, sizeof(s), s, NULL));
+	ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k2, 2,
+			CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq), &aq, NULL));
+	EXPECT_EQ(CL_KERNEL_ARG_ADDRESS_CONSTANT, aq);
+	ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k2, 4,
+			CL_KERNEL_ARG_TYPE_NAME, sizeof(s), s, NULL));
+	EXPECT_STREQ("pair_t", s);
+	clReleaseKernel(k2);
+	clReleaseProgram(p2);
 	clReleaseKernel(k);
 	clReleaseProgram(p);
 }

@@ -169,6 +169,7 @@ struct _cl_program {
 	size_t bin_size;
 	struct nvcl_bin bin;		/* bin_data parsed; type 0: none */
 	bool nonuniform;		/* OpenCL C 3.0: non-uniform groups */
+	bool no_arg_names;		/* built without -cl-kernel-arg-info */
 	int kernels;			/* kernel objects alive */
 };
 

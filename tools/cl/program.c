@@ -5,6 +5,7 @@
  * which runs a built-in as EXEC operations and a compiled kernel as one
  * NVSVM_IOCTL_LAUNCH.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +260,24 @@ static cl_int status_to_cl(uint32_t st, cl_int failed, cl_int bad_opts)
 }
 
 /*
+ * Do @options (space-separated, as OpenCL gives them) ask for kernel
+ * argument information?
+ */
+static bool wants_arg_info(const char *options)
+{
+	static const char opt[] = "-cl-kernel-arg-info";
+	const char *s = options;
+
+	while (s && (s = strstr(s, opt))) {
+		if ((s == options || isspace((unsigned char)s[-1])) &&
+		    (!s[sizeof(opt) - 1] || isspace((unsigned char)s[sizeof(opt) - 1])))
+			return true;
+		s += sizeof(opt) - 1;
+	}
+	return false;
+}
+
+/*
  * Run @job for @p and keep its outcome (log, options, binary, status).
  * @p->lock held.
  */
@@ -350,6 +369,8 @@ static cl_int nv_BuildProgram(cl_program p, cl_uint n,
 	job.ninputs = 1;
 	err = program_job(p, &job, CL_BUILD_PROGRAM_FAILURE,
 			  CL_INVALID_BUILD_OPTIONS);
+	if (job.mode == NVCL_BUILD)
+		p->no_arg_names = !wants_arg_info(options);
 	if (!err && p->bin.type != NVCL_BIN_EXEC)
 		err = CL_BUILD_PROGRAM_FAILURE;
 	if (job.mode == NVCL_LINK && !err) {
@@ -415,6 +436,7 @@ static cl_int nv_CompileProgram(cl_program p, cl_uint n,
 	job.nheaders = nh;
 	err = program_job(p, &job, CL_COMPILE_PROGRAM_FAILURE,
 			  CL_INVALID_COMPILER_OPTIONS);
+	p->no_arg_names = !wants_arg_info(options);
 	pthread_mutex_unlock(&p->lock);
 	free(hs);
 	if (notify)
@@ -461,6 +483,8 @@ static cl_program nv_LinkProgram(cl_context ctx, cl_uint n,
 		in[i].data = malloc(in[i].size + 1);
 		if (in[i].data)
 			memcpy(in[i].data, progs[i]->bin.ir, in[i].size);
+		/* Names only where every object compiled kept them. */
+		p->no_arg_names |= progs[i]->no_arg_names;
 		pthread_mutex_unlock(&progs[i]->lock);
 		if (!in[i].data)
 			err = CL_OUT_OF_HOST_MEMORY;
@@ -1015,6 +1039,14 @@ static cl_int nv_GetKernelArgInfo(cl_kernel k, cl_uint index,
 	if (k->ck) {
 		const struct nvcl_arg *c = &k->ck->args[index];
 
+		/*
+		 * Built from source without -cl-kernel-arg-info: no names, as
+		 * pocl (piglit's api@clgetkernelarginfo asks). The qualifiers
+		 * and type names stay: the spec allows them, and runtimes use
+		 * them.
+		 */
+		if (param == CL_KERNEL_ARG_NAME && k->prog->no_arg_names)
+			return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
 		switch (param) {
 		case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
 			PUT(cl_kernel_arg_address_qualifier, c->addr_q);
