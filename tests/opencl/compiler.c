@@ -348,6 +348,43 @@ TEST_F(cc, kernel_arg_info)
 }
 
 /*
+ * Image and sampler arguments (OpenCL C 1.2 has the types; the device has
+ * no images): no value is valid, a size that is not the handle's is
+ * CL_INVALID_ARG_SIZE first (piglit's api@clsetkernelarg), and the
+ * kernel's other arguments still take values.
+ */
+TEST_F(cc, opaque_args_refused)
+{
+	static const char src[] =
+		"__kernel void opaque(__global int *out, sampler_t s,\n"
+		"		      read_only image2d_t img, int x)\n"
+		"{ out[0] = x; }\n";
+	cl_program p = build(_metadata, self->ctx, self->dev, src, NULL);
+	cl_kernel k = clCreateKernel(p, "opaque", NULL);
+	cl_kernel_arg_address_qualifier aq;
+	cl_sampler smp = NULL;
+	cl_mem img = NULL;
+	int x = 3;
+
+	ASSERT_NE(NULL, k);
+	EXPECT_EQ(CL_INVALID_ARG_SIZE,
+		  clSetKernelArg(k, 1, sizeof(smp) + 1, &smp));
+	EXPECT_EQ(CL_INVALID_SAMPLER, clSetKernelArg(k, 1, sizeof(smp), NULL));
+	EXPECT_EQ(CL_INVALID_SAMPLER, clSetKernelArg(k, 1, sizeof(smp), &smp));
+	EXPECT_EQ(CL_INVALID_ARG_SIZE,
+		  clSetKernelArg(k, 2, sizeof(img) + 1, &img));
+	EXPECT_EQ(CL_INVALID_MEM_OBJECT,
+		  clSetKernelArg(k, 2, sizeof(img), &img));
+	ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, 2,
+			CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq), &aq, NULL));
+	EXPECT_EQ(CL_KERNEL_ARG_ADDRESS_GLOBAL, aq);
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(x), &x));
+	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 3, sizeof(x) + 1, &x));
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+}
+
+/*
  * Local memory: a __local array of the kernel and a __local argument,
  * shared by a work-group across barriers; each group sums its items.
  */

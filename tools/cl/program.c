@@ -904,9 +904,16 @@ static cl_int set_compiled_arg(cl_kernel k, cl_uint index, size_t size,
 		memcpy(k->param + a->offset, value, size);
 		break;
 	default:
-		/* Images, samplers, pipes: the device has none. */
-		return a->addr_q == 0x119B ? CL_INVALID_MEM_OBJECT :
-					     CL_INVALID_SAMPLER;
+		/*
+		 * Images, pipes (global memory objects) and samplers: the
+		 * device has none, so no value is valid, but a size that is
+		 * not the handle's is CL_INVALID_ARG_SIZE first.
+		 */
+		if (a->addr_q == CL_KERNEL_ARG_ADDRESS_GLOBAL)
+			return size != sizeof(cl_mem) ? CL_INVALID_ARG_SIZE :
+							CL_INVALID_MEM_OBJECT;
+		return size != sizeof(cl_sampler) ? CL_INVALID_ARG_SIZE :
+						    CL_INVALID_SAMPLER;
 	}
 	c->set = true;
 	return CL_SUCCESS;
