@@ -263,7 +263,8 @@ static void nvsvm_mirror_takeback_wait(struct nvsvm_svmm *svmm,
  * takes there end; whatever takes a page there again starts a new one.
  * Does not sleep.
  */
-static void nvsvm_mirror_forget_takes(struct nvsvm_svmm *svmm, u64 start, u64 end)
+static void nvsvm_mirror_forget_takes(struct nvsvm_svmm *svmm, u64 start,
+				      u64 end)
 {
 	unsigned long idx;
 	void *entry;
